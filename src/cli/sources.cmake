@@ -1,0 +1,2 @@
+list(APPEND USC_CLI_SOURCES
+  src/cli/main.c)

@@ -1,0 +1,55 @@
+/*
+ * ulpscope internal header: included first by every source file of the
+ * library.  Names with the usc__ prefix are internal but not static.
+ */
+#ifndef USC_INTERNAL_H
+#define USC_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulpscope/status.h"
+
+#if defined(__GNUC__)
+#define USC__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define USC__WUR __attribute__((warn_unused_result))
+#else
+#define USC__PRINTF(fmt, args)
+#define USC__WUR
+#endif
+
+#define USC__ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Allocation.  Every allocation of the library goes through these, so the
+ * tests can count leaks and inject failures (usc__alloc_fail_after).  None
+ * of them aborts: a NULL return is reported as USC_ENOMEM by the caller.
+ */
+void *usc__malloc(size_t size) USC__WUR;
+void *usc__calloc(size_t count, size_t size) USC__WUR;
+void *usc__realloc(void *ptr, size_t size) USC__WUR;
+/* realloc(ptr, count * size) with the multiplication checked. */
+void *usc__reallocarray(void *ptr, size_t count, size_t size) USC__WUR;
+char *usc__strndup(const char *s, size_t n) USC__WUR;
+void usc__free(void *ptr);
+
+/*
+ * Test hooks: after n more successful allocations every further one
+ * fails (n < 0 disables the injection).  usc__alloc_live counts blocks
+ * allocated and not yet freed.
+ */
+void usc__alloc_fail_after(long n);
+long usc__alloc_live(void);
+
+/*
+ * Records an error in err (which may be NULL) and returns code, so a
+ * failing path reads: return usc__fail(err, USC_EINVAL, "bad %s", what);
+ */
+usc_status usc__fail(usc_error *err, usc_status code, const char *fmt, ...)
+	USC__PRINTF(3, 4);
+usc_status usc__vfail(usc_error *err, usc_status code, const char *fmt,
+		      va_list ap);
+
+#endif /* USC_INTERNAL_H */

@@ -1,0 +1,3 @@
+list(APPEND USC_LIB_SOURCES
+  src/util/alloc.c
+  src/util/status.c)
