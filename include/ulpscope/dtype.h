@@ -314,6 +314,15 @@ usc_status usc_ulp_error_double(usc_dtype t, uint64_t y, double ref,
 usc_status usc_encode_str(usc_dtype t, const char *text, const usc_rounding *r,
 			  uint64_t *bits, unsigned *flags, usc_error *err);
 
+/*
+ * The error of encoding y against the reference written as text (a
+ * decimal is taken at 256 bits, so "0.1" means 0.1, not the double
+ * nearest it): *ulps receives (y - ref) / ulp(ref) as usc_ulp_error_double
+ * defines it, and *ulp_ref (may be NULL) ulp(ref).
+ */
+usc_status usc_ulp_error_str(usc_dtype t, uint64_t y, const char *ref,
+			     double *ulps, double *ulp_ref, usc_error *err);
+
 /* Enough room for the exact decimal of any encoding, NUL included. */
 #define USC_EXACT_DECIMAL_SIZE 1200
 

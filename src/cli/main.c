@@ -1,2 +1,78 @@
+/* ulpscope: the command-line program's entry point and dispatch. */
+#include <stdarg.h>
 #include <stdio.h>
-int main(void) { puts("ulpscope: under construction"); return 0; }
+#include <string.h>
+
+#include "cli/cli.h"
+#include "ulpscope/ulpscope.h"
+
+static const usc_cli_command commands[] = {
+	{"formats", usc_cli_formats, "formats [--check]",
+	 "list every element type and its descriptor; --check runs the "
+	 "built-in self-check of every format"},
+	{"cast", usc_cli_cast,
+	 "cast TYPE VALUE... [--round MODE] [--overflow POLICY] [--ftz] "
+	 "[--random WORD] [--random-bits K]",
+	 "encode decimal or hex-float values into TYPE, rounding once"},
+	{"decode", usc_cli_decode, "decode TYPE 0xBITS...",
+	 "the exact value of encodings of TYPE"},
+	{"ulp", usc_cli_ulp, "ulp TYPE A B",
+	 "the error of A against the reference B in ULPs of TYPE, and the "
+	 "ordinal distance between their encodings (a value written 0b:HEX "
+	 "is an encoding)"},
+};
+
+void usc_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ulpscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usc_cli_parse_type(const char *name, usc_dtype *out)
+{
+	if (usc_dtype_from_name(name, strlen(name), out) == USC_OK)
+		return 0;
+	usc_cli_error("unknown element type '%s'; expected one of:", name);
+	for (int t = USC_DTYPE_INVALID + 1; t < USC_DTYPE_COUNT; t++)
+		fprintf(stderr, "%s%s", t > 1 ? " " : "  ",
+			usc_dtype_name((usc_dtype)t));
+	fputc('\n', stderr);
+	return -1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: ulpscope COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  ulpscope %s\n      %s\n", commands[i].synopsis,
+			commands[i].summary);
+	fprintf(out, "\nulpscope --help | --version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return USC_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return USC_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("ulpscope %s\n", usc_version());
+		return USC_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	usc_cli_error("unknown command '%s'; 'ulpscope --help' lists them",
+		      argv[1]);
+	return USC_EXIT_USAGE;
+}

@@ -1,2 +1,3 @@
 list(APPEND USC_CLI_SOURCES
-  src/cli/main.c)
+  src/cli/main.c
+  src/cli/cmd_formats.c)

@@ -5,8 +5,10 @@
 #include "internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
+#include "dtype/round.h"
 #include "ulpscope/dtype.h"
 
 static const usc_format formats[USC_DTYPE_COUNT] = {
@@ -65,13 +67,11 @@ bool usc_dtype_is_integer(usc_dtype t)
 	return f && (f->kind == USC_KIND_SINT || f->kind == USC_KIND_UINT);
 }
 
-usc_status usc_float_info_of(usc_dtype t, usc_float_info *out)
+/* Computes the derived figures of the floating format f. */
+static void compute_info(const usc_format *f, usc_float_info *out)
 {
-	const usc_format *f = usc_format_of(t);
 	uint64_t emask, mmask, top_e, max_m;
 
-	if (!f || f->kind != USC_KIND_FLOAT)
-		return USC_EINVAL;
 	memset(out, 0, sizeof *out);
 	emask = ((uint64_t)1 << f->exp_bits) - 1;
 	mmask = ((uint64_t)1 << f->man_bits) - 1;
@@ -129,5 +129,38 @@ usc_status usc_float_info_of(usc_dtype t, usc_float_info *out)
 	case USC_NAN_NONE:
 		break;
 	}
+}
+
+/*
+ * The derived figures are computed once, on first use, for every format:
+ * the encoders read them for each value they round.
+ */
+static usc_float_info info_table[USC_DTYPE_COUNT];
+static pthread_once_t info_once = PTHREAD_ONCE_INIT;
+
+static void init_info_table(void)
+{
+	for (int t = USC_DTYPE_INVALID + 1; t < USC_DTYPE_COUNT; t++)
+		if (formats[t].kind == USC_KIND_FLOAT)
+			compute_info(&formats[t], &info_table[t]);
+}
+
+const usc_float_info *usc__float_info(usc_dtype t)
+{
+	const usc_format *f = usc_format_of(t);
+
+	if (!f || f->kind != USC_KIND_FLOAT)
+		return NULL;
+	pthread_once(&info_once, init_info_table);
+	return &info_table[t];
+}
+
+usc_status usc_float_info_of(usc_dtype t, usc_float_info *out)
+{
+	const usc_float_info *fi = usc__float_info(t);
+
+	if (!fi)
+		return USC_EINVAL;
+	*out = *fi;
 	return USC_OK;
 }

@@ -1,2 +1,8 @@
 list(APPEND USC_LIB_SOURCES
-  src/dtype/format.c)
+  src/dtype/format.c
+  src/dtype/round.c
+  src/dtype/codec.c
+  src/dtype/codec_mpfr.c
+  src/dtype/ulp.c
+  src/dtype/text.c
+  src/dtype/selfcheck.c)

@@ -1,3 +1,4 @@
 list(APPEND USC_LIB_SOURCES
   src/util/alloc.c
-  src/util/status.c)
+  src/util/status.c
+  src/util/version.c)

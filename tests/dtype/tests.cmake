@@ -1,0 +1,7 @@
+# hand-derived unit tests of the formats
+usc_add_test(test_dtype dtype/test_dtype.c)
+
+# format tables, emulation, stochastic
+usc_add_test(test_format_tables dtype/test_format_tables.c)
+usc_add_test(test_mpfr_emulation dtype/test_mpfr_emulation.c)
+usc_add_test(test_stochastic dtype/test_stochastic.c)

@@ -1,0 +1,37 @@
+/*
+ * The ulpscope command-line program: each subcommand is a thin layer over
+ * the public API.  Exit status: 0 success, 1 a check found a problem (or
+ * an input was bad), 2 a usage error.
+ */
+#ifndef USC_CLI_H
+#define USC_CLI_H
+
+#include <stdio.h>
+
+#include "ulpscope/dtype.h"
+
+enum { USC_EXIT_OK = 0, USC_EXIT_FAIL = 1, USC_EXIT_USAGE = 2 };
+
+typedef struct usc_cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	const char *synopsis;
+	const char *summary;
+} usc_cli_command;
+
+int usc_cli_formats(int argc, char **argv);
+int usc_cli_cast(int argc, char **argv);
+int usc_cli_decode(int argc, char **argv);
+int usc_cli_ulp(int argc, char **argv);
+
+/* Prints "ulpscope: " and the message to stderr. */
+void usc_cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+/* Looks up a type by name; prints an error listing the names if unknown. */
+int usc_cli_parse_type(const char *name, usc_dtype *out);
+
+#endif /* USC_CLI_H */

@@ -1,0 +1,194 @@
+/*
+ * Encoding from and decoding to doubles, for every element type.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dtype/round.h"
+
+static uint64_t width_mask(int bits)
+{
+	return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+}
+
+/* Index of the most significant set bit of a non-zero x. */
+static int msb(uint64_t x)
+{
+	return 63 - __builtin_clzll(x);
+}
+
+usc_status usc_encode_double(usc_dtype t, double x, const usc_rounding *r,
+			     uint64_t *bits, unsigned *flags)
+{
+	const usc_format *f = usc_format_of(t);
+	unsigned fl = 0;
+	usc__scaled s;
+	uint64_t raw, m;
+	int e2, shift;
+
+	if (!usc__encodable(f))
+		return USC_EINVAL;
+	memcpy(&raw, &x, sizeof raw);
+	s.sign = raw >> 63;
+	if (isnan(x))
+		usc__encode_special(f, USC__SPECIAL_NAN, s.sign, r, bits, &fl);
+	else if (isinf(x))
+		usc__encode_special(f, USC__SPECIAL_INF, s.sign, r, bits, &fl);
+	else if (x == 0)
+		usc__encode_special(f, USC__SPECIAL_ZERO, s.sign, r, bits, &fl);
+	else {
+		/* x = m * 2^e2 with m an integer of at most 53 bits. */
+		int ef = (int)((raw >> 52) & 0x7ff);
+
+		m = raw & (((uint64_t)1 << 52) - 1);
+		if (ef == 0) {
+			e2 = -1074;
+		} else {
+			m |= (uint64_t)1 << 52;
+			e2 = ef - 1075;
+		}
+		s.q = usc__quantum(f, (long)e2 + msb(m));
+		shift = s.q - e2;
+		s.huge = false;
+		s.frac = 0;
+		s.sticky = false;
+		if (shift <= 0) {
+			/* A multiple of the quantum: no fraction. */
+			s.huge = msb(m) - shift >= 64;
+			s.n = -shift >= 64 ? 0 : m << -shift;
+		} else if (shift < 64) {
+			s.n = m >> shift;
+			s.frac = m << (64 - shift);
+		} else {
+			s.n = 0;
+			if (shift == 64)
+				s.frac = m;
+			else if (shift < 128) {
+				s.frac = m >> (shift - 64);
+				s.sticky = (m & width_mask(shift - 64)) != 0;
+			} else
+				s.sticky = true;
+		}
+		usc__round_scaled(f, &s, r, bits, &fl);
+	}
+	if (flags)
+		*flags = fl;
+	return USC_OK;
+}
+
+bool usc_bits_is_nan(usc_dtype t, uint64_t bits)
+{
+	const usc_format *f = usc_format_of(t);
+	const usc_float_info *fi;
+	uint64_t mag;
+
+	if (!f || f->kind != USC_KIND_FLOAT)
+		return false;
+	fi = usc__float_info(t);
+	bits &= width_mask(f->bits);
+	mag = bits & ~fi->sign_mask;
+	switch (f->nan) {
+	case USC_NAN_IEEE:
+		return mag > fi->inf_bits;
+	case USC_NAN_ALLONES:
+		return mag == fi->nan_bits;
+	case USC_NAN_NEGZERO:
+		return bits == fi->nan_bits;
+	case USC_NAN_NONE:
+		break;
+	}
+	return false;
+}
+
+bool usc_bits_is_inf(usc_dtype t, uint64_t bits)
+{
+	const usc_format *f = usc_format_of(t);
+	const usc_float_info *fi;
+
+	if (!f || f->kind != USC_KIND_FLOAT || f->inf == USC_INF_NONE)
+		return false;
+	fi = usc__float_info(t);
+	return (bits & width_mask(f->bits) & ~fi->sign_mask) == fi->inf_bits;
+}
+
+usc_status usc_decode_int(usc_dtype t, uint64_t bits, int64_t *sv,
+			  uint64_t *uv)
+{
+	const usc_format *f = usc_format_of(t);
+	uint64_t mask;
+
+	if (!f || !(f->kind == USC_KIND_SINT || f->kind == USC_KIND_UINT ||
+		    f->kind == USC_KIND_PRED))
+		return USC_EINVAL;
+	mask = width_mask(f->bits);
+	bits &= mask;
+	if (f->kind == USC_KIND_SINT) {
+		/* Sign-extend from the format's width. */
+		uint64_t sign = (uint64_t)1 << (f->bits - 1);
+		int64_t v = (int64_t)((bits ^ sign) - sign);
+
+		if (sv)
+			*sv = v;
+		if (uv)
+			*uv = (uint64_t)v;
+		return USC_OK;
+	}
+	if (sv)
+		*sv = (int64_t)bits;
+	if (uv)
+		*uv = bits;
+	return USC_OK;
+}
+
+usc_status usc_decode_double(usc_dtype t, uint64_t bits, double *out)
+{
+	const usc_format *f = usc_format_of(t);
+	const usc_float_info *fi;
+	uint64_t mag, e_field, m_field;
+	double v;
+
+	if (!f)
+		return USC_EINVAL;
+	if (f->kind == USC_KIND_SINT) {
+		int64_t sv;
+
+		usc_decode_int(t, bits, &sv, NULL);
+		*out = (double)sv;
+		return (sv > ((int64_t)1 << 53) || sv < -((int64_t)1 << 53))
+			       ? USC_ERANGE
+			       : USC_OK;
+	}
+	if (f->kind == USC_KIND_UINT || f->kind == USC_KIND_PRED) {
+		uint64_t uv;
+
+		usc_decode_int(t, bits, NULL, &uv);
+		*out = (double)uv;
+		return uv > ((uint64_t)1 << 53) ? USC_ERANGE : USC_OK;
+	}
+	if (f->kind != USC_KIND_FLOAT)
+		return USC_EINVAL;
+	fi = usc__float_info(t);
+	bits &= width_mask(f->bits);
+	if (usc_bits_is_nan(t, bits)) {
+		*out = (bits & fi->sign_mask) && f->nan != USC_NAN_NEGZERO
+			       ? -NAN
+			       : NAN;
+		return USC_OK;
+	}
+	mag = bits & ~fi->sign_mask;
+	if (f->inf == USC_INF_IEEE && mag == fi->inf_bits)
+		v = INFINITY;
+	else {
+		e_field = mag >> f->man_bits;
+		m_field = mag & width_mask(f->man_bits);
+		if (e_field == 0 && f->has_subnormals)
+			v = ldexp((double)m_field, fi->emin - f->man_bits);
+		else
+			v = ldexp((double)(m_field | ((uint64_t)1 << f->man_bits)),
+				  (int)e_field - f->bias - f->man_bits);
+	}
+	*out = (bits & fi->sign_mask) ? -v : v;
+	return USC_OK;
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# README command 1: installs what is missing, builds, and runs ulpscope on
+# its bundled data.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+tools/setup.sh
+echo "== building"
+tools/build.sh build
+u=build/ulpscope
+run() {
+	echo
+	echo "\$ ulpscope $*"
+	"$u" "$@"
+}
+run formats
+run cast f8e4m3fn 448 464 465 1e-3 --round nearest-even
+run cast bf16 1.00390625000000000001 0.1
+run cast f4e2m1fn 5 7 -inf
+run decode f8e5m2 0x7b 0x7c 0x01
+run ulp bf16 0b:0x3dcd 0.1
+run formats --check
