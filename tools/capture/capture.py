@@ -1,0 +1,765 @@
+#!/usr/bin/env python3
+"""Capture fused XLA:CPU kernels from JAX as ulpscope cases and catalogue files.
+
+Offline developer tooling: needs jax (CPU jaxlib), numpy and ml_dtypes (see
+requirements.txt).  CI never runs it; what it produces is committed as data.
+
+  # the catalogue: kernels/<name>.hlo (+ kernels/unoptimized/<name>.hlo) and
+  # the table in kernels/README.md
+  python3 tools/capture/capture.py --catalogue kernels/
+
+  # the committed example cases (tools/capture/kernels.py: EXAMPLES)
+  python3 tools/capture/capture.py --examples data/examples/
+
+  # cases of one catalogue kernel: OUT/<kernel>/<distribution>_s<seed>/
+  python3 tools/capture/capture.py --cases /tmp/cases --kernel softmax_bf16 \
+      --distribution normal,ties --seed 0,1,2
+
+  # fast math on (XLA:CPU's default is off)
+  python3 tools/capture/capture.py --fast-math true --cases /tmp/fm --kernel gelu_tanh_f32
+
+From your own code (a function and concrete arguments):
+
+  import sys; sys.path.insert(0, "tools/capture")
+  import capture                      # sets XLA_FLAGS before jax is imported
+  capture.setup()                     # ... or call capture.setup() first thing
+  import jax, jax.numpy as jnp
+  capture.capture_function(my_fn, [x, w], "cases/my_kernel")
+
+A case directory holds kernel.hlo, case.json, input_<i>.npy, device_<i>.npy
+(docs/cases.md).  XLA_FLAGS is read once, when jax's CPU backend starts, so
+setup() must run before the first jax computation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import datetime
+import glob
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import sys
+import tempfile
+import types
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import hlo_text  # noqa: E402
+
+DISTRIBUTIONS = ("normal", "uniform", "large", "ties", "denormal")
+
+_STATE = {"dump_dir": None, "flags": None, "codegen_flags": [], "jax": None}
+
+
+# ---------------------------------------------------------------------------
+# XLA / jax setup
+# ---------------------------------------------------------------------------
+
+def setup(fast_math=None, dump_dir=None, extra_flags=()):
+    """Set XLA_FLAGS (dump to a directory, HLO as text) and import jax.
+
+    Must run before jax initialises its CPU backend.  fast_math: None leaves
+    XLA's default (off), True/False pass --xla_cpu_enable_fast_math.
+    """
+    if _STATE["jax"] is not None:
+        return _STATE["jax"]
+    if "jax" in sys.modules:
+        import jax  # noqa: F401
+        try:
+            backends_up = bool(jax._src.xla_bridge._backends)  # noqa: SLF001
+        except Exception:  # pragma: no cover - private API moved
+            backends_up = False
+        if backends_up:
+            print("capture: warning: jax's backend already started; XLA_FLAGS set now "
+                  "are ignored; falling back to compiled.as_text()", file=sys.stderr)
+    if dump_dir is None:
+        dump_dir = tempfile.mkdtemp(prefix="ulpscope_xla_dump_")
+        atexit.register(shutil.rmtree, dump_dir, True)
+    codegen = []
+    if fast_math is not None:
+        codegen.append("--xla_cpu_enable_fast_math=" + ("true" if fast_math else "false"))
+    codegen += list(extra_flags)
+    prior = os.environ.get("XLA_FLAGS", "").split()
+    prior = [f for f in prior if not f.startswith(("--xla_dump_to", "--xla_dump_hlo_as_text"))]
+    codegen = prior + codegen
+    flags = [f"--xla_dump_to={dump_dir}", "--xla_dump_hlo_as_text"] + codegen
+    os.environ["XLA_FLAGS"] = " ".join(flags)
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+    # Source locations in the dumped HLO: repository-relative, not /home/...
+    jax.config.update("jax_hlo_source_file_canonicalization_regex",
+                      "^" + re.escape(REPO + os.sep))
+    # Keep this tool's own frames out of the HLO's stack frames: the dumped
+    # module then depends on the kernel source only, not on how it was called.
+    try:
+        from jax._src import source_info_util
+        source_info_util.register_exclusion(os.path.abspath(__file__))
+    except Exception:  # pragma: no cover - private API moved
+        pass
+    _STATE.update(dump_dir=dump_dir, flags=flags, codegen_flags=codegen, jax=jax)
+    return jax
+
+
+def _versions():
+    import jax
+    import jaxlib
+    import ml_dtypes
+    return {
+        "jax_version": jax.__version__,
+        "jaxlib_version": jaxlib.__version__,
+        "numpy_version": np.__version__,
+        "ml_dtypes_version": ml_dtypes.__version__,
+    }
+
+
+def _host():
+    flags = []
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    flags = sorted(x for x in have
+                                   if x in ("fma", "avx", "avx2", "f16c", "avx512f",
+                                            "avx512bw", "avx512_bf16", "avx512_fp16",
+                                            "amx_bf16", "sse4_2"))
+                    break
+    except OSError:
+        pass
+    return {"machine": platform.machine(), "system": platform.system(), "cpu_flags": flags}
+
+
+def _debug_options(path):
+    """The dumped .debug_options file: 'key: value' lines -> dict."""
+    out = {}
+    if not path or not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            if ":" in line:
+                k, v = line.split(":", 1)
+                v = v.strip().strip('"')
+                if k.strip() == "xla_dump_to":
+                    v = "<dump dir>"
+                out[k.strip()] = v
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Compile and find the dump
+# ---------------------------------------------------------------------------
+
+class Compiled:
+    """One jitted function compiled at fixed argument shapes."""
+
+    def __init__(self, name, fn, arg_specs):
+        jax = setup()
+        self.name = name
+
+        # A copy of fn under the kernel's name: the module is jit_<name>, and
+        # the entry parameters keep the Python argument names (metadata op_name).
+        named = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
+                                   fn.__closure__)
+        named.__kwdefaults__ = fn.__kwdefaults__
+        named.__qualname__ = name
+        self.jitted = jax.jit(named, keep_unused=True)
+        specs = [jax.ShapeDtypeStruct(tuple(s), d) for s, d in arg_specs]
+        self.lowered = self.jitted.lower(*specs)
+        self.compiled = self.lowered.compile()
+        self.as_text = self.compiled.as_text()
+        self.dump_after, self.dump_before, self.dump_debug = self._find_dump()
+        if self.dump_after:
+            with open(self.dump_after) as f:
+                self.hlo = f.read()
+            self.hlo_source = "xla_dump_to"
+        else:
+            self.hlo = self.as_text
+            self.hlo_source = "compiled.as_text()"
+        self.unoptimized = None
+        if self.dump_before:
+            with open(self.dump_before) as f:
+                self.unoptimized = f.read()
+        self.as_text_matches_dump = (self.hlo.rstrip("\n") == self.as_text.rstrip("\n"))
+        self.module = hlo_text.parse_module(self.hlo)
+        self.debug_options = _debug_options(self.dump_debug)
+
+    def _find_dump(self):
+        d = _STATE["dump_dir"]
+        if not d:
+            return None, None, None
+        pat = os.path.join(d, f"module_*.jit_{self.name}.cpu_after_optimizations.txt")
+        hits = sorted(glob.glob(pat),
+                      key=lambda p: int(re.search(r"module_(\d+)", p).group(1)))
+        if not hits:
+            return None, None, None
+        after = hits[-1]
+        stem = after[: -len(".cpu_after_optimizations.txt")]
+        before = stem + ".before_optimizations.txt"
+        debug = stem + ".debug_options"
+        return after, before if os.path.exists(before) else None, \
+            debug if os.path.exists(debug) else None
+
+    def run(self, inputs):
+        jax = setup()
+        outs = self.compiled(*inputs)
+        leaves = jax.tree_util.tree_leaves(outs)
+        return [np.asarray(jax.device_get(x)) for x in leaves]
+
+
+def describe_fusions(module):
+    """Per entry fusion: name, kind, body, op count, operands with their HLO."""
+    entry = module.entry
+    by_name = entry.by_name()
+    root = entry.root()
+    root_items = root.operands if root.opcode == "tuple" else [root.name]
+    users = {}
+    for ins in entry.instrs:
+        for op in ins.operands:
+            users.setdefault(op, []).append(ins.name)
+    out = []
+    for ins in hlo_text.entry_fusions(module):
+        calls = ins.attr("calls")
+        body = module.computations.get(calls)
+        ops = hlo_text.fusion_body_ops(module, calls) if body else None
+        opcodes = {}
+        if body:
+            for b in body.instrs:
+                if b.opcode != "parameter":
+                    opcodes[b.opcode] = opcodes.get(b.opcode, 0) + 1
+        operands = []
+        for op in ins.operands:
+            d = by_name.get(op)
+            rec = {"name": op}
+            if d is not None:
+                rec["type"] = d.type_str
+                rec["opcode"] = d.opcode
+                if d.opcode == "parameter":
+                    rec["entry_parameter"] = d.parameter_number()
+                rec["hlo"] = d.line
+            operands.append(rec)
+        out.append({
+            "name": ins.name,
+            "kind": ins.attr("kind"),
+            "calls": calls,
+            "type": ins.type_str,
+            "op_count": ops,
+            "compute_op_count": None,
+            "opcodes": dict(sorted(opcodes.items())),
+            "operands": operands,
+            "users": users.get(ins.name, []),
+            "output_index": [i for i, r in enumerate(root_items) if r == ins.name],
+            "hlo": ins.line,
+        })
+        out[-1]["compute_op_count"] = compute_ops(out[-1])
+    return out
+
+
+_NOT_COMPUTE = {"parameter", "constant", "broadcast", "reshape", "bitcast", "copy",
+                "transpose", "tuple", "get-tuple-element", "iota"}
+
+
+def compute_ops(fusion):
+    """Ops of a fusion body that compute (data movement and constants not counted)."""
+    return sum(n for op, n in fusion["opcodes"].items() if op not in _NOT_COMPUTE)
+
+
+def main_fusion(fusions):
+    """The fusion to call 'the kernel' when XLA made several: the most computing
+    ops (compute_ops); ties go to a fusion that produces an entry output, then
+    to the later one.  A hint: the whole module is what ran."""
+    if not fusions:
+        return None
+    best, best_key = None, None
+    for pos, f in enumerate(fusions):
+        key = (compute_ops(f), bool(f["output_index"]), pos)
+        if best_key is None or key > best_key:
+            best, best_key = f, key
+    return best["name"]
+
+
+def module_op_count(module):
+    """Ops the module executes: fusion bodies + unfused entry instructions
+    (parameters, constants, tuple and get-tuple-element not counted)."""
+    n = 0
+    for ins in module.entry.instrs:
+        if ins.opcode == "fusion":
+            n += hlo_text.fusion_body_ops(module, ins.attr("calls"))
+        elif ins.opcode not in ("parameter", "constant", "tuple", "get-tuple-element"):
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------
+# Input distributions
+# ---------------------------------------------------------------------------
+
+def _np_dtype(dt):
+    """numpy dtype of a jnp/numpy dtype or an HLO type name ('bf16', 'f8e4m3fn')."""
+    if isinstance(dt, str):
+        return hlo_text.hlo_to_numpy_dtype(dt)
+    return np.dtype(dt)
+
+
+def _finfo(dt):
+    import ml_dtypes
+    return ml_dtypes.finfo(_np_dtype(dt))
+
+
+def _nmant(dt):
+    return int(_finfo(dt).nmant)
+
+
+def _signs(rng, n):
+    return np.where(rng.random(n) < 0.5, -1.0, 1.0)
+
+
+def _ties(rng, n, arg_dt, target_dt):
+    """Values (k + 1/2) ulp of the target type: exact rounding ties of target.
+
+    If the argument's type cannot hold them (same or narrower significand),
+    values whose last significand bit is set instead (ties of the type one
+    bit narrower): the best an input of that type can do.  A quarter of the
+    values are moved one ulp of the argument type off the tie (near ties).
+    """
+    tf = _finfo(target_dt)
+    nt = _nmant(target_dt)
+    na = _nmant(arg_dt)
+    lo = max(-4, int(np.log2(float(tf.smallest_normal))) + 1)
+    hi = min(4, int(np.log2(float(tf.max))) - 1)
+    e = rng.integers(lo, hi + 1, n).astype(np.float64)
+    if na > nt:
+        m = rng.integers(0, 2 ** nt, n).astype(np.float64)
+        v = (1.0 + m / 2 ** nt) * 2.0 ** e
+        v = v + 2.0 ** (e - nt) / 2  # + 1/2 ulp of target
+        near = rng.random(n) < 0.25
+        v = np.where(near, v + _signs(rng, n) * 2.0 ** (e - na), v)
+    else:
+        m = rng.integers(0, 2 ** (na - 1), n).astype(np.float64) * 2 + 1  # odd
+        v = (1.0 + m / 2 ** na) * 2.0 ** e
+    return _signs(rng, n) * v
+
+
+def _denormals(rng, n, dt):
+    f = _finfo(dt)
+    sub = float(f.smallest_subnormal)
+    na = _nmant(dt)
+    k = rng.integers(1, 2 ** na, n).astype(np.float64)
+    v = k * sub
+    normal = rng.random(n) < 0.25
+    v = np.where(normal, float(f.smallest_normal) * rng.uniform(1, 4, n), v)
+    return _signs(rng, n) * v
+
+
+def draw_float(rng, dist, shape, dt, target_dt):
+    n = int(np.prod(shape, dtype=np.int64))
+    if dist == "normal":
+        v = rng.standard_normal(n)
+    elif dist == "uniform":
+        v = rng.uniform(-1.0, 1.0, n)
+    elif dist == "large":
+        v = _signs(rng, n) * 2.0 ** rng.uniform(4.0, 12.0, n)
+        v = np.clip(v, -float(_finfo(dt).max) / 16, float(_finfo(dt).max) / 16)
+    elif dist == "ties":
+        v = _ties(rng, n, dt, target_dt)
+    elif dist == "denormal":
+        v = _denormals(rng, n, dt)
+    else:
+        raise ValueError(f"unknown distribution {dist!r}; use one of {DISTRIBUTIONS}")
+    return v.reshape(shape).astype(_np_dtype(dt))
+
+
+def draw_inputs(kernel, dist, seed):
+    """Inputs of a catalogue kernel, in argument (= entry parameter) order."""
+    rng = np.random.default_rng([seed, _stable_hash(kernel.name), DISTRIBUTIONS.index(dist)])
+    out = [None] * len(kernel.args)
+    target = kernel.target
+    data_idx = [i for i, a in enumerate(kernel.args) if a.role in ("data", "positive")]
+    scale_idx = [i for i, a in enumerate(kernel.args) if a.role == "scale"]
+    # the scale first where the data depends on it (ties of x/scale)
+    tie_scale = None
+    if scale_idx and dist == "ties":
+        tie_scale = float(2.0 ** rng.integers(-4, 5))
+    for i, a in enumerate(kernel.args):
+        dt = _np_dtype(a.dtype)
+        if a.role in ("data", "positive"):
+            v = draw_float(rng, dist, a.shape, a.dtype, target)
+            if a.role == "positive":
+                v = np.abs(v)
+            if tie_scale is not None:
+                v = (v.astype(np.float64) * tie_scale).astype(dt)
+            out[i] = v
+        elif a.role == "weight":
+            out[i] = (1.0 + 0.1 * rng.standard_normal(a.shape)).astype(dt)
+        elif a.role == "mask":
+            out[i] = rng.random(a.shape) < 0.8
+        elif a.role == "labels":
+            out[i] = rng.integers(0, a.classes, a.shape).astype(np.int32)
+        elif a.role == "step":
+            out[i] = np.asarray(rng.integers(1, 1001), dtype=np.int32).reshape(a.shape)
+        elif a.role == "fp8data":
+            fmax = float(_finfo(dt).max)
+            if dist in ("normal", "uniform"):
+                v = draw_float(rng, dist, a.shape, np.float64, np.float64) * fmax / 4
+            elif dist == "large":
+                v = _signs(rng, int(np.prod(a.shape))).reshape(a.shape) * \
+                    2.0 ** rng.uniform(4.0, np.log2(fmax), a.shape)
+            else:
+                v = draw_float(rng, dist, a.shape, dt, dt).astype(np.float64)
+            out[i] = np.clip(v, -fmax, fmax).astype(dt)
+        elif a.role == "scale":
+            pass  # below, once the data exists
+        else:
+            raise ValueError(f"unknown role {a.role}")
+    for i in scale_idx:
+        a = kernel.args[i]
+        if tie_scale is not None:
+            s = tie_scale
+        elif any(kernel.args[j].role == "fp8data" for j in range(len(kernel.args))):
+            s = float(np.float32(2.0 ** rng.uniform(-10.0, 0.0)))  # dequantize scale
+        else:
+            amax = max(float(np.max(np.abs(out[j].astype(np.float64)))) for j in data_idx)
+            tmax = float(_finfo(target).max)
+            s = amax / tmax if amax > 0 else 1.0
+            if dist == "large":
+                s = s / 4  # stale (delayed) scale: a quarter of the range saturates
+        out[i] = np.asarray(s, dtype=_np_dtype(a.dtype)).reshape(a.shape)
+    return out
+
+
+def _stable_hash(s):
+    return int(hashlib.sha256(s.encode()).hexdigest()[:8], 16)
+
+
+# ---------------------------------------------------------------------------
+# Writing cases
+# ---------------------------------------------------------------------------
+
+def _flags_for_record():
+    return " ".join(_STATE["codegen_flags"] + ["--xla_dump_to=<dump dir>", "--xla_dump_hlo_as_text"])
+
+
+def check_entry_order(module, inputs, names=None):
+    """Inputs must match the entry parameters by number, shape and dtype.
+    Returns [{index, hlo_name, metadata_name, type}] or raises."""
+    params = module.entry.parameters()
+    if len(params) != len(inputs):
+        raise ValueError(f"entry has {len(params)} parameters, got {len(inputs)} inputs")
+    rec = []
+    for k, p in enumerate(params):
+        if p.parameter_number() != k:
+            raise ValueError(f"entry parameter numbering is not dense at {p.name}")
+        leaf = p.leaves[0]
+        x = inputs[k]
+        want = hlo_text.hlo_to_numpy_dtype(leaf.dtype)
+        if tuple(x.shape) != leaf.dims or np.dtype(x.dtype) != want:
+            raise ValueError(f"input {k}: {x.dtype}{list(x.shape)} does not match entry "
+                             f"parameter {p.name}: {p.type_str}")
+        m = re.search(r'op_name="([^"]*)"', p.attrs)
+        meta = m.group(1) if m else None
+        if names is not None and meta is not None and meta != names[k]:
+            # jax names parameters after the Python argument; a mismatch means
+            # the pytree flattening reordered something.
+            raise ValueError(f"entry parameter {k} is {meta!r} in the HLO, argument "
+                             f"{names[k]!r} in the function")
+        rec.append({"index": k, "hlo_name": p.name, "argument": meta, "type": str(leaf)})
+    return rec
+
+
+def check_outputs(module, outputs):
+    leaves = module.entry.root().leaves
+    if len(leaves) != len(outputs):
+        raise ValueError(f"root has {len(leaves)} leaves, got {len(outputs)} outputs")
+    for k, (leaf, y) in enumerate(zip(leaves, outputs)):
+        want = hlo_text.hlo_to_numpy_dtype(leaf.dtype)
+        if tuple(y.shape) != leaf.dims or np.dtype(y.dtype) != want:
+            raise ValueError(f"output {k}: {y.dtype}{list(y.shape)} vs root leaf {leaf}")
+    return [str(l) for l in leaves]
+
+
+def _auto_notes(comp, dist, outputs):
+    notes = []
+    text = comp.hlo
+    if "reduce-window(" in text:
+        notes.append("XLA:CPU split the reductions: a reduce-window over fixed windows "
+                     "(see window={size=...}) then a reduce of the partial results; the "
+                     "summation order is that tree, not a sequential loop.")
+    if dist == "denormal":
+        notes.append("XLA:CPU runs its f32 arithmetic with FTZ/DAZ: values subnormal in "
+                     "f32 (every f32 and bf16 subnormal) act as zeros and such results "
+                     "come out as zeros; f16 and fp8 subnormals are normal f32 numbers "
+                     "and survive.")
+    n_nonfinite = sum(int(np.sum(~np.isfinite(y.astype(np.float64))))
+                      for y in outputs if y.dtype.kind in "fV")
+    if n_nonfinite:
+        notes.append(f"{n_nonfinite} non-finite output element(s).")
+    return notes
+
+
+def write_case(out_dir, comp, inputs, outputs, *, function, kernel_name, dtype,
+               seed, distribution, notes="", arg_names=None, roles=None, extra=None):
+    os.makedirs(out_dir, exist_ok=True)
+    for old in glob.glob(os.path.join(out_dir, "*.npy")):
+        os.remove(old)
+    params = check_entry_order(comp.module, inputs, arg_names)
+    out_types = check_outputs(comp.module, outputs)
+    fusions = describe_fusions(comp.module)
+    names = [f["name"] for f in fusions]
+    main = main_fusion(fusions)
+    with open(os.path.join(out_dir, "kernel.hlo"), "w") as f:
+        f.write(comp.hlo)
+    in_rec = []
+    for k, x in enumerate(inputs):
+        fn = f"input_{k}.npy"
+        np.save(os.path.join(out_dir, fn), x, allow_pickle=False)
+        in_rec.append({"file": fn, "entry_parameter": k,
+                       "argument": arg_names[k] if arg_names else params[k]["argument"],
+                       "hlo_name": params[k]["hlo_name"], "type": params[k]["type"],
+                       **({"role": roles[k]} if roles else {})})
+    out_rec = []
+    for k, y in enumerate(outputs):
+        fn = f"device_{k}.npy"
+        np.save(os.path.join(out_dir, fn), y, allow_pickle=False)
+        out_rec.append({"file": fn, "tuple_index": k, "type": out_types[k]})
+    auto = _auto_notes(comp, distribution, outputs)
+    case = {
+        "fusion": names[0] if len(names) == 1 else None,
+        "fusions": names,
+        "main_fusion": main,
+        "platform": "cpu",
+        **_versions(),
+        "xla_flags": _flags_for_record(),
+        "function": function,
+        "kernel": kernel_name,
+        "dtype": dtype,
+        "seed": seed,
+        "distribution": distribution,
+        "notes": " ".join([n for n in [notes] if n] + auto),
+        "module": comp.module.name,
+        "hlo_source": comp.hlo_source,
+        "hlo_sha256": hashlib.sha256(comp.hlo.encode()).hexdigest(),
+        "inputs": in_rec,
+        "outputs": out_rec,
+        "fusion_details": fusions,
+        "xla_debug_options": comp.debug_options,
+        "host": _host(),
+        "captured": datetime.date.today().isoformat(),
+    }
+    if extra:
+        case.update(extra)
+    with open(os.path.join(out_dir, "case.json"), "w") as f:
+        json.dump(case, f, indent=1)
+        f.write("\n")
+    return case
+
+
+def capture_function(fn, args, out_dir, *, name=None, arg_names=None, dtype=None,
+                     seed=None, distribution="given", notes=""):
+    """Capture your own function at concrete arguments as a case directory."""
+    jax = setup()
+    args = [np.asarray(jax.device_get(a)) for a in args]
+    name = name or getattr(fn, "__name__", "kernel")
+    name = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    comp = Compiled(name, fn, [(a.shape, a.dtype) for a in args])
+    outputs = comp.run(args)
+    if dtype is None:
+        dtype = ",".join(sorted({hlo_text.numpy_to_hlo_dtype(a.dtype) for a in args}))
+    return write_case(out_dir, comp, args, outputs,
+                      function=f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', name)}",
+                      kernel_name=name, dtype=dtype, seed=seed, distribution=distribution,
+                      notes=notes, arg_names=arg_names)
+
+
+# ---------------------------------------------------------------------------
+# Catalogue kernels
+# ---------------------------------------------------------------------------
+
+_COMPILED = {}
+
+
+def compile_kernel(kernel):
+    if kernel.name not in _COMPILED:
+        _COMPILED[kernel.name] = Compiled(kernel.name, kernel.fn,
+                                          [(a.shape, a.dtype) for a in kernel.args])
+    return _COMPILED[kernel.name]
+
+
+def capture_kernel_case(kernel, dist, seed, out_dir):
+    comp = compile_kernel(kernel)
+    inputs = draw_inputs(kernel, dist, seed)
+    outputs = comp.run(inputs)
+    return write_case(
+        out_dir, comp, inputs, outputs,
+        function=f"tools/capture/kernels.py:{kernel.fn.__name__}",
+        kernel_name=kernel.name, dtype=kernel.dtype, seed=seed, distribution=dist,
+        notes=f"{kernel.source}; {kernel.formula}.",
+        arg_names=kernel.arg_names(), roles=[a.role for a in kernel.args],
+        extra={"catalogue_file": f"kernels/{kernel.name}.hlo"})
+
+
+def _rel(p):
+    p = os.path.abspath(p)
+    return os.path.relpath(p, REPO) if p.startswith(REPO + os.sep) else p
+
+
+def _replace_between_markers(path, begin, end, body, template):
+    text = open(path).read() if os.path.exists(path) else ""
+    if begin in text and end in text:
+        a = text.index(begin) + len(begin)
+        b = text.index(end)
+        text = text[:a] + "\n" + body + "\n" + text[b:]
+    else:
+        text = template.replace("@TABLE@", begin + "\n" + body + "\n" + end)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+_CAT_BEGIN = "<!-- BEGIN CATALOGUE (generated by tools/capture/capture.py --catalogue) -->"
+_CAT_END = "<!-- END CATALOGUE -->"
+_EX_BEGIN = "<!-- BEGIN CASES (generated by tools/capture/capture.py --examples) -->"
+_EX_END = "<!-- END CASES -->"
+
+
+def write_catalogue(out_dir, only=None):
+    import kernels as K
+    os.makedirs(out_dir, exist_ok=True)
+    os.makedirs(os.path.join(out_dir, "unoptimized"), exist_ok=True)
+    rows = []
+    vers = _versions()
+    for k in K.KERNELS:
+        if only and k.name not in only:
+            continue
+        comp = compile_kernel(k)
+        with open(os.path.join(out_dir, f"{k.name}.hlo"), "w") as f:
+            f.write(comp.hlo)
+        if comp.unoptimized:
+            with open(os.path.join(out_dir, "unoptimized", f"{k.name}.hlo"), "w") as f:
+                f.write(comp.unoptimized)
+        fus = describe_fusions(comp.module)
+        main = main_fusion(fus)
+        mainf = next((f for f in fus if f["name"] == main), None)
+        others = [f"{f['name']} ({f['op_count']})" for f in fus if f["name"] != main]
+        sig = ", ".join(f"{a.name}: {hlo_text.numpy_to_hlo_dtype(np.dtype(a.dtype))}"
+                        f"[{','.join(map(str, a.shape))}]" for a in k.args)
+        rows.append(
+            f"| `{k.name}.hlo` | `{k.source}` — {k.formula}; ({sig}) | {k.dtype} | "
+            f"`{main}` ({mainf['op_count'] if mainf else 0}) | "
+            f"{', '.join('`' + o.split(' ')[0] + '` ' + o.split(' ')[1] for o in others) or '—'} | "
+            f"{module_op_count(comp.module)} | `--catalogue kernels/ --only {k.name}` |")
+        print(f"{k.name}: {len(fus)} fusion(s), main {main}, "
+              f"{module_op_count(comp.module)} ops, as_text==dump: {comp.as_text_matches_dump}")
+    if only:
+        return
+    head = ("| file | computes (JAX source — formula; arguments) | dtype | main fusion (ops) | "
+            "other fusions (ops) | module ops | capture (`python3 tools/capture/capture.py ...`) |\n"
+            "|---|---|---|---|---|---|---|")
+    flags = _flags_for_record()
+    body = (f"Captured with jax {vers['jax_version']}, jaxlib {vers['jaxlib_version']} on "
+            f"XLA:CPU ({platform.machine()}), XLA_FLAGS `{flags}`.\n\n" + head + "\n" + "\n".join(rows))
+    _replace_between_markers(os.path.join(out_dir, "README.md"), _CAT_BEGIN, _CAT_END, body,
+                             "# kernels/\n\n@TABLE@\n")
+
+
+def write_examples(out_root):
+    import kernels as K
+    rows = []
+    total = 0
+    for kname, cases in K.EXAMPLES:
+        k = K.BY_NAME[kname]
+        for dist, seed in cases:
+            d = os.path.join(out_root, kname, f"{dist}_s{seed}")
+            case = capture_kernel_case(k, dist, seed, d)
+            size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+            total += size
+            ins = ", ".join(r["type"] for r in case["inputs"])
+            outs = ", ".join(r["type"] for r in case["outputs"])
+            fus = case["fusion"] or f"null (main `{case['main_fusion']}` of {len(case['fusions'])})"
+            if case["fusion"]:
+                fus = f"`{fus}`"
+            rows.append(f"| `{kname}/{dist}_s{seed}/` | {k.dtype} | {dist} | {seed} | {ins} | "
+                        f"{outs} | {fus} | {size // 1024} KiB |")
+            print(f"{d}: {len(case['inputs'])} in, {len(case['outputs'])} out, {size} bytes")
+    head = ("| case | dtype | distribution | seed | inputs | device outputs | fusion | size |\n"
+            "|---|---|---|---|---|---|---|---|")
+    body = head + "\n" + "\n".join(rows) + f"\n\nTotal: {total // 1024} KiB."
+    _replace_between_markers(os.path.join(out_root, "README.md"), _EX_BEGIN, _EX_END, body,
+                             "# data/examples/\n\n@TABLE@\n")
+
+
+def _csv(s):
+    return [x for x in s.split(",") if x] if s else []
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--catalogue", metavar="DIR", help="write DIR/<kernel>.hlo for the catalogue")
+    ap.add_argument("--only", default="", help="comma list of kernel names (with --catalogue)")
+    ap.add_argument("--examples", metavar="DIR", help="write the committed example cases")
+    ap.add_argument("--cases", metavar="DIR", help="write DIR/<kernel>/<dist>_s<seed>/")
+    ap.add_argument("--case", metavar="DIR", help="write one case into DIR")
+    ap.add_argument("--kernel", default="", help="comma list of catalogue kernels")
+    ap.add_argument("--distribution", default="normal",
+                    help="comma list of " + ", ".join(DISTRIBUTIONS))
+    ap.add_argument("--seed", default="0", help="comma list of seeds")
+    ap.add_argument("--fast-math", choices=("true", "false"), default=None,
+                    help="pass --xla_cpu_enable_fast_math (default: XLA's default, off)")
+    ap.add_argument("--keep-dump", metavar="DIR", help="dump to DIR and keep it")
+    ap.add_argument("--list", action="store_true", help="list the catalogue kernels")
+    a = ap.parse_args(argv)
+
+    if a.keep_dump:
+        os.makedirs(a.keep_dump, exist_ok=True)
+    fm = None if a.fast_math is None else (a.fast_math == "true")
+    setup(fast_math=fm, dump_dir=os.path.abspath(a.keep_dump) if a.keep_dump else None)
+    import kernels as K
+
+    try:
+        if a.list:
+            for k in K.KERNELS:
+                print(f"{k.name:32s} {k.dtype:24s} {k.source}")
+        if a.catalogue:
+            write_catalogue(a.catalogue, set(_csv(a.only)) or None)
+        if a.examples:
+            write_examples(a.examples)
+        if a.cases or a.case:
+            names = _csv(a.kernel)
+            if not names:
+                ap.error("--cases/--case need --kernel")
+            for n in names:
+                if n not in K.BY_NAME:
+                    ap.error(f"unknown kernel {n}; see --list")
+            dists, seeds = _csv(a.distribution), [int(s) for s in _csv(a.seed)]
+            for d in dists:
+                if d not in DISTRIBUTIONS:
+                    ap.error(f"unknown distribution {d}")
+            if a.case:
+                if len(names) * len(dists) * len(seeds) != 1:
+                    ap.error("--case takes one kernel, one distribution, one seed")
+                capture_kernel_case(K.BY_NAME[names[0]], dists[0], seeds[0], a.case)
+                print(a.case)
+            else:
+                for n in names:
+                    for d in dists:
+                        for s in seeds:
+                            out = os.path.join(a.cases, n, f"{d}_s{s}")
+                            capture_kernel_case(K.BY_NAME[n], d, s, out)
+                            print(out)
+    finally:
+        if not a.keep_dump and _STATE["dump_dir"] and \
+                os.path.basename(_STATE["dump_dir"]).startswith("ulpscope_xla_dump_"):
+            shutil.rmtree(_STATE["dump_dir"], ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
