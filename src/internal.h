@@ -50,6 +50,6 @@ long usc__alloc_live(void);
 usc_status usc__fail(usc_error *err, usc_status code, const char *fmt, ...)
 	USC__PRINTF(3, 4);
 usc_status usc__vfail(usc_error *err, usc_status code, const char *fmt,
-		      va_list ap);
+		      va_list ap) USC__PRINTF(3, 0);
 
 #endif /* USC_INTERNAL_H */

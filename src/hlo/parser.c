@@ -907,10 +907,15 @@ static usc_status parse_dim_labels(parser *p, usc_hlo_attr *a)
 	for (q = s; q < end && *q != '_'; q++)
 		;
 	parts[0][1] = q;
+	if (q == end)
+		return fail_expected(p, "dim labels (like b01f_01io->b01f)");
 	parts[1][0] = q + 1;
 	for (q = q + 1; q < end && *q != '-'; q++)
 		;
 	parts[1][1] = q;
+	/* Never form a pointer past the token: "->" must be there. */
+	if (end - q < 2 || q[1] != '>')
+		return fail_expected(p, "dim labels (like b01f_01io->b01f)");
 	parts[2][0] = q + 2;
 	parts[2][1] = end;
 	for (q = parts[0][0]; q < parts[0][1]; q++)
