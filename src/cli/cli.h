@@ -23,6 +23,8 @@ int usc_cli_formats(int argc, char **argv);
 int usc_cli_cast(int argc, char **argv);
 int usc_cli_decode(int argc, char **argv);
 int usc_cli_ulp(int argc, char **argv);
+int usc_cli_hlo(int argc, char **argv);
+int usc_cli_extract(int argc, char **argv);
 
 /* Prints "ulpscope: " and the message to stderr. */
 void usc_cli_error(const char *fmt, ...)

@@ -1,3 +1,4 @@
 list(APPEND USC_CLI_SOURCES
   src/cli/main.c
-  src/cli/cmd_formats.c)
+  src/cli/cmd_formats.c
+  src/cli/cmd_hlo.c)

@@ -1,0 +1,6 @@
+# Kernels of an HLO module: verifier, kernel isolation, summary
+# (include/ulpscope/hlo_kernel.h).
+list(APPEND USC_LIB_SOURCES
+  src/hlo/verify.c
+  src/hlo/extract.c
+  src/hlo/summary.c)
