@@ -1,0 +1,205 @@
+/*
+ * HDF5 datasets: the error paths (each with its exact message), the
+ * dispatch by name, and a round trip through the door's writer.  The
+ * values of the fixture datasets are checked in test_npy.c against
+ * expect.txt.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "internal.h"
+#include "store/h5_door.h"
+#include "ulpscope/tensor.h"
+#include "tensor/tensor_test_util.h"
+
+/*
+ * Reads FIXTURE:dataset (or FIXTURE alone when dataset is NULL) and
+ * checks the code and that the message is the fixture's path followed by
+ * tail.
+ */
+static void expect_h5(const char *fixture, const char *dataset,
+		      const usc_tensor_spec *spec, usc_status code,
+		      const char *tail)
+{
+	char src[1024], msg[2048];
+	usc_tensor *t = (usc_tensor *)1;
+	usc_error err;
+
+	fixture_path(src, sizeof src, fixture);
+	if (dataset)
+		strncat(src, dataset, sizeof src - strlen(src) - 1);
+	usc_error_clear(&err);
+	assert_int_equal(usc_tensor_read(src, spec, 0, &t, &err), code);
+	assert_null(t);
+	fixture_path(msg, sizeof msg, fixture);
+	strncat(msg, tail, sizeof msg - strlen(msg) - 1);
+	assert_string_equal(err.message, msg);
+	assert_int_equal(usc__alloc_live(), 0);
+}
+
+static void test_errors(void **state)
+{
+	static const int64_t d23[] = {2, 3}, d32[] = {3, 2}, d3[] = {3};
+	const usc_tensor_spec f32 = {USC_F32, 2, d23, "parameter 0"};
+	const usc_tensor_spec f32_32 = {USC_F32, 2, d32, "parameter 0"};
+	const usc_tensor_spec scalar = {USC_F32, 0, NULL, NULL};
+	const usc_tensor_spec bf16 = {USC_BF16, 1, d3, NULL};
+	const usc_tensor_spec s8 = {USC_S8, 1, d3, NULL};
+
+	(void)state;
+	expect_h5("tensors.h5", ":/nope", &f32, USC_ENOTFOUND,
+		  ":/nope: no such dataset");
+	expect_h5("tensors.h5", ":/group/missing/f64", &f32, USC_ENOTFOUND,
+		  ":/group/missing/f64: no such dataset");
+	expect_h5("tensors.h5", ":/just_a_group", &f32, USC_EINVAL,
+		  ":/just_a_group: not a dataset");
+	expect_h5("tensors.h5", ":/", &f32, USC_EINVAL, ":/: not a dataset");
+	expect_h5("not_hdf5.h5", ":/f32", &f32, USC_EPARSE,
+		  ": not an HDF5 file");
+	expect_h5("missing.h5", ":/f32", &f32, USC_ENOTFOUND,
+		  ": cannot open: No such file or directory");
+	expect_h5("tensors.h5", ":/f32", &f32_32, USC_EINVAL,
+		  ":/f32: shape (2, 3) does not match parameter 0, f32[3,2]");
+	expect_h5("tensors.h5", ":/f64", &scalar, USC_EINVAL,
+		  ":/f64: dtype HDF5 64-bit float (11 exponent bits, 52 "
+		  "mantissa bits) does not match the expected tensor, f32[]: "
+		  "element sizes differ (8 bytes vs 4)");
+	expect_h5("tensors.h5", ":/bf16_as_f16", &bf16, USC_EINVAL,
+		  ":/bf16_as_f16: dtype HDF5 16-bit float (5 exponent bits, "
+		  "10 mantissa bits) does not match the expected tensor, "
+		  "bf16[3]: a float file must hold the same float type");
+	expect_h5("tensors.h5", ":/pred", &s8, USC_EINVAL,
+		  ":/pred: dtype HDF5 bool enum of 1 bytes does not match the "
+		  "expected tensor, s8[3]: a bool file holds pred only");
+	expect_h5("tensors.h5", ":/text", &s8, USC_EUNSUPPORTED,
+		  ":/text: HDF5 string type is not a tensor element type");
+}
+
+static void test_truncated(void **state)
+{
+	static const int64_t d23[] = {2, 3};
+	const usc_tensor_spec f32 = {USC_F32, 2, d23, NULL};
+	char src[1100], prefix[1024];
+	usc_tensor *t = NULL;
+	usc_error err;
+
+	(void)state;
+	/*
+	 * HDF5's own words for a truncated file differ between versions;
+	 * the message must name the file and say it could not be opened.
+	 */
+	fixture_path(prefix, sizeof prefix, "truncated.h5");
+	snprintf(src, sizeof src, "%s:/f32", prefix);
+	strncat(prefix, ": cannot open HDF5 file: ",
+		sizeof prefix - strlen(prefix) - 1);
+	assert_int_equal(usc_tensor_read(src, &f32, 0, &t, &err), USC_EIO);
+	assert_null(t);
+	assert_memory_equal(err.message, prefix, strlen(prefix));
+	assert_true(strlen(err.message) > strlen(prefix));
+	print_message("truncated.h5: %s\n", err.message + strlen(prefix));
+	assert_int_equal(usc__alloc_live(), 0);
+}
+
+static void test_names(void **state)
+{
+	static const int64_t d2[] = {2};
+	const usc_tensor_spec f64 = {USC_F64, 1, d2, NULL};
+	usc_tensor *t = NULL;
+	usc_error err;
+
+	(void)state;
+	assert_int_equal(usc_tensor_read_h5("file.h5", &f64, &t, &err),
+			 USC_EINVAL);
+	assert_string_equal(err.message, "file.h5: expected FILE.h5:/DATASET");
+	assert_int_equal(usc_tensor_read_h5(":/x", &f64, &t, &err), USC_EINVAL);
+	assert_string_equal(err.message, ":/x: expected FILE.h5:/DATASET");
+	/* Without the suffix, read_h5 takes the last ":/"; read does not. */
+	assert_int_equal(usc_tensor_read_h5("dir:/file.dat:/x", &f64, &t, &err),
+			 USC_ENOTFOUND);
+	assert_string_equal(err.message,
+			    "dir:/file.dat: cannot open: No such file or "
+			    "directory");
+	assert_int_equal(usc_tensor_read("a.HDF5:/x/y", &f64, 0, &t, &err),
+			 USC_ENOTFOUND);
+	assert_string_equal(err.message,
+			    "a.HDF5: cannot open: No such file or directory");
+	assert_int_equal(usc__alloc_live(), 0);
+}
+
+/* Every type written through the door reads back bit for bit. */
+static void test_door_roundtrip(void **state)
+{
+	static const int64_t dims[] = {2, 3};
+	char dir[512], path[1024], ds[64], src[1200];
+	usc__h5_file *f = NULL;
+	usc_tensor *in[USC_DTYPE_COUNT] = {NULL};
+	usc_error err;
+
+	(void)state;
+	scratch_dir(dir, sizeof dir);
+	assert_true(dir[0]);
+	snprintf(path, sizeof path, "%s/rt.h5", dir);
+	assert_int_equal(usc__h5_file_create(path, &f, &err), USC_OK);
+	for (int dt = 1; dt < USC_DTYPE_COUNT; dt++) {
+		const usc_format *fm = usc_format_of((usc_dtype)dt);
+		size_t rank = dt % 3;
+
+		if (fm->container_bytes == 0)
+			continue;
+		assert_int_equal(usc_tensor_create((usc_dtype)dt, rank, dims,
+						   &in[dt], &err),
+				 USC_OK);
+		for (size_t i = 0; i < usc_tensor_nbytes(in[dt]); i++)
+			((unsigned char *)usc_tensor_data(in[dt]))[i] =
+				(unsigned char)(i * 29 + (size_t)dt);
+		/* Sub-byte and pred containers keep their high bits clear. */
+		if (fm->bits < 8)
+			for (size_t i = 0; i < usc_tensor_nbytes(in[dt]); i++)
+				((unsigned char *)usc_tensor_data(in[dt]))[i] &=
+					(unsigned char)((1u << fm->bits) - 1);
+		snprintf(ds, sizeof ds, "/by_type/%s", fm->name);
+		if (usc__h5_write_array(f, ds, (usc_dtype)dt, rank, dims,
+					usc_tensor_cdata(in[dt]),
+					&err) != USC_OK)
+			fail_msg("%s", err.message);
+	}
+	assert_int_equal(usc__h5_write_array(f, "/by_type/f32", USC_F32, 0,
+					     NULL, "\0\0\0\0", &err),
+			 USC_EIO);
+	assert_int_equal(usc__h5_file_close(f, &err), USC_OK);
+	for (int dt = 1; dt < USC_DTYPE_COUNT; dt++) {
+		usc_tensor *out = NULL;
+		usc_tensor_spec spec;
+
+		if (!in[dt])
+			continue;
+		spec = usc_tensor_spec_of(in[dt]);
+		snprintf(src, sizeof src, "%s:/by_type/%s", path,
+			 usc_dtype_name((usc_dtype)dt));
+		if (usc_tensor_read(src, &spec, 0, &out, &err) != USC_OK)
+			fail_msg("%s", err.message);
+		assert_true(usc_tensor_equal(in[dt], out));
+		usc_tensor_destroy(out);
+		usc_tensor_destroy(in[dt]);
+	}
+	unlink(path);
+	rmdir(dir);
+	assert_int_equal(usc__alloc_live(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_door_roundtrip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
