@@ -20,3 +20,5 @@ run cast f4e2m1fn 5 7 -inf
 run decode f8e5m2 0x7b 0x7c 0x01
 run ulp bf16 0b:0x3dcd 0.1
 run formats --check
+run hlo kernels/softmax_f32.hlo --verify
+run extract kernels/softmax_f32.hlo --fusion subtract_exponential_fusion --short
