@@ -639,19 +639,17 @@ static usc_status raw_value(parser *p, const char **out)
 	return next(p);
 }
 
-static usc_status parse_ints(parser *p, usc_hlo_attr *a)
+/*
+ * Parses "{ITEM, ITEM, ...}" (possibly empty), calling item for each; the
+ * items push themselves on the scratch stack and count themselves in a.
+ */
+static usc_status parse_braced(parser *p, usc_hlo_attr *a,
+			       usc_status (*item)(parser *, usc_hlo_attr *))
 {
-	size_t start = p->stack.len;
-	void *arr;
-
 	TRY(expect(p, USC__TOK_LBRACE, "'{'"));
 	if (p->tok.kind != USC__TOK_RBRACE) {
 		for (;;) {
-			int64_t v;
-
-			TRY(expect_int(p, &v, "integer"));
-			TRY(push(p, &v, sizeof v));
-			a->count++;
+			TRY(item(p, a));
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
 			TRY(next(p));
@@ -659,7 +657,25 @@ static usc_status parse_ints(parser *p, usc_hlo_attr *a)
 	}
 	if (p->tok.kind != USC__TOK_RBRACE)
 		return fail_expected(p, "',' or '}'");
-	TRY(next(p));
+	return next(p);
+}
+
+static usc_status push_int(parser *p, usc_hlo_attr *a)
+{
+	int64_t v;
+
+	TRY(expect_int(p, &v, "integer"));
+	TRY(push(p, &v, sizeof v));
+	a->count++;
+	return USC_OK;
+}
+
+static usc_status parse_ints(parser *p, usc_hlo_attr *a)
+{
+	size_t start = p->stack.len;
+	void *arr;
+
+	TRY(parse_braced(p, a, push_int));
 	TRY(finish(p, start, &arr));
 	a->ints = arr;
 	return USC_OK;
@@ -682,24 +698,32 @@ static usc_status parse_names(parser *p, usc_hlo_attr *a, bool single_ok)
 	size_t start = p->stack.len;
 	void *arr;
 
-	if (single_ok && p->tok.kind != USC__TOK_LBRACE) {
+	if (single_ok && p->tok.kind != USC__TOK_LBRACE)
 		TRY(push_name(p, a));
-	} else {
-		TRY(expect(p, USC__TOK_LBRACE, "'{'"));
-		if (p->tok.kind != USC__TOK_RBRACE) {
-			for (;;) {
-				TRY(push_name(p, a));
-				if (p->tok.kind != USC__TOK_COMMA)
-					break;
-				TRY(next(p));
-			}
-		}
-		if (p->tok.kind != USC__TOK_RBRACE)
-			return fail_expected(p, "',' or '}'");
-		TRY(next(p));
-	}
+	else
+		TRY(parse_braced(p, a, push_name));
 	TRY(finish(p, start, &arr));
 	a->names = arr;
+	return USC_OK;
+}
+
+/* One "[start:limit]" or "[start:limit:stride]". */
+static usc_status push_slice_dim(parser *p, usc_hlo_attr *a)
+{
+	usc_hlo_slice_dim d = {0, 0, 1, false};
+
+	TRY(expect(p, USC__TOK_LBRACKET, "'['"));
+	TRY(expect_int(p, &d.start, "slice start"));
+	TRY(expect(p, USC__TOK_COLON, "':'"));
+	TRY(expect_int(p, &d.limit, "slice limit"));
+	if (p->tok.kind == USC__TOK_COLON) {
+		TRY(next(p));
+		TRY(expect_int(p, &d.stride, "slice stride"));
+		d.has_stride = true;
+	}
+	TRY(expect(p, USC__TOK_RBRACKET, "']'"));
+	TRY(push(p, &d, sizeof d));
+	a->count++;
 	return USC_OK;
 }
 
@@ -708,31 +732,7 @@ static usc_status parse_slice(parser *p, usc_hlo_attr *a)
 	size_t start = p->stack.len;
 	void *arr;
 
-	TRY(expect(p, USC__TOK_LBRACE, "'{'"));
-	if (p->tok.kind != USC__TOK_RBRACE) {
-		for (;;) {
-			usc_hlo_slice_dim d = {0, 0, 1, false};
-
-			TRY(expect(p, USC__TOK_LBRACKET, "'['"));
-			TRY(expect_int(p, &d.start, "slice start"));
-			TRY(expect(p, USC__TOK_COLON, "':'"));
-			TRY(expect_int(p, &d.limit, "slice limit"));
-			if (p->tok.kind == USC__TOK_COLON) {
-				TRY(next(p));
-				TRY(expect_int(p, &d.stride, "slice stride"));
-				d.has_stride = true;
-			}
-			TRY(expect(p, USC__TOK_RBRACKET, "']'"));
-			TRY(push(p, &d, sizeof d));
-			a->count++;
-			if (p->tok.kind != USC__TOK_COMMA)
-				break;
-			TRY(next(p));
-		}
-	}
-	if (p->tok.kind != USC__TOK_RBRACE)
-		return fail_expected(p, "',' or '}'");
-	TRY(next(p));
+	TRY(parse_braced(p, a, push_slice_dim));
 	TRY(finish(p, start, &arr));
 	a->slice = arr;
 	return USC_OK;
