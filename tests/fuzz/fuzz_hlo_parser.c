@@ -1,7 +1,8 @@
 /*
  * libFuzzer harness for the HLO parser: any byte string must parse or fail
  * with a message, never crash or leak; whatever parses must print in both
- * forms and reparse to an equal module.  Seed it with the corpus:
+ * forms and reparse to an equal module, and the tools built on the IR
+ * (verifier, summary, fusion isolation) must answer without crashing.  Seed it with the corpus:
  *   fuzz_hlo_parser -max_total_time=600 CORPUS_DIR /work/shared/corpus/hlo
  */
 #include "internal.h"
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 
 #include "ulpscope/hlo.h"
+#include "ulpscope/hlo_kernel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,6 +46,32 @@ static void check_round_trip(const usc_hlo_file *f, usc_hlo_print_form form)
 	usc_hlo_text_free(text);
 }
 
+/*
+ * The verifier, the summary and the isolation of every fusion must answer
+ * (any status) on whatever parses; an isolated kernel must reparse.
+ */
+static void check_kernel_tools(const usc_hlo_file *f)
+{
+	for (size_t i = 0; i < usc_hlo_file_module_count(f); i++) {
+		const usc_hlo_module *m = usc_hlo_file_module(f, i);
+		usc_hlo_module_summary *s = NULL;
+		usc_error err;
+
+		(void)usc_hlo_verify(m, &err);
+		if (usc_hlo_module_summarize(m, &s, &err) != USC_OK)
+			continue;
+		for (size_t k = 0; k < s->fusion_count && k < 4; k++) {
+			usc_hlo_file *g = NULL;
+			const char *name = s->fusions[k].fusion->name;
+
+			if (usc_hlo_extract_fusion_file(m, name, &g, &err) ==
+			    USC_OK)
+				usc_hlo_file_destroy(g);
+		}
+		usc_hlo_module_summary_destroy(s);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	usc_hlo_file *f = NULL;
@@ -53,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	check_round_trip(f, USC_HLO_PRINT_LONG);
 	check_round_trip(f, USC_HLO_PRINT_SHORT);
+	check_kernel_tools(f);
 	usc_hlo_file_destroy(f);
 	return 0;
 }
