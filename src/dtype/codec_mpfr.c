@@ -42,6 +42,40 @@ static uint64_t low64(mpz_t z, bool *huge)
 	return mpz_get_ui(z);
 }
 
+/*
+ * Values whose magnitude is far beyond what the target holds are decided
+ * without scaling them (which for 2^(2^40) would ask GMP for a 2^40-bit
+ * integer): above a float format's range, any such value rounds like
+ * 2^(emax+2) plus a sticky remainder, which overflows in every mode; an
+ * integer multiple of 2^64 (every value with e >= 64 + its precision) has
+ * zero low bits and saturates or wraps to zero.  Returns true and fills s
+ * when x is such a value.
+ */
+static bool far_out_of_range(const usc_format *f, mpfr_srcptr x, long e,
+			     usc__scaled *s)
+{
+	s->sign = mpfr_signbit(x) != 0;
+	s->huge = false;
+	s->frac = 0;
+	s->sticky = false;
+	if (f->kind == USC_KIND_FLOAT) {
+		const usc_float_info *fi = usc__float_info(f->id);
+
+		if (e <= fi->emax + 1)
+			return false;
+		s->q = fi->emax + 2 - f->man_bits;
+		s->n = (uint64_t)1 << f->man_bits;
+		s->sticky = true;
+		return true;
+	}
+	if (e < 64 + (long)mpfr_get_prec(x))
+		return false;
+	s->q = 0;
+	s->n = 0;
+	s->huge = true;
+	return true;
+}
+
 usc_status usc__encode_mpfr_sticky(usc_dtype t, mpfr_srcptr x, bool sticky,
 				   const usc_rounding *r, uint64_t *bits,
 				   unsigned *flags)
@@ -72,12 +106,19 @@ usc_status usc__encode_mpfr_sticky(usc_dtype t, mpfr_srcptr x, bool sticky,
 		usc__round_scaled(f, &s, r, bits, &fl);
 	} else {
 		mpfr_prec_t p = mpfr_get_prec(x);
+		long e = (long)mpfr_get_exp(x) - 1; /* 2^e <= |x| < 2^(e+1) */
 
+		if (far_out_of_range(f, x, e, &s)) {
+			usc__round_scaled(f, &s, r, bits, &fl);
+			if (flags)
+				*flags = fl;
+			return USC_OK;
+		}
 		usc__mpfr_range_widen(&range);
 		mpfr_init2(scaled, p);
 		mpfr_init2(frac, p);
 		mpz_init(z);
-		s.q = usc__quantum(f, (long)mpfr_get_exp(x) - 1);
+		s.q = usc__quantum(f, e);
 		/* Exact: a power-of-two scaling of an in-range value. */
 		mpfr_mul_2si(scaled, x, -s.q, MPFR_RNDN);
 		mpfr_abs(scaled, scaled, MPFR_RNDN);

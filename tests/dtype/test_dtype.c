@@ -14,6 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <mpfr.h>
+
+#include "ulpscope/dtype_mpfr.h"
 #include "ulpscope/ulpscope.h"
 
 static uint64_t enc(usc_dtype t, double x, usc_round_mode m, usc_overflow o,
@@ -456,6 +460,53 @@ static void test_ulp_error_str(void **state)
 	assert_true(fabs(e - 0.2) < 1e-15);
 }
 
+/*
+ * Exact values far outside every format: they must overflow or saturate
+ * without scaling the value (2^(2^40) would need a 2^40-bit integer).
+ */
+static void test_mpfr_extremes(void **state)
+{
+	mpfr_exp_t emax = mpfr_get_emax(), emin = mpfr_get_emin();
+	usc_rounding rz = USC_ROUNDING_DEFAULT;
+	uint64_t bits;
+	unsigned fl;
+	mpfr_t x;
+
+	(void)state;
+	mpfr_set_emax(mpfr_get_emax_max());
+	mpfr_set_emin(mpfr_get_emin_min());
+	mpfr_init2(x, 64);
+	mpfr_set_ui_2exp(x, 3, 106000, MPFR_RNDN);
+	usc_encode_mpfr(USC_BF16, x, NULL, &bits, &fl);
+	assert_int_equal(bits, 0x7f80);
+	assert_true(fl & USC_FLAG_OVERFLOW);
+	rz.mode = USC_RND_TOWARD_ZERO;
+	usc_encode_mpfr(USC_BF16, x, &rz, &bits, &fl);
+	assert_int_equal(bits, 0x7f7f);
+	usc_encode_mpfr(USC_F8E4M3FN, x, NULL, &bits, &fl);
+	assert_int_equal(bits, 0x7f);
+	mpfr_set_ui_2exp(x, 1, (mpfr_exp_t)1 << 40, MPFR_RNDN);
+	mpfr_neg(x, x, MPFR_RNDN);
+	usc_encode_mpfr(USC_F64, x, NULL, &bits, &fl);
+	assert_true(bits == 0xfff0000000000000u);
+	usc_encode_mpfr(USC_S32, x, NULL, &bits, &fl);
+	assert_int_equal(bits, 0x80000000u);
+	rz.overflow = USC_OVF_WRAP;
+	usc_encode_mpfr(USC_S32, x, &rz, &bits, &fl);
+	assert_int_equal(bits, 0); /* a multiple of 2^64 wraps to 0 */
+	mpfr_set_ui_2exp(x, 1, -((mpfr_exp_t)1 << 40), MPFR_RNDN);
+	usc_encode_mpfr(USC_F32, x, NULL, &bits, &fl);
+	assert_int_equal(bits, 0);
+	assert_true(fl & USC_FLAG_UNDERFLOW);
+	rz.mode = USC_RND_UP;
+	rz.overflow = USC_OVF_DEFAULT;
+	usc_encode_mpfr(USC_F32, x, &rz, &bits, &fl);
+	assert_int_equal(bits, 1);
+	mpfr_clear(x);
+	mpfr_set_emax(emax);
+	mpfr_set_emin(emin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_ulp),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_ulp_error_str),
+		cmocka_unit_test(test_mpfr_extremes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
