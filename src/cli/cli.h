@@ -25,6 +25,7 @@ int usc_cli_decode(int argc, char **argv);
 int usc_cli_ulp(int argc, char **argv);
 int usc_cli_hlo(int argc, char **argv);
 int usc_cli_extract(int argc, char **argv);
+int usc_cli_eval(int argc, char **argv);
 
 /* Prints "ulpscope: " and the message to stderr. */
 void usc_cli_error(const char *fmt, ...)

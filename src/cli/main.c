@@ -28,6 +28,12 @@ static const usc_cli_command commands[] = {
 	 "extract FILE --fusion NAME [-o OUT] [--short] [--no-metadata]",
 	 "write one fusion (named by instruction or fused computation) as a "
 	 "standalone HLO module"},
+	{"eval", usc_cli_eval,
+	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
+	 "[--raw]",
+	 "evaluate the entry computation in the reference domain (every op "
+	 "correctly rounded to its type); print each output and write it to "
+	 "OUT_PREFIX_i.npy"},
 };
 
 void usc_cli_error(const char *fmt, ...)

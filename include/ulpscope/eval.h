@@ -1,0 +1,136 @@
+/*
+ * ulpscope: the evaluator.
+ *
+ * One interpreter over the HLO IR, generic over a numeric domain.  The
+ * interpreter knows HLO semantics once (which operand element feeds which
+ * output element, the order of a reduction, the computations a reduce or a
+ * fusion calls); a domain knows arithmetic once (the reference domain
+ * rounds every op correctly to its declared type; certified oracle, fast
+ * and mutant domains come later).  docs/evaluator.md describes the
+ * semantics of every op and what is not supported yet.
+ *
+ * Use: create an evaluator for a module's entry computation, bind one
+ * tensor per entry parameter, run, read the outputs (a tuple root is
+ * flattened in order; a nested tuple depth-first).  An evaluator can run
+ * again after new bindings.
+ */
+#ifndef ULPSCOPE_EVAL_H
+#define ULPSCOPE_EVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ulpscope/hlo.h"
+#include "ulpscope/status.h"
+#include "ulpscope/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The numeric domain a run computes in. */
+typedef enum usc_eval_domain {
+	/*
+	 * Every op correctly rounded (nearest-even) to its declared element
+	 * type, as a strict IEEE-style implementation would compute it.
+	 */
+	USC_DOMAIN_REFERENCE
+} usc_eval_domain;
+
+/* The order in which reduce, reduce-window, dot and convolution sum. */
+typedef enum usc_eval_reduce_order {
+	/*
+	 * Sequential by index: the reduced elements are combined one at a
+	 * time, in row-major order of the reduced dimensions (ascending
+	 * dimension numbers), starting from the init value (reduce) or the
+	 * first product (dot, convolution).
+	 */
+	USC_REDUCE_SEQUENTIAL,
+	/*
+	 * Pairwise: the reduced elements, in the same row-major order, are
+	 * combined as a balanced binary tree (left half, then right half),
+	 * and the init value is combined last: f(init, tree).
+	 */
+	USC_REDUCE_PAIRWISE
+} usc_eval_reduce_order;
+
+typedef struct usc_eval_options {
+	usc_eval_domain domain;
+	usc_eval_reduce_order reduce_order;
+} usc_eval_options;
+
+/* The reference domain, sequential reductions. */
+usc_eval_options usc_eval_options_default(void);
+
+typedef struct usc_eval usc_eval;
+
+/*
+ * Creates an evaluator for the entry computation of module m (which must
+ * outlive it), or for any computation c with usc_eval_create_computation
+ * (a fused computation, for instance).  Every op reachable from the entry
+ * is checked up front: an op the evaluator does not support fails with
+ * USC_EUNSUPPORTED and the message
+ *   unsupported op NAME at LINE:COL (instruction 'x')
+ * and a constant whose values were elided ("{...}") fails with
+ * USC_EUNSUPPORTED naming the constant.  opts may be NULL for the
+ * defaults.
+ */
+usc_status usc_eval_create(const usc_hlo_module *m,
+			   const usc_eval_options *opts, usc_eval **out,
+			   usc_error *err);
+usc_status usc_eval_create_computation(const usc_hlo_computation *c,
+				       const usc_eval_options *opts,
+				       usc_eval **out, usc_error *err);
+void usc_eval_destroy(usc_eval *ev);
+
+/* The number of parameters of the evaluated computation. */
+size_t usc_eval_param_count(const usc_eval *ev);
+
+/*
+ * What parameter i expects: its element type and shape (dims point into
+ * the IR).  spec->what is NULL.  USC_ERANGE for i out of range.
+ */
+usc_status usc_eval_param_spec(const usc_eval *ev, size_t i,
+			       usc_tensor_spec *spec, usc_error *err);
+
+/*
+ * Binds tensor t to parameter i.  The evaluator borrows t: it must live
+ * until the next usc_eval_run returns.  A type or shape that differs from
+ * the parameter's fails with USC_EINVAL and a message naming the
+ * parameter, e.g.
+ *   parameter 0 ('x') expects f32[4,4], got bf16[4,4]
+ */
+usc_status usc_eval_bind(usc_eval *ev, size_t i, const usc_tensor *t,
+			 usc_error *err);
+
+/*
+ * Runs the computation.  Every parameter must be bound.  Errors name the
+ * instruction they come from.
+ */
+usc_status usc_eval_run(usc_eval *ev, usc_error *err);
+
+/* The number of outputs: the leaves of the root's shape. */
+size_t usc_eval_output_count(const usc_eval *ev);
+
+/*
+ * Output i of the last successful run.  The tensor belongs to the
+ * evaluator and lives until the next run or destroy.
+ */
+usc_status usc_eval_output(const usc_eval *ev, size_t i,
+			   const usc_tensor **out, usc_error *err);
+
+/* The same, handing the tensor over to the caller (who destroys it). */
+usc_status usc_eval_take_output(usc_eval *ev, size_t i, usc_tensor **out,
+				usc_error *err);
+
+/*
+ * Whether the evaluator supports an opcode at all (some supported ops
+ * still refuse some element types or attributes, with a clear error).
+ */
+bool usc_eval_supports_opcode(usc_hlo_opcode op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ULPSCOPE_EVAL_H */

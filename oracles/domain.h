@@ -1,0 +1,122 @@
+/*
+ * The numeric domain interface of the evaluator (internal).
+ *
+ * The interpreter in src/eval/ knows HLO semantics once: which operand
+ * element feeds which output element, in which order a reduction runs,
+ * which computation a reduce or a fusion calls.  A domain knows arithmetic
+ * once: what a value is (an encoding of the declared type, an MPFR
+ * interval, a double with an error radius, a mutated encoding) and what
+ * every elementwise op does to values.  The interpreter never looks inside
+ * a value; it moves values by index maps (copy) and asks the domain for
+ * everything else through the table below.
+ *
+ * Values are fixed-size blobs of value_size bytes, stored contiguously.  A
+ * domain whose values own memory (MPFR numbers) sets init and clear; the
+ * interpreter calls init on every array it allocates and clear before it
+ * frees one, and copies values only through copy.  A domain of plain bytes
+ * leaves the three NULL and the interpreter uses memset and memcpy.
+ *
+ * Every entry that can fail returns usc_status and writes a message into
+ * err; numeric events (NaN, overflow, inexact) are never failures.
+ */
+#ifndef USC_ORACLES_DOMAIN_H
+#define USC_ORACLES_DOMAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulpscope/dtype.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/status.h"
+
+/* The comparison of a compare op: its direction= attribute. */
+typedef enum usc__cmp_dir {
+	USC__CMP_EQ,
+	USC__CMP_NE,
+	USC__CMP_LT,
+	USC__CMP_LE,
+	USC__CMP_GT,
+	USC__CMP_GE
+} usc__cmp_dir;
+
+/* The type= attribute of a compare; DEFAULT picks by the operand type. */
+typedef enum usc__cmp_type {
+	USC__CMP_DEFAULT,
+	USC__CMP_FLOAT,
+	USC__CMP_TOTALORDER,
+	USC__CMP_SIGNED,
+	USC__CMP_UNSIGNED
+} usc__cmp_type;
+
+/* The most operands an elementwise op takes (select, clamp). */
+#define USC__DOM_MAX_ARGS 3
+
+/*
+ * One elementwise operation, decoded once per instruction by the
+ * interpreter so that a domain never parses attributes per element.  The
+ * interpreter also synthesizes ops that no instruction spells (the
+ * multiply and add of a dot, the convert of a dot operand): their instr is
+ * the instruction they serve (for messages), possibly NULL.
+ */
+typedef struct usc__dom_op {
+	usc_hlo_opcode op;
+	usc_dtype result;                    /* declared element type */
+	unsigned nargs;
+	usc_dtype arg[USC__DOM_MAX_ARGS];     /* operand element types */
+	usc__cmp_dir cmp_dir;                 /* compare */
+	usc__cmp_type cmp_type;               /* compare, never DEFAULT */
+	int exponent_bits, mantissa_bits;     /* reduce-precision */
+	const usc_hlo_instr *instr;           /* for messages; may be NULL */
+} usc__dom_op;
+
+typedef struct usc__domain_ops {
+	const char *name;
+	size_t value_size;
+
+	/* Per-evaluator state (scratch numbers, caches, options). */
+	usc_status (*create)(void **state, usc_error *err);
+	void (*destroy)(void *state);
+
+	/* Value lifetime; all three may be NULL for plain-byte values. */
+	void (*init)(void *state, void *values, size_t n);
+	void (*clear)(void *state, void *values, size_t n);
+	void (*copy)(void *state, void *dst, const void *src, size_t n);
+
+	/* The value of an encoding of type t (inputs, iota). */
+	usc_status (*load)(void *state, usc_dtype t, uint64_t bits, void *out,
+			   usc_error *err);
+	/* The value of a constant's element as written (exact text). */
+	usc_status (*constant)(void *state, usc_dtype t,
+			       const usc_hlo_scalar *s, void *out,
+			       usc_error *err);
+	/*
+	 * Every elementwise op: out[i] = op(args[0][i*s0], ...) for i < n,
+	 * where s_k is 1, or 0 when bit k of scalar_args is set (an operand
+	 * broadcast from one value: clamp's scalar bounds, the accumulator
+	 * of a reduction).  out never aliases an argument.
+	 */
+	usc_status (*apply)(void *state, const usc__dom_op *op, size_t n,
+			    void *out, const void *const *args,
+			    unsigned scalar_args, usc_error *err);
+
+	/*
+	 * The encoding of type t that represents a value in an output
+	 * tensor: the value itself in the reference domain, the midpoint
+	 * rounded to nearest in an interval domain.  enclosure, when not
+	 * NULL, is a domain-defined certificate (later: an MPFR interval).
+	 */
+	usc_status (*to_output)(void *state, usc_dtype t, const void *v,
+				uint64_t *bits, void *enclosure,
+				usc_error *err);
+	/* Whether a pred value is true (select, the gather of masks). */
+	bool (*is_true)(void *state, const void *v);
+	/* The exact integer value of an integer-typed value (indices). */
+	usc_status (*to_index)(void *state, usc_dtype t, const void *v,
+			       int64_t *out, usc_error *err);
+} usc__domain_ops;
+
+/* The reference domain: every op correctly rounded to its declared type. */
+extern const usc__domain_ops usc__domain_reference;
+
+#endif /* USC_ORACLES_DOMAIN_H */

@@ -1,0 +1,3 @@
+# The numeric domains of the evaluator (oracles/domain.h).
+list(APPEND USC_LIB_SOURCES
+  oracles/reference.c)

@@ -1,0 +1,1237 @@
+/*
+ * The evaluator: the public API, the driver that walks a computation in
+ * topological order, buffers, and the dispatch of every op to its family
+ * (elementwise through the domain, data movement by index maps,
+ * reductions, linear algebra, calls).
+ */
+#include "eval_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ulpscope/dtype.h"
+
+/* ------------------------------------------------------------ support */
+
+/* The ops the evaluator knows; anything else is refused up front. */
+bool usc_eval_supports_opcode(usc_hlo_opcode op)
+{
+	switch (op) {
+	case USC_HLO_OP_PARAMETER:
+	case USC_HLO_OP_CONSTANT:
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_DIVIDE:
+	case USC_HLO_OP_REMAINDER:
+	case USC_HLO_OP_POWER:
+	case USC_HLO_OP_MAXIMUM:
+	case USC_HLO_OP_MINIMUM:
+	case USC_HLO_OP_ATAN2:
+	case USC_HLO_OP_NEGATE:
+	case USC_HLO_OP_ABS:
+	case USC_HLO_OP_SIGN:
+	case USC_HLO_OP_EXPONENTIAL:
+	case USC_HLO_OP_EXPONENTIAL_MINUS_ONE:
+	case USC_HLO_OP_LOG:
+	case USC_HLO_OP_LOG_PLUS_ONE:
+	case USC_HLO_OP_LOGISTIC:
+	case USC_HLO_OP_TANH:
+	case USC_HLO_OP_ERF:
+	case USC_HLO_OP_SQRT:
+	case USC_HLO_OP_RSQRT:
+	case USC_HLO_OP_CBRT:
+	case USC_HLO_OP_SINE:
+	case USC_HLO_OP_COSINE:
+	case USC_HLO_OP_TAN:
+	case USC_HLO_OP_ACOS:
+	case USC_HLO_OP_ASIN:
+	case USC_HLO_OP_ATAN:
+	case USC_HLO_OP_ACOSH:
+	case USC_HLO_OP_ASINH:
+	case USC_HLO_OP_ATANH:
+	case USC_HLO_OP_COSH:
+	case USC_HLO_OP_SINH:
+	case USC_HLO_OP_FLOOR:
+	case USC_HLO_OP_CEIL:
+	case USC_HLO_OP_ROUND_NEAREST_EVEN:
+	case USC_HLO_OP_ROUND_NEAREST_AFZ:
+	case USC_HLO_OP_IS_FINITE:
+	case USC_HLO_OP_COMPARE:
+	case USC_HLO_OP_SELECT:
+	case USC_HLO_OP_CLAMP:
+	case USC_HLO_OP_AND:
+	case USC_HLO_OP_OR:
+	case USC_HLO_OP_XOR:
+	case USC_HLO_OP_NOT:
+	case USC_HLO_OP_SHIFT_LEFT:
+	case USC_HLO_OP_SHIFT_RIGHT_ARITHMETIC:
+	case USC_HLO_OP_SHIFT_RIGHT_LOGICAL:
+	case USC_HLO_OP_POPCNT:
+	case USC_HLO_OP_CLZ:
+	case USC_HLO_OP_CONVERT:
+	case USC_HLO_OP_BITCAST_CONVERT:
+	case USC_HLO_OP_REDUCE_PRECISION:
+	case USC_HLO_OP_BROADCAST:
+	case USC_HLO_OP_RESHAPE:
+	case USC_HLO_OP_BITCAST:
+	case USC_HLO_OP_COPY:
+	case USC_HLO_OP_TRANSPOSE:
+	case USC_HLO_OP_SLICE:
+	case USC_HLO_OP_DYNAMIC_SLICE:
+	case USC_HLO_OP_DYNAMIC_UPDATE_SLICE:
+	case USC_HLO_OP_CONCATENATE:
+	case USC_HLO_OP_PAD:
+	case USC_HLO_OP_IOTA:
+	case USC_HLO_OP_REVERSE:
+	case USC_HLO_OP_REDUCE:
+	case USC_HLO_OP_REDUCE_WINDOW:
+	case USC_HLO_OP_DOT:
+	case USC_HLO_OP_CONVOLUTION:
+	case USC_HLO_OP_GATHER:
+	case USC_HLO_OP_SCATTER:
+	case USC_HLO_OP_TUPLE:
+	case USC_HLO_OP_GET_TUPLE_ELEMENT:
+	case USC_HLO_OP_FUSION:
+	case USC_HLO_OP_CALL:
+	case USC_HLO_OP_MAP:
+	case USC_HLO_OP_OPTIMIZATION_BARRIER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+usc_status usc__eval_fail(usc_error *err, usc_status code,
+			  const usc_hlo_instr *in, const char *fmt, ...)
+{
+	char msg[USC_ERROR_MESSAGE_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!in)
+		return usc__fail(err, code, "%s", msg);
+	return usc__fail(err, code, "%s at %u:%u (instruction '%s')", msg,
+			 in->loc.line, in->loc.column, in->name);
+}
+
+/* ------------------------------------------------------ index helpers */
+
+bool usc__next_index(int64_t *idx, const int64_t *dims, size_t rank)
+{
+	size_t d = rank;
+
+	while (d-- > 0) {
+		if (++idx[d] < dims[d])
+			return true;
+		idx[d] = 0;
+	}
+	return false;
+}
+
+void usc__unravel(size_t flat, const int64_t *dims, size_t rank, int64_t *idx)
+{
+	size_t d = rank;
+
+	while (d-- > 0) {
+		if (dims[d] > 0) {
+			idx[d] = (int64_t)(flat % (size_t)dims[d]);
+			flat /= (size_t)dims[d];
+		} else {
+			idx[d] = 0;
+		}
+	}
+}
+
+size_t usc__ravel(const int64_t *idx, const int64_t *dims, size_t rank)
+{
+	size_t flat = 0, d;
+
+	for (d = 0; d < rank; d++)
+		flat = flat * (size_t)dims[d] + (size_t)idx[d];
+	return flat;
+}
+
+const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name)
+{
+	const usc_hlo_attr *a = usc_hlo_instr_attr(in, name);
+
+	return a && a->kind == USC_HLO_ATTR_INTS ? a : NULL;
+}
+
+bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
+{
+	const usc_hlo_attr *a = usc_hlo_instr_attr(in, name);
+
+	if (!a || a->kind != USC_HLO_ATTR_INT)
+		return false;
+	*out = a->i;
+	return true;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
+			 usc__ebuf **out, usc_error *err)
+{
+	usc__ebuf *b = usc__calloc(1, sizeof *b);
+
+	if (!b)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	b->values = usc__calloc(count ? count : 1, ev->dom->value_size);
+	if (!b->values) {
+		usc__free(b);
+		return usc__fail(err, USC_ENOMEM,
+				 "out of memory for %zu values", count);
+	}
+	if (ev->dom->init)
+		ev->dom->init(ev->dstate, b->values, count);
+	b->refs = 1;
+	b->dtype = t;
+	b->count = count;
+	*out = b;
+	return USC_OK;
+}
+
+void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
+{
+	if (!b || --b->refs > 0)
+		return;
+	if (ev->dom->clear)
+		ev->dom->clear(ev->dstate, b->values, b->count);
+	usc__free(b->values);
+	usc__free(b);
+}
+
+void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n)
+{
+	if (ev->dom->copy)
+		ev->dom->copy(ev->dstate, dst, src, n);
+	else
+		memcpy(dst, src, n * ev->dom->value_size);
+}
+
+static void evalue_clear(usc_eval *ev, usc__evalue *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		usc__ebuf_release(ev, v->leaves[i]);
+	usc__free(v->leaves);
+	v->leaves = NULL;
+	v->n = 0;
+}
+
+static usc_status evalue_alloc(usc__evalue *v, size_t n, usc_error *err)
+{
+	v->leaves = usc__calloc(n ? n : 1, sizeof *v->leaves);
+	if (!v->leaves)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	v->n = n;
+	return USC_OK;
+}
+
+/* The number of array leaves of a shape (a tuple's, depth-first). */
+static size_t shape_leaves(const usc_hlo_shape *s)
+{
+	size_t n = 0, i;
+
+	if (s->kind != USC_HLO_SHAPE_TUPLE)
+		return 1;
+	for (i = 0; i < s->tuple_count; i++)
+		n += shape_leaves(&s->tuple[i]);
+	return n;
+}
+
+/* -------------------------------------------------------- elementwise */
+
+static bool parse_dir(const char *s, usc__cmp_dir *d)
+{
+	static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+	size_t i;
+
+	for (i = 0; i < USC__ARRAY_LEN(names); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*d = (usc__cmp_dir)i;
+			return true;
+		}
+	return false;
+}
+
+usc_status usc__build_op(const usc_hlo_instr *in, usc__dom_op *op,
+			 usc_error *err)
+{
+	size_t k;
+
+	memset(op, 0, sizeof *op);
+	op->op = in->opcode;
+	op->result = in->shape.dtype;
+	op->instr = in;
+	if (in->operand_count > USC__DOM_MAX_ARGS)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "%s with %zu operands",
+				      usc_hlo_opcode_name(in->opcode),
+				      in->operand_count);
+	op->nargs = (unsigned)in->operand_count;
+	for (k = 0; k < in->operand_count; k++)
+		op->arg[k] = in->operands[k]->shape.dtype;
+	if (in->opcode == USC_HLO_OP_COMPARE) {
+		const usc_hlo_attr *d = usc_hlo_instr_attr(in, "direction");
+		const usc_hlo_attr *t = usc_hlo_instr_attr(in, "type");
+		usc_dtype at = op->arg[0];
+
+		if (!d || !d->text || !parse_dir(d->text, &op->cmp_dir))
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "compare without a valid "
+					      "direction");
+		if (!t || !t->text)
+			op->cmp_type = usc_dtype_is_float(at)
+					       ? USC__CMP_FLOAT
+					       : usc_format_of(at)->kind ==
+							 USC_KIND_SINT
+						 ? USC__CMP_SIGNED
+						 : USC__CMP_UNSIGNED;
+		else if (strcmp(t->text, "FLOAT") == 0)
+			op->cmp_type = USC__CMP_FLOAT;
+		else if (strcmp(t->text, "TOTALORDER") == 0)
+			op->cmp_type = USC__CMP_TOTALORDER;
+		else if (strcmp(t->text, "SIGNED") == 0)
+			op->cmp_type = USC__CMP_SIGNED;
+		else if (strcmp(t->text, "UNSIGNED") == 0)
+			op->cmp_type = USC__CMP_UNSIGNED;
+		else
+			return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+					      "compare type %s", t->text);
+	}
+	if (in->opcode == USC_HLO_OP_REDUCE_PRECISION) {
+		int64_t e, m;
+
+		if (!usc__attr_int(in, "exponent_bits", &e) ||
+		    !usc__attr_int(in, "mantissa_bits", &m))
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "reduce-precision needs "
+					      "exponent_bits and mantissa_bits");
+		op->exponent_bits = (int)e;
+		op->mantissa_bits = (int)m;
+	}
+	return USC_OK;
+}
+
+usc_status usc__apply_scalar(usc_eval *ev, const usc_hlo_instr *in,
+			     usc_hlo_opcode opc, usc_dtype result,
+			     usc_dtype a, usc_dtype b, void *out,
+			     const void *x, const void *y, usc_error *err)
+{
+	usc__dom_op op;
+	const void *args[2] = {x, y};
+
+	memset(&op, 0, sizeof op);
+	op.op = opc;
+	op.result = result;
+	op.nargs = y ? 2 : 1;
+	op.arg[0] = a;
+	op.arg[1] = b;
+	op.instr = in;
+	return ev->dom->apply(ev->dstate, &op, 1, out, args, 0, err);
+}
+
+usc_status usc__load_int(usc_eval *ev, usc_dtype t, int64_t v, void *out,
+			 usc_error *err)
+{
+	uint64_t bits = 0;
+	usc_status st;
+
+	if (usc_dtype_is_float(t)) {
+		st = usc_encode_double(t, (double)v, NULL, &bits, NULL);
+		if (st != USC_OK)
+			return usc__fail(err, st, "cannot encode %lld as %s",
+					 (long long)v, usc_dtype_name(t));
+	} else {
+		int w = usc_format_of(t)->bits;
+
+		bits = (uint64_t)v;
+		if (w < 64)
+			bits &= ((uint64_t)1 << w) - 1;
+	}
+	return ev->dom->load(ev->dstate, t, bits, out, err);
+}
+
+static usc_status eval_elementwise(usc_eval *ev, const usc_hlo_instr *in,
+				   const usc__evalue *ops, usc__ebuf *out,
+				   size_t begin, size_t end, usc_error *err)
+{
+	usc__dom_op op;
+	const void *args[USC__DOM_MAX_ARGS];
+	unsigned scalar = 0;
+	size_t k;
+	usc_status st;
+
+	st = usc__build_op(in, &op, err);
+	if (st != USC_OK)
+		return st;
+	for (k = 0; k < in->operand_count; k++) {
+		usc__ebuf *b = ops[k].leaves[0];
+
+		/* Scalar operands of a non-scalar op (clamp's bounds). */
+		if (b->count == 1 && out->count != 1) {
+			scalar |= 1u << k;
+			args[k] = b->values;
+		} else if (b->count != out->count) {
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "operand %zu has %zu elements, "
+					      "the result %zu",
+					      k, b->count, out->count);
+		} else {
+			args[k] = USC__VAL(ev, b, begin);
+		}
+	}
+	if (end <= begin)
+		return USC_OK;
+	return ev->dom->apply(ev->dstate, &op, end - begin,
+			      USC__VAL(ev, out, begin), args, scalar, err);
+}
+
+/* bitcast-convert between widths: the bits regrouped, little-endian. */
+static usc_status eval_bitcast_convert(usc_eval *ev, const usc_hlo_instr *in,
+				       const usc__evalue *ops, usc__ebuf *out,
+				       usc_error *err)
+{
+	usc__ebuf *src = ops[0].leaves[0];
+	usc_dtype from = src->dtype, to = out->dtype;
+	int wf = usc_format_of(from)->bits, wt = usc_format_of(to)->bits;
+	size_t i, j;
+	usc_status st;
+
+	if (wf == wt)
+		return eval_elementwise(ev, in, ops, out, 0, out->count, err);
+	if (wf % wt != 0 && wt % wf != 0)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "bitcast-convert from %s to %s",
+				      usc_dtype_name(from), usc_dtype_name(to));
+	if (wf > wt) {
+		size_t ratio = (size_t)(wf / wt);
+
+		for (i = 0; i < src->count; i++) {
+			uint64_t bits;
+
+			st = ev->dom->to_output(ev->dstate, from,
+						USC__VAL(ev, src, i), &bits,
+						NULL, err);
+			for (j = 0; st == USC_OK && j < ratio; j++) {
+				uint64_t part = bits >> (j * (size_t)wt);
+
+				if (wt < 64)
+					part &= ((uint64_t)1 << wt) - 1;
+				st = ev->dom->load(ev->dstate, to, part,
+						   USC__VAL(ev, out,
+							    i * ratio + j),
+						   err);
+			}
+			if (st != USC_OK)
+				return st;
+		}
+	} else {
+		size_t ratio = (size_t)(wt / wf);
+
+		for (i = 0; i < out->count; i++) {
+			uint64_t bits = 0;
+
+			for (j = 0; j < ratio; j++) {
+				uint64_t part;
+
+				st = ev->dom->to_output(
+					ev->dstate, from,
+					USC__VAL(ev, src, i * ratio + j),
+					&part, NULL, err);
+				if (st != USC_OK)
+					return st;
+				bits |= part << (j * (size_t)wf);
+			}
+			st = ev->dom->load(ev->dstate, to, bits,
+					   USC__VAL(ev, out, i), err);
+			if (st != USC_OK)
+				return st;
+		}
+	}
+	return USC_OK;
+}
+
+/* ---------------------------------------------------------- constants */
+
+static usc_status eval_constant(usc_eval *ev, const usc_hlo_instr *in,
+				usc__ebuf *out, usc_error *err)
+{
+	const usc_hlo_literal *lit = in->literal;
+	size_t i;
+	usc_status st;
+
+	if (!lit || lit->kind != USC_HLO_LITERAL_ARRAY)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "constant with %s value",
+				      lit && lit->kind == USC_HLO_LITERAL_ELIDED
+					      ? "an elided"
+					      : "a tuple or missing");
+	if (lit->count != out->count && lit->count != 1)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "constant has %zu elements, its shape "
+				      "%zu",
+				      lit->count, out->count);
+	for (i = 0; i < out->count; i++) {
+		const usc_hlo_scalar *s = &lit->elems[lit->count == 1 ? 0 : i];
+
+		st = ev->dom->constant(ev->dstate, out->dtype, s,
+				       USC__VAL(ev, out, i), err);
+		if (st != USC_OK)
+			return usc__eval_fail(err, st, in,
+					      "bad constant element '%s'",
+					      s->text);
+	}
+	return USC_OK;
+}
+
+static usc_status eval_iota(usc_eval *ev, const usc_hlo_instr *in,
+			    usc__ebuf *out, size_t begin, size_t end,
+			    usc_error *err)
+{
+	const usc_hlo_shape *s = &in->shape;
+	int64_t dim, idx[USC_TENSOR_MAX_RANK];
+	size_t i;
+	usc_status st;
+
+	if (!usc__attr_int(in, "iota_dimension", &dim) || dim < 0 ||
+	    (size_t)dim >= s->rank)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "iota needs a valid iota_dimension");
+	if (begin >= end)
+		return USC_OK;
+	usc__unravel(begin, s->dims, s->rank, idx);
+	for (i = begin; i < end; i++) {
+		st = usc__load_int(ev, out->dtype, idx[dim],
+				   USC__VAL(ev, out, i), err);
+		if (st != USC_OK)
+			return st;
+		usc__next_index(idx, s->dims, s->rank);
+	}
+	return USC_OK;
+}
+
+/* ------------------------------------------------------------- driver */
+
+static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
+				   const usc__evalue *args, size_t nargs,
+				   usc__evalue *result, usc_error *err);
+
+static usc_status new_array_result(usc_eval *ev, const usc_hlo_instr *in,
+				   usc__evalue *res, usc_error *err)
+{
+	usc_status st;
+
+	if (in->shape.kind != USC_HLO_SHAPE_ARRAY)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "%s with a non-array shape",
+				      usc_hlo_opcode_name(in->opcode));
+	st = evalue_alloc(res, 1, err);
+	if (st != USC_OK)
+		return st;
+	return usc__ebuf_new(ev, in->shape.dtype,
+			     (size_t)usc_hlo_shape_elements(&in->shape),
+			     &res->leaves[0], err);
+}
+
+/* Results with several leaves (variadic reduce, scatter): fresh arrays. */
+static usc_status new_leaf_results(usc_eval *ev, const usc_hlo_instr *in,
+				   usc__evalue *res, usc_error *err)
+{
+	const usc_hlo_shape *s = &in->shape;
+	size_t n = s->kind == USC_HLO_SHAPE_TUPLE ? s->tuple_count : 1, i;
+	usc_status st;
+
+	st = evalue_alloc(res, n, err);
+	for (i = 0; st == USC_OK && i < n; i++) {
+		const usc_hlo_shape *e =
+			s->kind == USC_HLO_SHAPE_TUPLE ? &s->tuple[i] : s;
+
+		if (e->kind != USC_HLO_SHAPE_ARRAY)
+			return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+					      "nested tuple result");
+		st = usc__ebuf_new(ev, e->dtype,
+				   (size_t)usc_hlo_shape_elements(e),
+				   &res->leaves[i], err);
+	}
+	return st;
+}
+
+static usc_status share(usc__evalue *res, usc__ebuf *const *leaves, size_t n,
+			usc_error *err)
+{
+	usc_status st = evalue_alloc(res, n, err);
+	size_t i;
+
+	if (st != USC_OK)
+		return st;
+	for (i = 0; i < n; i++) {
+		res->leaves[i] = leaves[i];
+		leaves[i]->refs++;
+	}
+	return USC_OK;
+}
+
+static usc_status eval_instr(usc_eval *ev, const usc_hlo_instr *in,
+			     const usc__evalue *ops, const usc__evalue *args,
+			     size_t nargs, usc__evalue *res, usc_error *err)
+{
+	usc_status st;
+	size_t count;
+
+	switch (in->opcode) {
+	case USC_HLO_OP_PARAMETER:
+		if (in->parameter_number < 0 ||
+		    (size_t)in->parameter_number >= nargs)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "parameter %lld has no argument",
+					      (long long)in->parameter_number);
+		return share(res, args[in->parameter_number].leaves,
+			     args[in->parameter_number].n, err);
+	case USC_HLO_OP_TUPLE: {
+		size_t n = 0, k, j;
+
+		for (k = 0; k < in->operand_count; k++)
+			n += ops[k].n;
+		st = evalue_alloc(res, n, err);
+		if (st != USC_OK)
+			return st;
+		for (k = 0, n = 0; k < in->operand_count; k++)
+			for (j = 0; j < ops[k].n; j++) {
+				res->leaves[n++] = ops[k].leaves[j];
+				ops[k].leaves[j]->refs++;
+			}
+		return USC_OK;
+	}
+	case USC_HLO_OP_GET_TUPLE_ELEMENT: {
+		const usc_hlo_shape *ts = &in->operands[0]->shape;
+		int64_t idx;
+		size_t off = 0, k;
+
+		if (!usc__attr_int(in, "index", &idx) ||
+		    ts->kind != USC_HLO_SHAPE_TUPLE || idx < 0 ||
+		    (size_t)idx >= ts->tuple_count)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "get-tuple-element needs a valid "
+					      "index");
+		for (k = 0; k < (size_t)idx; k++)
+			off += shape_leaves(&ts->tuple[k]);
+		return share(res, ops[0].leaves + off,
+			     shape_leaves(&ts->tuple[idx]), err);
+	}
+	case USC_HLO_OP_OPTIMIZATION_BARRIER:
+		return share(res, ops[0].leaves, ops[0].n, err);
+	case USC_HLO_OP_FUSION:
+	case USC_HLO_OP_CALL:
+		if (in->called_count < 1)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "%s without a called computation",
+					      usc_hlo_opcode_name(in->opcode));
+		return eval_computation(ev, in->called[0], ops,
+					in->operand_count, res, err);
+	case USC_HLO_OP_RESHAPE:
+	case USC_HLO_OP_COPY:
+		/* Row-major order is kept: the values are shared. */
+		if (ops[0].leaves[0]->count !=
+		    (size_t)usc_hlo_shape_elements(&in->shape))
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "element counts differ");
+		return share(res, ops[0].leaves, 1, err);
+	case USC_HLO_OP_REDUCE:
+	case USC_HLO_OP_REDUCE_WINDOW:
+	case USC_HLO_OP_SCATTER:
+		st = new_leaf_results(ev, in, res, err);
+		if (st != USC_OK)
+			return st;
+		count = res->leaves[0]->count;
+		if (in->opcode == USC_HLO_OP_REDUCE)
+			return usc__eval_reduce(ev, in, ops, res->leaves, 0,
+						count, err);
+		if (in->opcode == USC_HLO_OP_REDUCE_WINDOW)
+			return usc__eval_reduce_window(ev, in, ops,
+						       res->leaves, 0, count,
+						       err);
+		return usc__eval_scatter(ev, in, ops, res->leaves, err);
+	default:
+		break;
+	}
+	st = new_array_result(ev, in, res, err);
+	if (st != USC_OK)
+		return st;
+	count = res->leaves[0]->count;
+	switch (in->opcode) {
+	case USC_HLO_OP_CONSTANT:
+		return eval_constant(ev, in, res->leaves[0], err);
+	case USC_HLO_OP_IOTA:
+		return eval_iota(ev, in, res->leaves[0], 0, count, err);
+	case USC_HLO_OP_BITCAST_CONVERT:
+		return eval_bitcast_convert(ev, in, ops, res->leaves[0], err);
+	case USC_HLO_OP_DOT:
+		return usc__eval_dot(ev, in, ops, res->leaves[0], 0, count,
+				     err);
+	case USC_HLO_OP_CONVOLUTION:
+		return usc__eval_conv(ev, in, ops, res->leaves[0], 0, count,
+				      err);
+	case USC_HLO_OP_GATHER:
+		return usc__eval_gather(ev, in, ops, res->leaves[0], 0, count,
+					err);
+	case USC_HLO_OP_MAP:
+		return usc__eval_map(ev, in, ops, res->leaves[0], 0, count,
+				     err);
+	default:
+		break;
+	}
+	if (usc_hlo_opcode_category(in->opcode) == USC_HLO_CAT_ELEMENTWISE)
+		return eval_elementwise(ev, in, ops, res->leaves[0], 0, count,
+					err);
+	return usc__eval_data(ev, in, ops, res->leaves[0], 0, count, err);
+}
+
+/*
+ * A topological order of c's instructions: operands first, every
+ * instruction once, by an explicit-stack depth-first walk (HLO text is
+ * usually in order already, but nothing requires it).
+ */
+usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
+			 usc_error *err)
+{
+	size_t n = c->instr_count, done = 0, i;
+	unsigned char *state = usc__calloc(n ? n : 1, 1);
+	size_t *stack = usc__calloc(n ? n : 1, sizeof *stack);
+	size_t *next = usc__calloc(n ? n : 1, sizeof *next);
+
+	if (!state || !stack || !next) {
+		usc__free(state);
+		usc__free(stack);
+		usc__free(next);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		size_t sp = 0;
+
+		if (state[i])
+			continue;
+		stack[sp++] = i;
+		state[i] = 1;
+		while (sp) {
+			size_t top = stack[sp - 1];
+			const usc_hlo_instr *in = c->instrs[top];
+
+			if (next[top] < in->operand_count) {
+				size_t o = in->operands[next[top]++]->index;
+
+				if (state[o] == 0) {
+					state[o] = 1;
+					stack[sp++] = o;
+				}
+			} else {
+				state[top] = 2;
+				order[done++] = top;
+				sp--;
+			}
+		}
+	}
+	usc__free(state);
+	usc__free(stack);
+	usc__free(next);
+	return USC_OK;
+}
+
+static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
+				   const usc__evalue *args, size_t nargs,
+				   usc__evalue *result, usc_error *err)
+{
+	size_t n = c->instr_count, i, k;
+	usc__evalue *vals = usc__calloc(n ? n : 1, sizeof *vals);
+	size_t *uses = usc__calloc(n ? n : 1, sizeof *uses);
+	size_t *order = usc__calloc(n ? n : 1, sizeof *order);
+	usc__evalue *ops = NULL;
+	usc_status st = USC_OK;
+
+	if (!vals || !uses || !order) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (!c->root) {
+		st = usc__fail(err, USC_EINVAL, "computation '%s' has no root",
+			       c->name);
+		goto done;
+	}
+	st = usc__topo_order(c, order, err);
+	if (st != USC_OK)
+		goto done;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < c->instrs[i]->operand_count; k++)
+			uses[c->instrs[i]->operands[k]->index]++;
+	for (i = 0; i < n; i++) {
+		const usc_hlo_instr *in = c->instrs[order[i]];
+
+		/* An instruction nobody uses, other than the root, is dead. */
+		if (uses[in->index] == 0 && in != c->root)
+			continue;
+		usc__free(ops);
+		ops = usc__calloc(in->operand_count ? in->operand_count : 1,
+				  sizeof *ops);
+		if (!ops) {
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			goto done;
+		}
+		for (k = 0; k < in->operand_count; k++)
+			ops[k] = vals[in->operands[k]->index];
+		st = eval_instr(ev, in, ops, args, nargs, &vals[in->index],
+				err);
+		if (st != USC_OK)
+			goto done;
+		/* Operands whose last user this was are freed now. */
+		for (k = 0; k < in->operand_count; k++) {
+			size_t o = in->operands[k]->index;
+
+			if (--uses[o] == 0 && c->instrs[o] != c->root)
+				evalue_clear(ev, &vals[o]);
+		}
+	}
+	*result = vals[c->root->index];
+	vals[c->root->index].leaves = NULL;
+	vals[c->root->index].n = 0;
+done:
+	if (vals)
+		for (i = 0; i < n; i++)
+			evalue_clear(ev, &vals[i]);
+	usc__free(ops);
+	usc__free(vals);
+	usc__free(uses);
+	usc__free(order);
+	return st;
+}
+
+/* ---------------------------------------------------------- checking */
+
+static usc_status check_computation(usc_eval *ev, const usc_hlo_computation *c,
+				    int depth, usc_error *err);
+
+static bool dtype_ok(usc_dtype t)
+{
+	const usc_format *f = usc_format_of(t);
+
+	return f && f->kind != USC_KIND_COMPLEX && f->kind != USC_KIND_OTHER;
+}
+
+static bool shape_ok(const usc_hlo_shape *s)
+{
+	size_t i;
+
+	if (s->kind == USC_HLO_SHAPE_TOKEN)
+		return false;
+	if (s->kind == USC_HLO_SHAPE_TUPLE) {
+		for (i = 0; i < s->tuple_count; i++)
+			if (!shape_ok(&s->tuple[i]))
+				return false;
+		return true;
+	}
+	for (i = 0; i < s->rank; i++)
+		if (s->dim_kinds && s->dim_kinds[i] != USC_HLO_DIM_STATIC)
+			return false;
+	return dtype_ok(s->dtype);
+}
+
+static usc_status check_instr(usc_eval *ev, const usc_hlo_instr *in,
+			      int depth, usc_error *err)
+{
+	size_t k;
+	usc_status st;
+
+	if (!usc_eval_supports_opcode(in->opcode))
+		return usc__fail(err, USC_EUNSUPPORTED,
+				 "unsupported op %s at %u:%u (instruction "
+				 "'%s')",
+				 usc_hlo_opcode_name(in->opcode), in->loc.line,
+				 in->loc.column, in->name);
+	if (!shape_ok(&in->shape)) {
+		char *text = NULL;
+		usc_error e2;
+
+		if (usc_hlo_shape_print(&in->shape, &text, &e2) != USC_OK)
+			text = NULL;
+		st = usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				    "unsupported shape %s",
+				    text ? text : "(unprintable)");
+		usc_hlo_text_free(text);
+		return st;
+	}
+	if (in->opcode == USC_HLO_OP_CONSTANT &&
+	    (!in->literal || in->literal->kind != USC_HLO_LITERAL_ARRAY))
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "constant with %s value",
+				      in->literal && in->literal->kind ==
+							     USC_HLO_LITERAL_ELIDED
+					      ? "an elided"
+					      : "a tuple or missing");
+	if (in->opcode == USC_HLO_OP_BITCAST) {
+		const usc_hlo_shape *a = &in->shape, *b = &in->operands[0]->shape;
+
+		if (a->kind != USC_HLO_SHAPE_ARRAY ||
+		    b->kind != USC_HLO_SHAPE_ARRAY || a->dtype != b->dtype ||
+		    usc_hlo_shape_elements(a) != usc_hlo_shape_elements(b))
+			return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+					      "bitcast that changes the element "
+					      "type or count");
+	}
+	for (k = 0; k < in->called_count; k++) {
+		const usc_hlo_computation *c = in->called[k];
+
+		switch (in->opcode) {
+		case USC_HLO_OP_REDUCE:
+		case USC_HLO_OP_REDUCE_WINDOW:
+		case USC_HLO_OP_SCATTER:
+		case USC_HLO_OP_MAP: {
+			usc__sfn *fn;
+
+			/* Bodies evaluated per element are compiled now. */
+			st = usc__sfn_get(ev, c, &fn, err);
+			if (st != USC_OK)
+				return st;
+			break;
+		}
+		default:
+			st = check_computation(ev, c, depth + 1, err);
+			if (st != USC_OK)
+				return st;
+		}
+	}
+	return USC_OK;
+}
+
+static usc_status check_computation(usc_eval *ev, const usc_hlo_computation *c,
+				    int depth, usc_error *err)
+{
+	size_t i;
+	usc_status st;
+
+	if (depth > 64)
+		return usc__fail(err, USC_EUNSUPPORTED,
+				 "computations nested deeper than 64 ('%s')",
+				 c->name);
+	for (i = 0; i < c->instr_count; i++) {
+		st = check_instr(ev, c->instrs[i], depth, err);
+		if (st != USC_OK)
+			return st;
+	}
+	if (!c->root)
+		return usc__fail(err, USC_EINVAL, "computation '%s' has no root",
+				 c->name);
+	return USC_OK;
+}
+
+/* ---------------------------------------------------------------- API */
+
+usc_eval_options usc_eval_options_default(void)
+{
+	usc_eval_options o;
+
+	memset(&o, 0, sizeof o);
+	o.domain = USC_DOMAIN_REFERENCE;
+	o.reduce_order = USC_REDUCE_SEQUENTIAL;
+	return o;
+}
+
+static void free_outputs(usc_eval *ev)
+{
+	size_t i;
+
+	if (!ev->outputs)
+		return;
+	for (i = 0; i < ev->noutputs; i++)
+		usc_tensor_destroy(ev->outputs[i]);
+	usc__free(ev->outputs);
+	ev->outputs = NULL;
+}
+
+void usc_eval_destroy(usc_eval *ev)
+{
+	if (!ev)
+		return;
+	free_outputs(ev);
+	usc__sfn_free_all(ev);
+	if (ev->dom && ev->dstate)
+		ev->dom->destroy(ev->dstate);
+	usc__free(ev->params);
+	usc__free(ev->bound);
+	usc__free(ev);
+}
+
+usc_status usc_eval_create_computation(const usc_hlo_computation *c,
+				       const usc_eval_options *opts,
+				       usc_eval **out, usc_error *err)
+{
+	usc_eval *ev;
+	usc_status st;
+	size_t i;
+
+	if (!c || !out)
+		return usc__fail(err, USC_EINVAL, "no computation to evaluate");
+	*out = NULL;
+	ev = usc__calloc(1, sizeof *ev);
+	if (!ev)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	ev->opts = opts ? *opts : usc_eval_options_default();
+	if (ev->opts.domain != USC_DOMAIN_REFERENCE) {
+		usc__free(ev);
+		return usc__fail(err, USC_EINVAL, "unknown domain %d",
+				 (int)ev->opts.domain);
+	}
+	if (ev->opts.reduce_order != USC_REDUCE_SEQUENTIAL &&
+	    ev->opts.reduce_order != USC_REDUCE_PAIRWISE) {
+		usc__free(ev);
+		return usc__fail(err, USC_EINVAL, "unknown reduction order %d",
+				 (int)ev->opts.reduce_order);
+	}
+	ev->dom = &usc__domain_reference;
+	ev->comp = c;
+	st = ev->dom->create(&ev->dstate, err);
+	if (st != USC_OK) {
+		ev->dstate = NULL;
+		usc_eval_destroy(ev);
+		return st;
+	}
+	for (i = 0; i < c->instr_count; i++)
+		if (c->instrs[i]->opcode == USC_HLO_OP_PARAMETER &&
+		    c->instrs[i]->parameter_number >= 0 &&
+		    (size_t)c->instrs[i]->parameter_number + 1 > ev->nparams)
+			ev->nparams = (size_t)c->instrs[i]->parameter_number + 1;
+	ev->params = usc__calloc(ev->nparams ? ev->nparams : 1,
+				 sizeof *ev->params);
+	ev->bound = usc__calloc(ev->nparams ? ev->nparams : 1,
+				sizeof *ev->bound);
+	if (!ev->params || !ev->bound) {
+		usc_eval_destroy(ev);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < c->instr_count; i++) {
+		const usc_hlo_instr *in = c->instrs[i];
+
+		if (in->opcode == USC_HLO_OP_PARAMETER &&
+		    in->parameter_number >= 0) {
+			if (in->shape.kind != USC_HLO_SHAPE_ARRAY) {
+				usc_eval_destroy(ev);
+				return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+						      "a parameter that is not "
+						      "an array");
+			}
+			ev->params[in->parameter_number] = in;
+		}
+	}
+	for (i = 0; i < ev->nparams; i++)
+		if (!ev->params[i]) {
+			usc_eval_destroy(ev);
+			return usc__fail(err, USC_EINVAL,
+					 "computation '%s' lacks parameter "
+					 "%zu",
+					 c->name, i);
+		}
+	st = check_computation(ev, c, 0, err);
+	if (st != USC_OK) {
+		usc_eval_destroy(ev);
+		return st;
+	}
+	ev->noutputs = shape_leaves(&c->root->shape);
+	*out = ev;
+	return USC_OK;
+}
+
+usc_status usc_eval_create(const usc_hlo_module *m,
+			   const usc_eval_options *opts, usc_eval **out,
+			   usc_error *err)
+{
+	if (!m || !m->entry)
+		return usc__fail(err, USC_EINVAL,
+				 "module has no entry computation");
+	return usc_eval_create_computation(m->entry, opts, out, err);
+}
+
+size_t usc_eval_param_count(const usc_eval *ev)
+{
+	return ev ? ev->nparams : 0;
+}
+
+usc_status usc_eval_param_spec(const usc_eval *ev, size_t i,
+			       usc_tensor_spec *spec, usc_error *err)
+{
+	if (!ev || i >= ev->nparams)
+		return usc__fail(err, USC_ERANGE, "no parameter %zu", i);
+	spec->dtype = ev->params[i]->shape.dtype;
+	spec->rank = ev->params[i]->shape.rank;
+	spec->dims = ev->params[i]->shape.dims;
+	spec->what = NULL;
+	return USC_OK;
+}
+
+usc_status usc_eval_bind(usc_eval *ev, size_t i, const usc_tensor *t,
+			 usc_error *err)
+{
+	usc_tensor_spec want, got;
+	char ws[256], gs[256];
+	bool same;
+	size_t d;
+
+	if (!ev || !t)
+		return usc__fail(err, USC_EINVAL, "nothing to bind");
+	if (i >= ev->nparams)
+		return usc__fail(err, USC_ERANGE,
+				 "parameter %zu does not exist: the "
+				 "computation has %zu",
+				 i, ev->nparams);
+	usc_eval_param_spec(ev, i, &want, NULL);
+	got = usc_tensor_spec_of(t);
+	same = want.dtype == got.dtype && want.rank == got.rank;
+	for (d = 0; same && d < want.rank; d++)
+		same = want.dims[d] == got.dims[d];
+	if (!same) {
+		usc_tensor_spec_format(&want, ws, sizeof ws);
+		usc_tensor_spec_format(&got, gs, sizeof gs);
+		return usc__fail(err, USC_EINVAL,
+				 "parameter %zu ('%s') expects %s, got %s", i,
+				 ev->params[i]->name, ws, gs);
+	}
+	ev->bound[i] = t;
+	return USC_OK;
+}
+
+static usc_status load_input(usc_eval *ev, size_t i, usc__evalue *v,
+			     usc_error *err)
+{
+	const usc_tensor *t = ev->bound[i];
+	size_t n = (size_t)usc_tensor_count(t), k;
+	usc_status st;
+
+	st = evalue_alloc(v, 1, err);
+	if (st == USC_OK)
+		st = usc__ebuf_new(ev, usc_tensor_dtype(t), n, &v->leaves[0],
+				   err);
+	for (k = 0; st == USC_OK && k < n; k++) {
+		uint64_t bits;
+
+		st = usc_tensor_get_bits(t, k, &bits);
+		if (st == USC_OK)
+			st = ev->dom->load(ev->dstate, usc_tensor_dtype(t),
+					   bits, USC__VAL(ev, v->leaves[0], k),
+					   err);
+		else
+			st = usc__fail(err, st, "cannot read parameter %zu", i);
+	}
+	return st;
+}
+
+/* The array leaves of a shape, depth-first. */
+static void collect_leaf_shapes(const usc_hlo_shape *s,
+				const usc_hlo_shape **out, size_t *n)
+{
+	size_t i;
+
+	if (s->kind != USC_HLO_SHAPE_TUPLE) {
+		out[(*n)++] = s;
+		return;
+	}
+	for (i = 0; i < s->tuple_count; i++)
+		collect_leaf_shapes(&s->tuple[i], out, n);
+}
+
+usc_status usc_eval_run(usc_eval *ev, usc_error *err)
+{
+	usc__evalue *args = NULL, result = {0, NULL};
+	const usc_hlo_shape **shapes = NULL;
+	usc_status st = USC_OK;
+	size_t i, n = 0;
+
+	if (!ev)
+		return usc__fail(err, USC_EINVAL, "no evaluator");
+	free_outputs(ev);
+	for (i = 0; i < ev->nparams; i++)
+		if (!ev->bound[i])
+			return usc__fail(err, USC_EINVAL,
+					 "parameter %zu ('%s') is not bound",
+					 i, ev->params[i]->name);
+	args = usc__calloc(ev->nparams ? ev->nparams : 1, sizeof *args);
+	if (!args)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (i = 0; st == USC_OK && i < ev->nparams; i++)
+		st = load_input(ev, i, &args[i], err);
+	if (st == USC_OK)
+		st = eval_computation(ev, ev->comp, args, ev->nparams, &result,
+				      err);
+	if (st != USC_OK)
+		goto done;
+	shapes = usc__calloc(ev->noutputs ? ev->noutputs : 1, sizeof *shapes);
+	ev->outputs = usc__calloc(ev->noutputs ? ev->noutputs : 1,
+				  sizeof *ev->outputs);
+	if (!shapes || !ev->outputs) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	collect_leaf_shapes(&ev->comp->root->shape, shapes, &n);
+	if (n != result.n) {
+		st = usc__fail(err, USC_EINTERNAL,
+			       "root has %zu leaves, the result %zu", n,
+			       result.n);
+		goto done;
+	}
+	for (i = 0; st == USC_OK && i < n; i++) {
+		usc__ebuf *b = result.leaves[i];
+		usc_tensor *t = NULL;
+		size_t k;
+
+		st = usc_tensor_create(shapes[i]->dtype, shapes[i]->rank,
+				       shapes[i]->dims, &t, err);
+		if (st != USC_OK)
+			break;
+		ev->outputs[i] = t;
+		for (k = 0; st == USC_OK && k < b->count; k++) {
+			uint64_t bits;
+
+			st = ev->dom->to_output(ev->dstate, b->dtype,
+						USC__VAL(ev, b, k), &bits, NULL,
+						err);
+			if (st == USC_OK)
+				st = usc_tensor_set_bits(t, k, bits);
+		}
+	}
+	if (st != USC_OK)
+		free_outputs(ev);
+done:
+	evalue_clear(ev, &result);
+	if (args)
+		for (i = 0; i < ev->nparams; i++)
+			evalue_clear(ev, &args[i]);
+	usc__free(args);
+	usc__free(shapes);
+	return st;
+}
+
+size_t usc_eval_output_count(const usc_eval *ev)
+{
+	return ev ? ev->noutputs : 0;
+}
+
+usc_status usc_eval_output(const usc_eval *ev, size_t i,
+			   const usc_tensor **out, usc_error *err)
+{
+	if (!ev || !ev->outputs || i >= ev->noutputs || !ev->outputs[i])
+		return usc__fail(err, USC_ERANGE, "no output %zu", i);
+	*out = ev->outputs[i];
+	return USC_OK;
+}
+
+usc_status usc_eval_take_output(usc_eval *ev, size_t i, usc_tensor **out,
+				usc_error *err)
+{
+	if (!ev || !ev->outputs || i >= ev->noutputs || !ev->outputs[i])
+		return usc__fail(err, USC_ERANGE, "no output %zu", i);
+	*out = ev->outputs[i];
+	ev->outputs[i] = NULL;
+	return USC_OK;
+}

@@ -1,0 +1,145 @@
+/*
+ * Internals of the evaluator, shared by the files of src/eval/.
+ *
+ * A value of an instruction is a list of leaf buffers (one for an array,
+ * the flattened leaves for a tuple).  A buffer holds count domain values
+ * in row-major order of its shape; buffers are immutable once filled and
+ * reference counted, so tuple, get-tuple-element, parameter, reshape and
+ * copy share them instead of copying.
+ *
+ * Every op is evaluated by a function over a range [begin, end) of flat
+ * output indices, so that tiling and streaming can later evaluate an
+ * instruction piece by piece; today the driver passes the whole range.
+ */
+#ifndef USC_EVAL_INTERNAL_H
+#define USC_EVAL_INTERNAL_H
+
+#include "internal.h"
+
+#include "ulpscope/eval.h"
+#include "ulpscope/hlo.h"
+
+#include "../../oracles/domain.h"
+
+typedef struct usc__ebuf {
+	int refs;
+	usc_dtype dtype;
+	size_t count;
+	void *values; /* count * value_size bytes, domain-initialized */
+} usc__ebuf;
+
+typedef struct usc__evalue {
+	size_t n;
+	usc__ebuf **leaves;
+} usc__evalue;
+
+typedef struct usc__sfn usc__sfn;
+
+/* A compiled scalar computation (reduce, map and scatter bodies). */
+struct usc__sfn {
+	const usc_hlo_computation *comp;
+	size_t nparams;
+	size_t nslots;
+	unsigned char *slots;   /* nslots values */
+	size_t nsteps;
+	struct usc__sfn_step *steps;
+	size_t nresults;
+	size_t *results;        /* slot of each root leaf */
+	size_t *param_slot;     /* slot of each parameter */
+	usc__sfn *next;         /* the evaluator's cache list */
+};
+
+struct usc_eval {
+	const usc__domain_ops *dom;
+	void *dstate;
+	usc_eval_options opts;
+	const usc_hlo_computation *comp;
+	size_t nparams;
+	const usc_hlo_instr **params;    /* by parameter number */
+	const usc_tensor **bound;
+	size_t noutputs;
+	usc_tensor **outputs;
+	usc__sfn *sfns;
+};
+
+#define USC__VAL(ev, buf, i)                                                 \
+	((void *)((unsigned char *)(buf)->values + (size_t)(i) *             \
+						     (ev)->dom->value_size))
+
+/* Buffers. */
+usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
+			 usc__ebuf **out, usc_error *err);
+void usc__ebuf_release(usc_eval *ev, usc__ebuf *b);
+void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n);
+
+/* Messages that name an instruction: "... at L:C (instruction 'x')". */
+usc_status usc__eval_fail(usc_error *err, usc_status code,
+			  const usc_hlo_instr *in, const char *fmt, ...)
+	USC__PRINTF(4, 5);
+
+/* Index helpers (row-major). */
+bool usc__next_index(int64_t *idx, const int64_t *dims, size_t rank);
+void usc__unravel(size_t flat, const int64_t *dims, size_t rank,
+		  int64_t *idx);
+size_t usc__ravel(const int64_t *idx, const int64_t *dims, size_t rank);
+
+/* A topological order of c's instruction indices (operands first). */
+usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
+			 usc_error *err);
+
+/* Attributes. */
+const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name);
+bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out);
+
+/* Scalar computations. */
+usc_status usc__sfn_get(usc_eval *ev, const usc_hlo_computation *c,
+			usc__sfn **out, usc_error *err);
+/* results[k] receives a copy of root leaf k; args are nparams values. */
+usc_status usc__sfn_call(usc_eval *ev, usc__sfn *fn, const void *const *args,
+			 void *const *results, usc_error *err);
+void usc__sfn_free_all(usc_eval *ev);
+
+/* Op families: each fills out (already allocated) from the operands. */
+usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
+			  const usc__evalue *ops, usc__ebuf *out,
+			  size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
+			    const usc__evalue *ops, usc__ebuf **outs,
+			    size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
+				   const usc__evalue *ops, usc__ebuf **outs,
+				   size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_dot(usc_eval *ev, const usc_hlo_instr *in,
+			 const usc__evalue *ops, usc__ebuf *out,
+			 size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_conv(usc_eval *ev, const usc_hlo_instr *in,
+			  const usc__evalue *ops, usc__ebuf *out,
+			  size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_gather(usc_eval *ev, const usc_hlo_instr *in,
+			    const usc__evalue *ops, usc__ebuf *out,
+			    size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_scatter(usc_eval *ev, const usc_hlo_instr *in,
+			     const usc__evalue *ops, usc__ebuf **outs,
+			     usc_error *err);
+usc_status usc__eval_map(usc_eval *ev, const usc_hlo_instr *in,
+			 const usc__evalue *ops, usc__ebuf *out,
+			 size_t begin, size_t end, usc_error *err);
+
+/* The elementwise op of an instruction, decoded once. */
+usc_status usc__build_op(const usc_hlo_instr *in, usc__dom_op *op,
+			 usc_error *err);
+
+/*
+ * One elementwise op on single values, synthesized by the interpreter
+ * (dot's convert, multiply and add).
+ */
+usc_status usc__apply_scalar(usc_eval *ev, const usc_hlo_instr *in,
+			     usc_hlo_opcode opc, usc_dtype result,
+			     usc_dtype a, usc_dtype b, void *out,
+			     const void *x, const void *y, usc_error *err);
+
+/* Loads the value v (an integer) as type t (iota, zeros). */
+usc_status usc__load_int(usc_eval *ev, usc_dtype t, int64_t v, void *out,
+			 usc_error *err);
+
+#endif /* USC_EVAL_INTERNAL_H */

@@ -1,0 +1,930 @@
+/*
+ * Reductions and linear algebra: reduce, reduce-window, dot, convolution;
+ * and the ops that index with data or apply a body per element: gather,
+ * scatter, map.  The order of every sum is stated here and in
+ * docs/evaluator.md: sequential by index in row-major order of the
+ * reduced positions, or pairwise over the same sequence.
+ */
+#include "eval_internal.h"
+
+#include <string.h>
+
+#define MAXR USC_TENSOR_MAX_RANK
+
+/* ------------------------------------------------------------ helpers */
+
+static bool in_list(const usc_hlo_attr *a, int64_t d)
+{
+	size_t i;
+
+	if (!a)
+		return false;
+	for (i = 0; i < a->count; i++)
+		if (a->ints[i] == d)
+			return true;
+	return false;
+}
+
+static size_t list_count(const usc_hlo_attr *a)
+{
+	return a ? a->count : 0;
+}
+
+/* A scratch array of n domain values, initialized and cleared. */
+typedef struct scratch {
+	size_t n;
+	unsigned char *v;
+} scratch;
+
+static usc_status scratch_new(usc_eval *ev, scratch *s, size_t n,
+			      usc_error *err)
+{
+	s->n = n;
+	s->v = usc__calloc(n ? n : 1, ev->dom->value_size);
+	if (!s->v)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	if (ev->dom->init)
+		ev->dom->init(ev->dstate, s->v, n);
+	return USC_OK;
+}
+
+static void scratch_free(usc_eval *ev, scratch *s)
+{
+	if (s->v && ev->dom->clear)
+		ev->dom->clear(ev->dstate, s->v, s->n);
+	usc__free(s->v);
+	s->v = NULL;
+}
+
+#define SV(ev, s, i) ((void *)((s)->v + (size_t)(i) * (ev)->dom->value_size))
+
+/*
+ * Combines the elements at flats[0..m) of the N inputs with body fn,
+ * starting from the N init values, into dst (N values, stride 1 in dst
+ * pointers).  Sequential: acc = f(acc, x_j) for j in order.  Pairwise:
+ * a balanced tree over the sequence, then f(init, tree).
+ */
+typedef struct combiner {
+	usc_eval *ev;
+	usc__sfn *fn;
+	size_t N;
+	usc__ebuf *const *inputs;
+	const void *const *inits;
+	scratch tmp; /* pairwise: 2 N values per tree level */
+	size_t levels;
+} combiner;
+
+static usc_status pair_tree(combiner *c, const size_t *flats, size_t m,
+			    size_t level, void *const *dst, usc_error *err)
+{
+	usc_eval *ev = c->ev;
+	const void *args[2 * 64];
+	void *l[64], *r[64];
+	size_t k;
+	usc_status st;
+
+	if (m == 1) {
+		for (k = 0; k < c->N; k++)
+			usc__copy_values(ev, dst[k],
+					 USC__VAL(ev, c->inputs[k], flats[0]),
+					 1);
+		return USC_OK;
+	}
+	for (k = 0; k < c->N; k++) {
+		l[k] = SV(ev, &c->tmp, (level * 2) * c->N + k);
+		r[k] = SV(ev, &c->tmp, (level * 2 + 1) * c->N + k);
+	}
+	st = pair_tree(c, flats, m / 2, level + 1, l, err);
+	if (st == USC_OK)
+		st = pair_tree(c, flats + m / 2, m - m / 2, level + 1, r, err);
+	if (st != USC_OK)
+		return st;
+	for (k = 0; k < c->N; k++) {
+		args[k] = l[k];
+		args[c->N + k] = r[k];
+	}
+	return usc__sfn_call(ev, c->fn, args, dst, err);
+}
+
+static usc_status combine(combiner *c, const size_t *flats, size_t m,
+			  void *const *dst, usc_error *err)
+{
+	usc_eval *ev = c->ev;
+	const void *args[2 * 64];
+	size_t j, k;
+	usc_status st;
+
+	for (k = 0; k < c->N; k++)
+		usc__copy_values(ev, dst[k], c->inits[k], 1);
+	if (m == 0)
+		return USC_OK;
+	if (ev->opts.reduce_order == USC_REDUCE_PAIRWISE) {
+		void *t[64];
+
+		/* The tree's result lands in the last level's slots. */
+		for (k = 0; k < c->N; k++)
+			t[k] = SV(ev, &c->tmp, (c->levels * 2) * c->N + k);
+		st = pair_tree(c, flats, m, 0, t, err);
+		if (st != USC_OK)
+			return st;
+		for (k = 0; k < c->N; k++) {
+			args[k] = c->inits[k];
+			args[c->N + k] = t[k];
+		}
+		return usc__sfn_call(ev, c->fn, args, dst, err);
+	}
+	for (j = 0; j < m; j++) {
+		for (k = 0; k < c->N; k++) {
+			args[k] = dst[k];
+			args[c->N + k] = USC__VAL(ev, c->inputs[k], flats[j]);
+		}
+		st = usc__sfn_call(ev, c->fn, args, dst, err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+static usc_status combiner_init(combiner *c, usc_eval *ev,
+				const usc_hlo_instr *in, size_t N,
+				const usc__evalue *ops, size_t max_m,
+				usc_error *err)
+{
+	size_t k;
+	usc_status st;
+
+	memset(c, 0, sizeof *c);
+	c->ev = ev;
+	c->N = N;
+	if (N < 1 || N > 64 || in->called_count < 1)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "%s with %zu inputs",
+				      usc_hlo_opcode_name(in->opcode), N);
+	st = usc__sfn_get(ev, in->called[0], &c->fn, err);
+	if (st != USC_OK)
+		return st;
+	if (c->fn->nparams != 2 * N || c->fn->nresults != N)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "the body '%s' takes %zu values and "
+				      "gives %zu; expected %zu and %zu",
+				      in->called[0]->name, c->fn->nparams,
+				      c->fn->nresults, 2 * N, N);
+	for (k = 0; k < 2 * N; k++)
+		if (ops[k].n != 1)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "operand %zu is a tuple", k);
+	while (((size_t)1 << c->levels) < max_m)
+		c->levels++;
+	return scratch_new(ev, &c->tmp, (c->levels * 2 + 2) * N, err);
+}
+
+/* ------------------------------------------------------------- reduce */
+
+usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
+			    const usc__evalue *ops, usc__ebuf **outs,
+			    size_t begin, size_t end, usc_error *err)
+{
+	size_t N = in->operand_count / 2, rank, nk = 0, nr = 0, m = 1, i, k;
+	const usc_hlo_shape *s;
+	const usc_hlo_attr *dims = usc__attr_ints(in, "dimensions");
+	int64_t kd[MAXR], rd[MAXR], rdims[MAXR], kdims[MAXR];
+	int64_t idx[MAXR], ridx[MAXR], oidx[MAXR];
+	usc__ebuf *inputs[64];
+	const void *inits[64];
+	void *dst[64];
+	size_t *flats = NULL;
+	combiner c;
+	usc_status st;
+
+	if (in->operand_count % 2 || N == 0 || N > 64)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "reduce needs N inputs and N inits");
+	s = &in->operands[0]->shape;
+	rank = s->rank;
+	if (rank > MAXR)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in, "rank");
+	for (i = 0; i < list_count(dims); i++)
+		if (dims->ints[i] < 0 || (size_t)dims->ints[i] >= rank)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad reduce dimension %lld",
+					      (long long)dims->ints[i]);
+	/* Reduced dimensions in ascending order: row-major over them. */
+	for (i = 0; i < rank; i++) {
+		if (in_list(dims, (int64_t)i)) {
+			rd[nr] = (int64_t)i;
+			rdims[nr++] = s->dims[i];
+			m *= (size_t)s->dims[i];
+		} else {
+			kd[nk] = (int64_t)i;
+			kdims[nk++] = s->dims[i];
+		}
+	}
+	for (k = 0; k < N; k++) {
+		inputs[k] = ops[k].leaves[0];
+		inits[k] = USC__VAL(ev, ops[N + k].leaves[0], 0);
+	}
+	st = combiner_init(&c, ev, in, N, ops, m, err);
+	if (st != USC_OK)
+		return st;
+	c.inputs = inputs;
+	c.inits = inits;
+	flats = usc__calloc(m ? m : 1, sizeof *flats);
+	if (!flats) {
+		scratch_free(ev, &c.tmp);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (i = begin; i < end; i++) {
+		size_t j = 0;
+
+		usc__unravel(i, kdims, nk, oidx);
+		for (k = 0; k < nk; k++)
+			idx[kd[k]] = oidx[k];
+		memset(ridx, 0, sizeof(int64_t) * (nr ? nr : 1));
+		if (m > 0) {
+			do {
+				for (k = 0; k < nr; k++)
+					idx[rd[k]] = ridx[k];
+				flats[j++] = usc__ravel(idx, s->dims, rank);
+			} while (usc__next_index(ridx, rdims, nr));
+		}
+		for (k = 0; k < N; k++)
+			dst[k] = USC__VAL(ev, outs[k], i);
+		st = combine(&c, flats, m, dst, err);
+		if (st != USC_OK)
+			break;
+	}
+	usc__free(flats);
+	scratch_free(ev, &c.tmp);
+	return st;
+}
+
+/* ------------------------------------------------------ reduce-window */
+
+usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
+				   const usc__evalue *ops, usc__ebuf **outs,
+				   size_t begin, size_t end, usc_error *err)
+{
+	size_t N = in->operand_count / 2, rank, m = 1, i, k;
+	const usc_hlo_shape *s, *os;
+	const usc_hlo_attr *w = usc_hlo_instr_attr(in, "window");
+	int64_t wdims[MAXR], widx[MAXR], oidx[MAXR], idx[MAXR];
+	usc__ebuf *inputs[64];
+	const void *inits[64];
+	void *dst[64];
+	size_t *flats = NULL;
+	combiner c;
+	usc_status st;
+
+	if (in->operand_count % 2 || N == 0 || N > 64)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "reduce-window needs N inputs and N "
+				      "inits");
+	s = &in->operands[0]->shape;
+	os = in->shape.kind == USC_HLO_SHAPE_TUPLE ? &in->shape.tuple[0]
+						   : &in->shape;
+	rank = s->rank;
+	if (rank > MAXR || (rank > 0 && (!w || w->kind != USC_HLO_ATTR_WINDOW ||
+					 w->count != rank)))
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "reduce-window needs a window of rank "
+				      "%zu",
+				      rank);
+	for (i = 0; i < rank; i++) {
+		wdims[i] = w->window[i].size;
+		m *= (size_t)wdims[i];
+		if (w->window[i].stride < 1 || w->window[i].lhs_dilate < 1 ||
+		    w->window[i].rhs_dilate < 1)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad window in dimension %zu", i);
+	}
+	for (k = 0; k < N; k++) {
+		inputs[k] = ops[k].leaves[0];
+		inits[k] = USC__VAL(ev, ops[N + k].leaves[0], 0);
+	}
+	st = combiner_init(&c, ev, in, N, ops, m, err);
+	if (st != USC_OK)
+		return st;
+	c.inputs = inputs;
+	c.inits = inits;
+	flats = usc__calloc(m ? m : 1, sizeof *flats);
+	if (!flats) {
+		scratch_free(ev, &c.tmp);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (i = begin; i < end; i++) {
+		size_t j = 0;
+
+		usc__unravel(i, os->dims, rank, oidx);
+		memset(widx, 0, sizeof widx);
+		if (m > 0) {
+			do {
+				bool ok = true;
+
+				/*
+				 * Window positions in the padded, dilated
+				 * input that fall on padding or between
+				 * dilated elements are skipped.
+				 */
+				for (k = 0; k < rank && ok; k++) {
+					const usc_hlo_window_dim *d =
+						&w->window[k];
+					int64_t p = oidx[k] * d->stride -
+						    d->pad_lo +
+						    widx[k] * d->rhs_dilate;
+
+					if (p < 0 || p % d->lhs_dilate) {
+						ok = false;
+						break;
+					}
+					p /= d->lhs_dilate;
+					if (p >= s->dims[k])
+						ok = false;
+					idx[k] = p;
+				}
+				if (ok)
+					flats[j++] =
+						usc__ravel(idx, s->dims, rank);
+			} while (usc__next_index(widx, wdims, rank));
+		}
+		for (k = 0; k < N; k++)
+			dst[k] = USC__VAL(ev, outs[k], i);
+		st = combine(&c, flats, j, dst, err);
+		if (st != USC_OK)
+			break;
+	}
+	usc__free(flats);
+	scratch_free(ev, &c.tmp);
+	return st;
+}
+
+/* ---------------------------------------------------------- sums of products */
+
+/*
+ * The sum of products of a dot or convolution: each operand converted to
+ * the result type (exact when it widens), each product rounded to the
+ * result type, the sum sequential from the first product (or pairwise),
+ * each addition rounded.  An empty sum is +0.
+ */
+typedef struct sop {
+	usc_eval *ev;
+	const usc_hlo_instr *in;
+	usc_dtype rt, lt, kt;
+	scratch prods; /* the products of one output element */
+	scratch conv;  /* two converted operands */
+	scratch tree;  /* pairwise partial sums */
+	size_t levels;
+} sop;
+
+static usc_status sop_init(sop *p, usc_eval *ev, const usc_hlo_instr *in,
+			   size_t max_terms, usc_error *err)
+{
+	usc_status st;
+
+	memset(p, 0, sizeof *p);
+	p->ev = ev;
+	p->in = in;
+	p->rt = in->shape.dtype;
+	p->lt = in->operands[0]->shape.dtype;
+	p->kt = in->operands[1]->shape.dtype;
+	while (((size_t)1 << p->levels) < max_terms)
+		p->levels++;
+	st = scratch_new(ev, &p->prods, max_terms, err);
+	if (st == USC_OK)
+		st = scratch_new(ev, &p->conv, 2, err);
+	if (st == USC_OK)
+		st = scratch_new(ev, &p->tree, 2 * (p->levels + 1), err);
+	return st;
+}
+
+static void sop_free(sop *p)
+{
+	scratch_free(p->ev, &p->prods);
+	scratch_free(p->ev, &p->conv);
+	scratch_free(p->ev, &p->tree);
+}
+
+static usc_status sop_product(sop *p, const void *a, const void *b, size_t j,
+			      usc_error *err)
+{
+	usc_eval *ev = p->ev;
+	usc_status st;
+
+	if (p->lt != p->rt) {
+		st = usc__apply_scalar(ev, p->in, USC_HLO_OP_CONVERT, p->rt,
+				       p->lt, USC_DTYPE_INVALID,
+				       SV(ev, &p->conv, 0), a, NULL, err);
+		if (st != USC_OK)
+			return st;
+		a = SV(ev, &p->conv, 0);
+	}
+	if (p->kt != p->rt) {
+		st = usc__apply_scalar(ev, p->in, USC_HLO_OP_CONVERT, p->rt,
+				       p->kt, USC_DTYPE_INVALID,
+				       SV(ev, &p->conv, 1), b, NULL, err);
+		if (st != USC_OK)
+			return st;
+		b = SV(ev, &p->conv, 1);
+	}
+	return usc__apply_scalar(ev, p->in, USC_HLO_OP_MULTIPLY, p->rt, p->rt,
+				 p->rt, SV(ev, &p->prods, j), a, b, err);
+}
+
+static usc_status sop_tree(sop *p, size_t lo, size_t m, size_t level,
+			   void *dst, usc_error *err)
+{
+	usc_eval *ev = p->ev;
+	void *l, *r;
+	usc_status st;
+
+	if (m == 1) {
+		usc__copy_values(ev, dst, SV(ev, &p->prods, lo), 1);
+		return USC_OK;
+	}
+	l = SV(ev, &p->tree, 2 * level);
+	r = SV(ev, &p->tree, 2 * level + 1);
+	st = sop_tree(p, lo, m / 2, level + 1, l, err);
+	if (st == USC_OK)
+		st = sop_tree(p, lo + m / 2, m - m / 2, level + 1, r, err);
+	if (st != USC_OK)
+		return st;
+	return usc__apply_scalar(ev, p->in, USC_HLO_OP_ADD, p->rt, p->rt,
+				 p->rt, dst, l, r, err);
+}
+
+static usc_status sop_sum(sop *p, size_t m, void *dst, usc_error *err)
+{
+	usc_eval *ev = p->ev;
+	size_t j;
+	usc_status st;
+
+	if (m == 0)
+		return usc__load_int(ev, p->rt, 0, dst, err);
+	if (ev->opts.reduce_order == USC_REDUCE_PAIRWISE)
+		return sop_tree(p, 0, m, 0, dst, err);
+	usc__copy_values(ev, dst, SV(ev, &p->prods, 0), 1);
+	for (j = 1; j < m; j++) {
+		/* The accumulator is copied so out never aliases an arg. */
+		usc__copy_values(ev, SV(ev, &p->conv, 0), dst, 1);
+		st = usc__apply_scalar(ev, p->in, USC_HLO_OP_ADD, p->rt, p->rt,
+				       p->rt, dst, SV(ev, &p->conv, 0),
+				       SV(ev, &p->prods, j), err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/* ---------------------------------------------------------------- dot */
+
+usc_status usc__eval_dot(usc_eval *ev, const usc_hlo_instr *in,
+			 const usc__evalue *ops, usc__ebuf *out,
+			 size_t begin, size_t end, usc_error *err)
+{
+	const usc_hlo_shape *ls = &in->operands[0]->shape;
+	const usc_hlo_shape *rs = &in->operands[1]->shape;
+	const usc_hlo_attr *lb = usc__attr_ints(in, "lhs_batch_dims");
+	const usc_hlo_attr *rb = usc__attr_ints(in, "rhs_batch_dims");
+	const usc_hlo_attr *lc = usc__attr_ints(in, "lhs_contracting_dims");
+	const usc_hlo_attr *rc = usc__attr_ints(in, "rhs_contracting_dims");
+	size_t nb = list_count(lb), nc = list_count(lc), nlf = 0, nrf = 0;
+	int64_t lfree[MAXR], rfree[MAXR], cdims[MAXR], cidx[MAXR];
+	int64_t oidx[MAXR], li[MAXR], ri[MAXR];
+	size_t m = 1, i, k;
+	usc__ebuf *L = ops[0].leaves[0], *R = ops[1].leaves[0];
+	sop p;
+	usc_status st;
+
+	if (ls->rank > MAXR || rs->rank > MAXR ||
+	    list_count(rb) != nb || list_count(rc) != nc)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "dot needs matching batch and "
+				      "contracting dimension lists");
+	for (k = 0; k < nb; k++)
+		if (lb->ints[k] < 0 || (size_t)lb->ints[k] >= ls->rank ||
+		    rb->ints[k] < 0 || (size_t)rb->ints[k] >= rs->rank ||
+		    ls->dims[lb->ints[k]] != rs->dims[rb->ints[k]])
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad batch dimension %zu", k);
+	for (k = 0; k < nc; k++) {
+		if (lc->ints[k] < 0 || (size_t)lc->ints[k] >= ls->rank ||
+		    rc->ints[k] < 0 || (size_t)rc->ints[k] >= rs->rank ||
+		    ls->dims[lc->ints[k]] != rs->dims[rc->ints[k]])
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad contracting dimension %zu",
+					      k);
+		cdims[k] = ls->dims[lc->ints[k]];
+		m *= (size_t)cdims[k];
+	}
+	for (i = 0; i < ls->rank; i++)
+		if (!in_list(lb, (int64_t)i) && !in_list(lc, (int64_t)i))
+			lfree[nlf++] = (int64_t)i;
+	for (i = 0; i < rs->rank; i++)
+		if (!in_list(rb, (int64_t)i) && !in_list(rc, (int64_t)i))
+			rfree[nrf++] = (int64_t)i;
+	if (nb + nlf + nrf != in->shape.rank)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "result rank %zu, expected %zu",
+				      in->shape.rank, nb + nlf + nrf);
+	st = sop_init(&p, ev, in, m, err);
+	for (i = begin; st == USC_OK && i < end; i++) {
+		size_t j = 0;
+
+		/* Result dimensions: batch, lhs free, rhs free. */
+		usc__unravel(i, in->shape.dims, in->shape.rank, oidx);
+		for (k = 0; k < nb; k++) {
+			li[lb->ints[k]] = oidx[k];
+			ri[rb->ints[k]] = oidx[k];
+		}
+		for (k = 0; k < nlf; k++)
+			li[lfree[k]] = oidx[nb + k];
+		for (k = 0; k < nrf; k++)
+			ri[rfree[k]] = oidx[nb + nlf + k];
+		memset(cidx, 0, sizeof(int64_t) * (nc ? nc : 1));
+		if (m > 0) {
+			do {
+				for (k = 0; k < nc; k++) {
+					li[lc->ints[k]] = cidx[k];
+					ri[rc->ints[k]] = cidx[k];
+				}
+				st = sop_product(
+					&p,
+					USC__VAL(ev, L,
+						 usc__ravel(li, ls->dims,
+							    ls->rank)),
+					USC__VAL(ev, R,
+						 usc__ravel(ri, rs->dims,
+							    rs->rank)),
+					j++, err);
+			} while (st == USC_OK &&
+				 usc__next_index(cidx, cdims, nc));
+		}
+		if (st == USC_OK)
+			st = sop_sum(&p, j, USC__VAL(ev, out, i), err);
+	}
+	sop_free(&p);
+	return st;
+}
+
+/* -------------------------------------------------------- convolution */
+
+usc_status usc__eval_conv(usc_eval *ev, const usc_hlo_instr *in,
+			  const usc__evalue *ops, usc__ebuf *out,
+			  size_t begin, size_t end, usc_error *err)
+{
+	const usc_hlo_shape *ls = &in->operands[0]->shape;
+	const usc_hlo_shape *ks = &in->operands[1]->shape;
+	const usc_hlo_shape *os = &in->shape;
+	const usc_hlo_attr *dl = usc_hlo_instr_attr(in, "dim_labels");
+	const usc_hlo_attr *w = usc_hlo_instr_attr(in, "window");
+	const usc_hlo_dim_labels *lab;
+	int64_t fgc = 1, bgc = 1, kif, of_per_group;
+	int64_t oidx[MAXR], li[MAXR], ki[MAXR], kpos[MAXR], ksp[MAXR];
+	size_t ns, i, k, m;
+	usc__ebuf *L = ops[0].leaves[0], *K = ops[1].leaves[0];
+	sop p;
+	usc_status st;
+
+	if (!dl || dl->kind != USC_HLO_ATTR_DIM_LABELS || !dl->labels)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "convolution needs dim_labels");
+	lab = dl->labels;
+	ns = lab->spatial_count;
+	if (ns > 0 && (!w || w->kind != USC_HLO_ATTR_WINDOW || w->count != ns))
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "convolution needs a window of %zu "
+				      "dimensions",
+				      ns);
+	usc__attr_int(in, "feature_group_count", &fgc);
+	usc__attr_int(in, "batch_group_count", &bgc);
+	if (bgc != 1)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "convolution with batch_group_count=%lld",
+				      (long long)bgc);
+	kif = ks->dims[lab->kernel_input_feature];
+	if (fgc < 1 || ls->dims[lab->input_feature] != kif * fgc ||
+	    os->dims[lab->output_feature] % fgc != 0)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "feature_group_count=%lld does not fit "
+				      "the shapes",
+				      (long long)fgc);
+	of_per_group = os->dims[lab->output_feature] / fgc;
+	m = (size_t)kif;
+	for (k = 0; k < ns; k++) {
+		ksp[k] = ks->dims[lab->kernel_spatial[k]];
+		m *= (size_t)ksp[k];
+		if (w->window[k].stride < 1 || w->window[k].lhs_dilate < 1 ||
+		    w->window[k].rhs_dilate < 1)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad window dimension %zu", k);
+	}
+	st = sop_init(&p, ev, in, m, err);
+	for (i = begin; st == USC_OK && i < end; i++) {
+		int64_t of, g, f;
+		size_t j = 0;
+
+		usc__unravel(i, os->dims, os->rank, oidx);
+		of = oidx[lab->output_feature];
+		g = of / of_per_group;
+		li[lab->input_batch] = oidx[lab->output_batch];
+		ki[lab->kernel_output_feature] = of;
+		/* Input features outermost, kernel positions row-major. */
+		for (f = 0; st == USC_OK && f < kif; f++) {
+			li[lab->input_feature] = g * kif + f;
+			ki[lab->kernel_input_feature] = f;
+			memset(kpos, 0, sizeof(int64_t) * (ns ? ns : 1));
+			do {
+				bool ok = true;
+
+				for (k = 0; k < ns; k++) {
+					const usc_hlo_window_dim *d =
+						&w->window[k];
+					int64_t q = oidx[lab->output_spatial[k]] *
+							    d->stride -
+						    d->pad_lo +
+						    kpos[k] * d->rhs_dilate;
+
+					if (q < 0 || q % d->lhs_dilate) {
+						ok = false;
+						break;
+					}
+					q /= d->lhs_dilate;
+					if (q >= ls->dims[lab->input_spatial[k]]) {
+						ok = false;
+						break;
+					}
+					li[lab->input_spatial[k]] = q;
+					ki[lab->kernel_spatial[k]] =
+						d->rhs_reversal
+							? ksp[k] - 1 - kpos[k]
+							: kpos[k];
+				}
+				if (ok)
+					st = sop_product(
+						&p,
+						USC__VAL(ev, L,
+							 usc__ravel(li, ls->dims,
+								    ls->rank)),
+						USC__VAL(ev, K,
+							 usc__ravel(ki, ks->dims,
+								    ks->rank)),
+						j++, err);
+			} while (st == USC_OK && usc__next_index(kpos, ksp, ns));
+		}
+		if (st == USC_OK)
+			st = sop_sum(&p, j, USC__VAL(ev, out, i), err);
+	}
+	sop_free(&p);
+	return st;
+}
+
+/* ------------------------------------------------------------- gather */
+
+/*
+ * The start index vector for batch position G (the indices tensor's
+ * index with index_vector_dim left out), mapped into operand dims and
+ * clamped (gather) or left as is (scatter).
+ */
+static usc_status start_vector(usc_eval *ev, const usc_hlo_instr *in,
+			       const usc__ebuf *ib, const usc_hlo_shape *is,
+			       int64_t ivd, const int64_t *G,
+			       const usc_hlo_attr *map, int64_t *S,
+			       usc_error *err)
+{
+	int64_t idx[MAXR];
+	size_t k, d, g = 0;
+	usc_status st;
+
+	for (k = 0; k < list_count(map); k++) {
+		int64_t v;
+
+		for (d = 0, g = 0; d < is->rank; d++)
+			idx[d] = (int64_t)d == ivd ? (int64_t)k : G[g++];
+		st = ev->dom->to_index(ev->dstate, ib->dtype,
+				       USC__VAL(ev, ib,
+						usc__ravel(idx, is->dims,
+							   is->rank)),
+				       &v, err);
+		if (st != USC_OK)
+			return usc__eval_fail(err, st, in, "bad index");
+		S[map->ints[k]] = v;
+	}
+	return USC_OK;
+}
+
+usc_status usc__eval_gather(usc_eval *ev, const usc_hlo_instr *in,
+			    const usc__evalue *ops, usc__ebuf *out,
+			    size_t begin, size_t end, usc_error *err)
+{
+	const usc_hlo_shape *s = &in->operands[0]->shape;
+	const usc_hlo_shape *is = &in->operands[1]->shape;
+	const usc_hlo_shape *os = &in->shape;
+	const usc_hlo_attr *offd = usc__attr_ints(in, "offset_dims");
+	const usc_hlo_attr *coll = usc__attr_ints(in, "collapsed_slice_dims");
+	const usc_hlo_attr *sim = usc__attr_ints(in, "start_index_map");
+	const usc_hlo_attr *ss = usc__attr_ints(in, "slice_sizes");
+	const usc_hlo_attr *obd = usc__attr_ints(in, "operand_batching_dims");
+	int64_t ivd, odim_of_off[MAXR], G[MAXR], S[MAXR], oidx[MAXR];
+	int64_t idx[MAXR];
+	size_t nbatch, i, k, j;
+	usc_status st;
+
+	if (!usc__attr_int(in, "index_vector_dim", &ivd))
+		ivd = (int64_t)is->rank;
+	if (list_count(obd) > 0)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "gather with operand_batching_dims");
+	if (!ss || ss->count != s->rank || !sim || s->rank > MAXR ||
+	    os->rank > MAXR || ivd < 0 || (size_t)ivd > is->rank)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "gather needs slice_sizes, "
+				      "start_index_map and a valid "
+				      "index_vector_dim");
+	/* The operand dimension each offset dim of the output walks. */
+	for (i = 0, j = 0; i < s->rank; i++)
+		if (!in_list(coll, (int64_t)i)) {
+			if (j >= list_count(offd))
+				return usc__eval_fail(err, USC_EINVAL, in,
+						      "offset_dims too short");
+			odim_of_off[j++] = (int64_t)i;
+		}
+	nbatch = os->rank - list_count(offd);
+	for (k = 0; k < sim->count; k++)
+		if (sim->ints[k] < 0 || (size_t)sim->ints[k] >= s->rank)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad start_index_map");
+	for (i = begin; i < end; i++) {
+		size_t g = 0, off = 0;
+
+		usc__unravel(i, os->dims, os->rank, oidx);
+		for (k = 0; k < os->rank; k++)
+			if (!in_list(offd, (int64_t)k))
+				G[g++] = oidx[k];
+		(void)nbatch;
+		for (k = 0; k < s->rank; k++)
+			S[k] = 0;
+		st = start_vector(ev, in, ops[1].leaves[0], is, ivd, G, sim, S,
+				  err);
+		if (st != USC_OK)
+			return st;
+		for (k = 0; k < s->rank; k++) {
+			/* XLA clamps the start so the slice fits. */
+			if (S[k] > s->dims[k] - ss->ints[k])
+				S[k] = s->dims[k] - ss->ints[k];
+			if (S[k] < 0)
+				S[k] = 0;
+			idx[k] = S[k];
+		}
+		for (k = 0; k < os->rank; k++)
+			if (in_list(offd, (int64_t)k))
+				idx[odim_of_off[off++]] += oidx[k];
+		usc__copy_values(ev, USC__VAL(ev, out, i),
+				 USC__VAL(ev, ops[0].leaves[0],
+					  usc__ravel(idx, s->dims, s->rank)),
+				 1);
+	}
+	return USC_OK;
+}
+
+/* ------------------------------------------------------------ scatter */
+
+usc_status usc__eval_scatter(usc_eval *ev, const usc_hlo_instr *in,
+			     const usc__evalue *ops, usc__ebuf **outs,
+			     usc_error *err)
+{
+	size_t N = (in->operand_count - 1) / 2, i, k, j;
+	const usc_hlo_shape *s, *is, *us;
+	const usc_hlo_attr *uwd = usc__attr_ints(in, "update_window_dims");
+	const usc_hlo_attr *iwd = usc__attr_ints(in, "inserted_window_dims");
+	const usc_hlo_attr *sdo =
+		usc__attr_ints(in, "scatter_dims_to_operand_dims");
+	const usc_hlo_attr *ibd = usc__attr_ints(in, "input_batching_dims");
+	int64_t ivd, odim_of_win[MAXR], wsize[MAXR], G[MAXR], S[MAXR];
+	int64_t uidx[MAXR], idx[MAXR];
+	const void *args[128];
+	void *dst[64];
+	usc__sfn *fn;
+	usc_status st;
+
+	if (in->operand_count < 3 || in->operand_count % 2 == 0 || N > 64 ||
+	    in->called_count < 1)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "scatter needs N operands, indices, N "
+				      "updates and to_apply");
+	s = &in->operands[0]->shape;
+	is = &in->operands[N]->shape;
+	us = &in->operands[N + 1]->shape;
+	if (!usc__attr_int(in, "index_vector_dim", &ivd))
+		ivd = (int64_t)is->rank;
+	if (list_count(ibd) > 0)
+		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+				      "scatter with input_batching_dims");
+	if (!sdo || s->rank > MAXR || us->rank > MAXR || ivd < 0 ||
+	    (size_t)ivd > is->rank)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "scatter needs "
+				      "scatter_dims_to_operand_dims and a "
+				      "valid index_vector_dim");
+	st = usc__sfn_get(ev, in->called[0], &fn, err);
+	if (st != USC_OK)
+		return st;
+	if (fn->nparams != 2 * N || fn->nresults != N)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "scatter body has the wrong arity");
+	/* The result starts as a copy of the operands. */
+	for (k = 0; k < N; k++)
+		usc__copy_values(ev, outs[k]->values,
+				 ops[k].leaves[0]->values, outs[k]->count);
+	for (i = 0, j = 0; i < s->rank; i++) {
+		if (in_list(iwd, (int64_t)i)) {
+			wsize[i] = 1;
+			continue;
+		}
+		if (j >= list_count(uwd))
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "update_window_dims too short");
+		odim_of_win[j] = (int64_t)i;
+		wsize[i] = us->dims[uwd->ints[j]];
+		j++;
+	}
+	if (ops[N + 1].leaves[0]->count == 0)
+		return USC_OK;
+	memset(uidx, 0, sizeof uidx);
+	do {
+		size_t g = 0, w = 0;
+		bool ok = true;
+
+		for (k = 0; k < us->rank; k++)
+			if (!in_list(uwd, (int64_t)k))
+				G[g++] = uidx[k];
+		for (k = 0; k < s->rank; k++)
+			S[k] = 0;
+		st = start_vector(ev, in, ops[N].leaves[0], is, ivd, G, sdo, S,
+				  err);
+		if (st != USC_OK)
+			return st;
+		/*
+		 * An update whose whole window does not fit the operand is
+		 * skipped, as XLA's evaluator does (the semantics leave it
+		 * implementation-defined).
+		 */
+		for (k = 0; k < s->rank; k++) {
+			if (S[k] < 0 || S[k] + wsize[k] > s->dims[k])
+				ok = false;
+			idx[k] = S[k];
+		}
+		if (ok) {
+			size_t flat, uf;
+
+			for (k = 0; k < us->rank; k++)
+				if (in_list(uwd, (int64_t)k))
+					idx[odim_of_win[w++]] += uidx[k];
+			flat = usc__ravel(idx, s->dims, s->rank);
+			uf = usc__ravel(uidx, us->dims, us->rank);
+			for (k = 0; k < N; k++) {
+				dst[k] = USC__VAL(ev, outs[k], flat);
+				args[k] = dst[k];
+				args[N + k] =
+					USC__VAL(ev, ops[N + 1 + k].leaves[0],
+						 uf);
+			}
+			st = usc__sfn_call(ev, fn, args, dst, err);
+			if (st != USC_OK)
+				return st;
+		}
+	} while (usc__next_index(uidx, us->dims, us->rank));
+	return USC_OK;
+}
+
+/* ---------------------------------------------------------------- map */
+
+usc_status usc__eval_map(usc_eval *ev, const usc_hlo_instr *in,
+			 const usc__evalue *ops, usc__ebuf *out,
+			 size_t begin, size_t end, usc_error *err)
+{
+	const void *args[64];
+	void *dst[1];
+	usc__sfn *fn;
+	size_t i, k, n = in->operand_count;
+	usc_status st;
+
+	if (n > 64 || in->called_count < 1)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "map needs to_apply and at most 64 "
+				      "operands");
+	st = usc__sfn_get(ev, in->called[0], &fn, err);
+	if (st != USC_OK)
+		return st;
+	if (fn->nparams != n || fn->nresults != 1)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "map body has the wrong arity");
+	for (i = begin; i < end; i++) {
+		for (k = 0; k < n; k++)
+			args[k] = USC__VAL(ev, ops[k].leaves[0],
+					   ops[k].leaves[0]->count == 1 ? 0 : i);
+		dst[0] = USC__VAL(ev, out, i);
+		st = usc__sfn_call(ev, fn, args, dst, err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}

@@ -1,0 +1,16 @@
+# Evaluator tests: the interpreter on hand-written modules, the reference
+# domain against MPFR called directly, and the corpus walk.
+usc_add_test(test_eval_interp eval/test_eval_interp.c)
+usc_add_test(test_eval_reference eval/test_eval_reference.c)
+target_include_directories(test_eval_reference PRIVATE ${PROJECT_SOURCE_DIR})
+usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
+
+# The CLI on a kernel without parameters: exp(0), exp(1), exp(2) in f32,
+# correctly rounded (e = 2.71828175 and e^2 = 7.38905621 to 9 digits).
+add_test(NAME cli_eval_iota_exp
+  COMMAND ulpscope_cli eval ${CMAKE_CURRENT_SOURCE_DIR}/eval/cli_iota_exp.hlo)
+set_tests_properties(cli_eval_iota_exp PROPERTIES
+  PASS_REGULAR_EXPRESSION "output 0: f32\\[3\\]\n  1 2.71828175 7.38905621\n")
+add_test(NAME cli_eval_missing_input
+  COMMAND ulpscope_cli eval ${CMAKE_CURRENT_SOURCE_DIR}/eval/cli_iota_exp.hlo --input nonexistent.npy)
+set_tests_properties(cli_eval_missing_input PROPERTIES WILL_FAIL TRUE)
