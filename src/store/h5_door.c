@@ -575,3 +575,1111 @@ done:
 	quiet_end(q);
 	return st;
 }
+
+/* ------------------------------------------------------------------ */
+/* The result file's needs: checked files, groups, attributes, strings */
+
+/*
+ * The file-access list of result files: at least the 1.8 format, whose
+ * metadata carries checksums, and at most 1.10, so that every h5py built
+ * on HDF5 1.10 or later reads what we write.
+ */
+static hid_t checked_fapl(void)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+
+	if (fapl >= 0 &&
+	    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V110) < 0) {
+		H5Pclose(fapl);
+		fapl = -1;
+	}
+	return fapl;
+}
+
+usc_status usc__h5_file_create_checked(const char *path, usc__h5_file **out,
+				       usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t fapl = checked_fapl(), id = -1;
+	usc_status st;
+
+	*out = NULL;
+	if (fapl >= 0)
+		id = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (id < 0)
+		st = h5_fail(err, USC_EIO, "%s: cannot create HDF5 file", path);
+	else
+		st = file_new(path, id, out, err);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_file_open_rdwr(const char *path, usc__h5_file **out,
+				  usc_error *err)
+{
+	quiet q;
+	FILE *fp;
+	htri_t is;
+	hid_t fapl, id = -1;
+	usc_status st;
+
+	*out = NULL;
+	fp = fopen(path, "r+b");
+	if (!fp)
+		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
+				 "%s: cannot open: %s", path, strerror(errno));
+	fclose(fp);
+	q = quiet_begin();
+	is = H5Fis_hdf5(path);
+	if (is == 0) {
+		H5Eclear2(H5E_DEFAULT);
+		st = usc__fail(err, USC_EPARSE, "%s: not an HDF5 file", path);
+		goto done;
+	}
+	fapl = checked_fapl();
+	if (is > 0 && fapl >= 0)
+		id = H5Fopen(path, H5F_ACC_RDWR, fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (id < 0) {
+		st = h5_fail(err, USC_EIO, "%s: cannot open HDF5 file", path);
+		goto done;
+	}
+	st = file_new(path, id, out, err);
+done:
+	quiet_end(q);
+	return st;
+}
+
+const char *usc__h5_file_path(const usc__h5_file *f)
+{
+	return f->path;
+}
+
+/*
+ * Whether every prefix of an absolute path names a link, asked in turn
+ * because H5Lexists fails rather than answers below a missing group.
+ * Paths that do not start with '/' or are longer than the scratch buffer
+ * are reported as absent.  Runs inside a quiet scope.
+ */
+static bool path_exists(hid_t file, const char *path)
+{
+	size_t len = strlen(path);
+	char prefix[4096];
+
+	if (path[0] != '/' || len >= sizeof prefix)
+		return false;
+	if (len == 1)
+		return true;
+	for (size_t i = 1; i <= len; i++) {
+		if (i < len && path[i] != '/')
+			continue;
+		memcpy(prefix, path, i);
+		prefix[i] = '\0';
+		if (H5Lexists(file, prefix, H5P_DEFAULT) <= 0 ||
+		    H5Oexists_by_name(file, prefix, H5P_DEFAULT) <= 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return false;
+		}
+	}
+	return true;
+}
+
+usc_status usc__h5_group_create(usc__h5_file *f, const char *group,
+				usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+	hid_t g = -1;
+	usc_status st = USC_OK;
+
+	if (lcpl >= 0 && gcpl >= 0 &&
+	    H5Pset_create_intermediate_group(lcpl, 1) >= 0 &&
+	    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED |
+						     H5P_CRT_ORDER_INDEXED) >= 0)
+		g = H5Gcreate2(f->id, group, lcpl, gcpl, H5P_DEFAULT);
+	if (g < 0)
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot create the group",
+			     f->path, group);
+	else
+		H5Gclose(g);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	if (lcpl >= 0)
+		H5Pclose(lcpl);
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_exists(usc__h5_file *f, const char *path, bool *exists,
+			  bool *is_group, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t g;
+
+	(void)err;
+	*exists = path_exists(f->id, path);
+	if (is_group) {
+		*is_group = false;
+		if (*exists) {
+			g = H5Gopen2(f->id, path, H5P_DEFAULT);
+			if (g >= 0) {
+				*is_group = true;
+				H5Gclose(g);
+			}
+		}
+	}
+	quiet_end(q);
+	return USC_OK;
+}
+
+void usc__h5_names_free(char **names, size_t count)
+{
+	if (!names)
+		return;
+	for (size_t i = 0; i < count; i++)
+		usc__free(names[i]);
+	usc__free(names);
+}
+
+usc_status usc__h5_group_list(usc__h5_file *f, const char *group,
+			      char ***names, size_t *count, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t g = -1, gcpl = -1;
+	H5G_info_t info;
+	H5_index_t index = H5_INDEX_NAME;
+	unsigned order = 0;
+	char **list = NULL;
+	size_t n = 0;
+	usc_status st = USC_OK;
+
+	*names = NULL;
+	*count = 0;
+	if (!path_exists(f->id, group)) {
+		st = usc__fail(err, USC_ENOTFOUND, "%s:%s: no such group",
+			       f->path, group);
+		goto done;
+	}
+	g = H5Gopen2(f->id, group, H5P_DEFAULT);
+	if (g < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		st = usc__fail(err, USC_EPARSE, "%s:%s: not a group", f->path,
+			       group);
+		goto done;
+	}
+	gcpl = H5Gget_create_plist(g);
+	if (gcpl >= 0 && H5Pget_link_creation_order(gcpl, &order) >= 0 &&
+	    (order & H5P_CRT_ORDER_INDEXED))
+		index = H5_INDEX_CRT_ORDER;
+	if (H5Gget_info(g, &info) < 0) {
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot list the group",
+			     f->path, group);
+		goto done;
+	}
+	if (info.nlinks) {
+		list = usc__calloc((size_t)info.nlinks, sizeof *list);
+		if (!list) {
+			st = usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				       f->path, group);
+			goto done;
+		}
+	}
+	for (n = 0; n < (size_t)info.nlinks; n++) {
+		ssize_t len = H5Lget_name_by_idx(g, ".", index, H5_ITER_INC,
+						 (hsize_t)n, NULL, 0,
+						 H5P_DEFAULT);
+
+		if (len < 0) {
+			st = h5_fail(err, USC_EIO,
+				     "%s:%s: cannot list the group", f->path,
+				     group);
+			break;
+		}
+		list[n] = usc__malloc((size_t)len + 1);
+		if (!list[n]) {
+			st = usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				       f->path, group);
+			break;
+		}
+		if (H5Lget_name_by_idx(g, ".", index, H5_ITER_INC, (hsize_t)n,
+				       list[n], (size_t)len + 1,
+				       H5P_DEFAULT) < 0) {
+			n++;
+			st = h5_fail(err, USC_EIO,
+				     "%s:%s: cannot list the group", f->path,
+				     group);
+			break;
+		}
+	}
+done:
+	if (st != USC_OK) {
+		/* The list is zero-filled: free every slot, filled or not. */
+		usc__h5_names_free(list, list ? (size_t)info.nlinks : 0);
+	} else {
+		*names = list;
+		*count = n;
+	}
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	if (g >= 0)
+		H5Gclose(g);
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_delete(usc__h5_file *f, const char *path, usc_error *err)
+{
+	quiet q = quiet_begin();
+	usc_status st = USC_OK;
+
+	if (H5Ldelete(f->id, path, H5P_DEFAULT) < 0)
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot delete", f->path,
+			     path);
+	quiet_end(q);
+	return st;
+}
+
+/* A variable-length UTF-8 string type; a new id, or -1. */
+static hid_t vlen_string_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 ||
+		       H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+		H5Tclose(t);
+		t = -1;
+	}
+	return t;
+}
+
+/*
+ * A fixed-length UTF-8 string type of len bytes and a NUL; a new id, or
+ * -1.  The result file stores every string this way rather than as a
+ * variable-length string: those live in HDF5's global heap, whose records
+ * carry no checksum, and HDF5 1.10 copies past its buffers when one of
+ * their lengths is damaged.  Fixed-length strings sit in checksummed
+ * object headers (attributes) or in plain raw data (datasets).
+ */
+static hid_t fixed_string_type(size_t len)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	if (t >= 0 && (H5Tset_size(t, len + 1) < 0 ||
+		       H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+		       H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+		H5Tclose(t);
+		t = -1;
+	}
+	return t;
+}
+
+/*
+ * Chooses chunk dimensions: the whole shape, with the leading dimensions
+ * halved until a chunk holds at most 1 MiB, so that a chunk is a run of
+ * whole rows in C order and a reader of one row touches one chunk.
+ */
+static void choose_chunk(size_t rank, const hsize_t *dims, size_t elem,
+			 hsize_t *chunk)
+{
+	uint64_t bytes = elem;
+
+	for (size_t i = 0; i < rank; i++) {
+		chunk[i] = dims[i] ? dims[i] : 1;
+		bytes *= chunk[i];
+	}
+	for (size_t i = 0; i < rank && bytes > (1u << 20); i++) {
+		while (chunk[i] > 1 && bytes > (1u << 20)) {
+			bytes /= chunk[i];
+			chunk[i] = (chunk[i] + 1) / 2;
+			bytes *= chunk[i];
+		}
+	}
+}
+
+usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
+				 usc__h5_store t, size_t rank,
+				 const int64_t *dims, const void *data,
+				 usc_error *err)
+{
+	static const struct {
+		size_t size;
+	} sizes[] = {{1}, {2}, {4}, {8}, {8}};
+	quiet q = quiet_begin();
+	hsize_t hd[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+	hid_t ftype, mtype, space = -1, lcpl = -1, dcpl = -1, dset = -1;
+	usc_status st = USC_OK;
+	uint64_t count = 1;
+
+	switch (t) {
+	case USC__H5_STORE_U8:
+		ftype = mtype = H5T_STD_U8LE;
+		break;
+	case USC__H5_STORE_U16:
+		ftype = mtype = H5T_STD_U16LE;
+		break;
+	case USC__H5_STORE_U32:
+		ftype = mtype = H5T_STD_U32LE;
+		break;
+	case USC__H5_STORE_U64:
+		ftype = mtype = H5T_STD_U64LE;
+		break;
+	default:
+		ftype = H5T_IEEE_F64LE, mtype = H5T_NATIVE_DOUBLE;
+		break;
+	}
+	if (rank > H5S_MAX_RANK) {
+		st = usc__fail(err, USC_EUNSUPPORTED,
+			       "%s:%s: rank %zu is above %d", f->path, dataset,
+			       rank, H5S_MAX_RANK);
+		goto done;
+	}
+	for (size_t i = 0; i < rank; i++) {
+		hd[i] = (hsize_t)dims[i];
+		count *= (uint64_t)dims[i];
+	}
+	space = rank ? H5Screate_simple((int)rank, hd, NULL)
+		     : H5Screate(H5S_SCALAR);
+	lcpl = H5Pcreate(H5P_LINK_CREATE);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (space < 0 || lcpl < 0 || dcpl < 0 ||
+	    H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the dataset",
+			     f->path, dataset);
+		goto done;
+	}
+	if (rank > 0 && count * sizes[t].size > USC__H5_CHUNK_THRESHOLD) {
+		choose_chunk(rank, hd, sizes[t].size, chunk);
+		if (H5Pset_chunk(dcpl, (int)rank, chunk) < 0 ||
+		    H5Pset_shuffle(dcpl) < 0 ||
+		    (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+		     H5Pset_deflate(dcpl, 6) < 0) ||
+		    H5Pset_fletcher32(dcpl) < 0) {
+			st = h5_fail(err, USC_EIO,
+				     "%s:%s: cannot set up compression",
+				     f->path, dataset);
+			goto done;
+		}
+	}
+	dset = H5Dcreate2(f->id, dataset, ftype, space, lcpl, dcpl,
+			  H5P_DEFAULT);
+	if (dset < 0) {
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot create the dataset",
+			     f->path, dataset);
+		goto done;
+	}
+	if (count &&
+	    H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the data",
+			     f->path, dataset);
+done:
+	if (dset >= 0)
+		H5Dclose(dset);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (lcpl >= 0)
+		H5Pclose(lcpl);
+	if (space >= 0)
+		H5Sclose(space);
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_write_string(usc__h5_file *f, const char *dataset,
+				const char *text, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t type = fixed_string_type(strlen(text));
+	hid_t space = H5Screate(H5S_SCALAR);
+	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dset = -1;
+	usc_status st = USC_OK;
+
+	if (type < 0 || space < 0 || lcpl < 0 ||
+	    H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the dataset",
+			     f->path, dataset);
+		goto done;
+	}
+	dset = H5Dcreate2(f->id, dataset, type, space, lcpl, H5P_DEFAULT,
+			  H5P_DEFAULT);
+	if (dset < 0 ||
+	    H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, text) < 0)
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the string",
+			     f->path, dataset);
+done:
+	if (dset >= 0)
+		H5Dclose(dset);
+	if (lcpl >= 0)
+		H5Pclose(lcpl);
+	if (space >= 0)
+		H5Sclose(space);
+	if (type >= 0)
+		H5Tclose(type);
+	quiet_end(q);
+	return st;
+}
+
+/* Frees what HDF5 allocated for variable-length data it read. */
+static void vlen_reclaim(hid_t type, hid_t space, void *buf)
+{
+#if H5_VERSION_GE(1, 12, 0)
+	H5Treclaim(type, space, H5P_DEFAULT, buf);
+#else
+	H5Dvlen_reclaim(type, space, H5P_DEFAULT, buf);
+#endif
+}
+
+/*
+ * Reads one string from an attribute (attr >= 0) or a dataset, whose file
+ * type is ftype.  Runs inside a quiet scope; where names it in messages.
+ */
+static usc_status read_one_string(hid_t attr, hid_t dset, hid_t ftype,
+				  const char *where, char **out, size_t *len,
+				  usc_error *err)
+{
+	hid_t mtype = -1, space = -1;
+	usc_status st = USC_OK;
+	char *s = NULL;
+	herr_t rc;
+
+	*out = NULL;
+	space = attr >= 0 ? H5Aget_space(attr) : H5Dget_space(dset);
+	if (space < 0 || H5Sget_simple_extent_npoints(space) != 1) {
+		H5Eclear2(H5E_DEFAULT);
+		st = usc__fail(err, USC_EPARSE, "%s: not a single string",
+			       where);
+		goto done;
+	}
+	if (H5Tis_variable_str(ftype) > 0) {
+		mtype = vlen_string_type();
+		if (mtype < 0 || H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0) {
+			st = h5_fail(err, USC_EIO, "%s: cannot read", where);
+			goto done;
+		}
+		rc = attr >= 0 ? H5Aread(attr, mtype, &s)
+			       : H5Dread(dset, mtype, H5S_ALL, H5S_ALL,
+					 H5P_DEFAULT, &s);
+		if (rc < 0) {
+			st = h5_fail(err, USC_EIO, "%s: cannot read", where);
+			goto done;
+		}
+		*out = usc__strndup(s ? s : "", s ? strlen(s) : 0);
+		vlen_reclaim(mtype, space, &s);
+	} else {
+		size_t size = H5Tget_size(ftype);
+		char *buf = usc__malloc(size + 1);
+
+		if (!buf) {
+			st = usc__fail(err, USC_ENOMEM, "%s: out of memory",
+				       where);
+			goto done;
+		}
+		mtype = H5Tcopy(ftype);
+		rc = mtype < 0 ? -1
+		     : attr >= 0
+			     ? H5Aread(attr, mtype, buf)
+			     : H5Dread(dset, mtype, H5S_ALL, H5S_ALL,
+				       H5P_DEFAULT, buf);
+		if (rc < 0) {
+			usc__free(buf);
+			st = h5_fail(err, USC_EIO, "%s: cannot read", where);
+			goto done;
+		}
+		buf[size] = '\0';
+		*out = usc__strndup(buf, strlen(buf));
+		usc__free(buf);
+	}
+	if (!*out)
+		st = usc__fail(err, USC_ENOMEM, "%s: out of memory", where);
+	else if (len)
+		*len = strlen(*out);
+done:
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	if (space >= 0)
+		H5Sclose(space);
+	return st;
+}
+
+usc_status usc__h5_read_string(usc__h5_file *f, const char *dataset,
+			       char **out, size_t *len, usc_error *err)
+{
+	usc__h5_dataset *d = NULL;
+	usc_status st;
+	quiet q;
+	hid_t t;
+
+	*out = NULL;
+	st = usc__h5_dataset_open(f, dataset, &d, err);
+	if (st != USC_OK)
+		return st;
+	q = quiet_begin();
+	t = H5Dget_type(d->id);
+	if (t < 0 || H5Tget_class(t) != H5T_STRING)
+		st = usc__fail(err, USC_EPARSE, "%s: not a string dataset",
+			       d->where);
+	else
+		st = read_one_string(-1, d->id, t, d->where, out, len, err);
+	if (t >= 0)
+		H5Tclose(t);
+	quiet_end(q);
+	usc__h5_dataset_close(d);
+	return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+
+/* Writes one scalar attribute of file type ftype from memory type mtype. */
+static usc_status attr_set(usc__h5_file *f, const char *obj, const char *name,
+			   hid_t ftype, hid_t mtype, const void *value,
+			   usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t space = H5Screate(H5S_SCALAR), a = -1;
+	usc_status st = USC_OK;
+
+	if (H5Aexists_by_name(f->id, obj, name, H5P_DEFAULT) > 0)
+		H5Adelete_by_name(f->id, obj, name, H5P_DEFAULT);
+	if (space >= 0)
+		a = H5Acreate_by_name(f->id, obj, name, ftype, space,
+				      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0 || H5Awrite(a, mtype, value) < 0)
+		st = h5_fail(err, USC_EIO,
+			     "%s:%s: cannot write attribute '%s'", f->path,
+			     obj, name);
+	if (a >= 0)
+		H5Aclose(a);
+	if (space >= 0)
+		H5Sclose(space);
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_attr_set_string(usc__h5_file *f, const char *obj,
+				   const char *name, const char *value,
+				   usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t t = fixed_string_type(strlen(value));
+	usc_status st;
+
+	quiet_end(q);
+	if (t < 0)
+		return usc__fail(err, USC_EIO,
+				 "%s:%s: cannot write attribute '%s'", f->path,
+				 obj, name);
+	st = attr_set(f, obj, name, t, t, value, err);
+	q = quiet_begin();
+	H5Tclose(t);
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_attr_set_int(usc__h5_file *f, const char *obj,
+				const char *name, int64_t value,
+				usc_error *err)
+{
+	return attr_set(f, obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value,
+			err);
+}
+
+usc_status usc__h5_attr_set_uint(usc__h5_file *f, const char *obj,
+				 const char *name, uint64_t value,
+				 usc_error *err)
+{
+	return attr_set(f, obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64,
+			&value, err);
+}
+
+usc_status usc__h5_attr_set_double(usc__h5_file *f, const char *obj,
+				   const char *name, double value,
+				   usc_error *err)
+{
+	return attr_set(f, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+			&value, err);
+}
+
+usc_status usc__h5_attr_delete(usc__h5_file *f, const char *obj,
+			       const char *name, usc_error *err)
+{
+	quiet q = quiet_begin();
+	usc_status st = USC_OK;
+
+	if (H5Aexists_by_name(f->id, obj, name, H5P_DEFAULT) > 0 &&
+	    H5Adelete_by_name(f->id, obj, name, H5P_DEFAULT) < 0)
+		st = h5_fail(err, USC_EIO,
+			     "%s:%s: cannot delete attribute '%s'", f->path,
+			     obj, name);
+	quiet_end(q);
+	return st;
+}
+
+/*
+ * Opens a scalar attribute of the expected class; its file type goes to
+ * *type.  Runs inside a quiet scope.  The messages name the object and
+ * the attribute.
+ */
+static usc_status attr_open(usc__h5_file *f, const char *obj,
+			    const char *name, H5T_class_t want,
+			    const char *want_text, hid_t *attr, hid_t *type,
+			    usc_error *err)
+{
+	hid_t a, t, s;
+	htri_t ex;
+	hssize_t n;
+
+	*attr = *type = -1;
+	if (!path_exists(f->id, obj))
+		return usc__fail(err, USC_ENOTFOUND, "%s:%s: no such object",
+				 f->path, obj);
+	ex = H5Aexists_by_name(f->id, obj, name, H5P_DEFAULT);
+	if (ex < 0)
+		return h5_fail(err, USC_EIO,
+			       "%s:%s: cannot read attribute '%s'", f->path,
+			       obj, name);
+	if (ex == 0) {
+		return usc__fail(err, USC_ENOTFOUND,
+				 "%s:%s: no attribute '%s'", f->path, obj,
+				 name);
+	}
+	a = H5Aopen_by_name(f->id, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0)
+		return h5_fail(err, USC_EIO,
+			       "%s:%s: cannot read attribute '%s'", f->path,
+			       obj, name);
+	t = H5Aget_type(a);
+	s = H5Aget_space(a);
+	n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+	if (s >= 0)
+		H5Sclose(s);
+	if (t < 0 || n != 1 || H5Tget_class(t) != want) {
+		if (t >= 0)
+			H5Tclose(t);
+		H5Aclose(a);
+		H5Eclear2(H5E_DEFAULT);
+		return usc__fail(err, USC_EPARSE,
+				 "%s:%s: attribute '%s' is not a single %s",
+				 f->path, obj, name, want_text);
+	}
+	*attr = a;
+	*type = t;
+	return USC_OK;
+}
+
+usc_status usc__h5_attr_get_string(usc__h5_file *f, const char *obj,
+				   const char *name, char **out,
+				   usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t a, t;
+	char where[1200];
+	usc_status st;
+
+	*out = NULL;
+	st = attr_open(f, obj, name, H5T_STRING, "string", &a, &t, err);
+	if (st == USC_OK) {
+		snprintf(where, sizeof where, "%s:%s: attribute '%s'", f->path,
+			 obj, name);
+		st = read_one_string(a, -1, t, where, out, NULL, err);
+		H5Tclose(t);
+		H5Aclose(a);
+	}
+	quiet_end(q);
+	return st;
+}
+
+/* Reads an integer attribute as 64 bits of its own signedness. */
+static usc_status attr_get_integer(usc__h5_file *f, const char *obj,
+				   const char *name, bool *is_signed,
+				   int64_t *s, uint64_t *u, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t a, t;
+	usc_status st;
+
+	st = attr_open(f, obj, name, H5T_INTEGER, "integer", &a, &t, err);
+	if (st == USC_OK) {
+		*is_signed = H5Tget_sign(t) == H5T_SGN_2;
+		if ((*is_signed ? H5Aread(a, H5T_NATIVE_INT64, s)
+				: H5Aread(a, H5T_NATIVE_UINT64, u)) < 0)
+			st = h5_fail(err, USC_EIO,
+				     "%s:%s: cannot read attribute '%s'",
+				     f->path, obj, name);
+		H5Tclose(t);
+		H5Aclose(a);
+	}
+	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_attr_get_int(usc__h5_file *f, const char *obj,
+				const char *name, int64_t *out,
+				usc_error *err)
+{
+	bool sgn = true;
+	int64_t s = 0;
+	uint64_t u = 0;
+	usc_status st = attr_get_integer(f, obj, name, &sgn, &s, &u, err);
+
+	if (st != USC_OK)
+		return st;
+	if (!sgn && u > INT64_MAX)
+		return usc__fail(err, USC_ERANGE,
+				 "%s:%s: attribute '%s' is out of range",
+				 f->path, obj, name);
+	*out = sgn ? s : (int64_t)u;
+	return USC_OK;
+}
+
+usc_status usc__h5_attr_get_uint(usc__h5_file *f, const char *obj,
+				 const char *name, uint64_t *out,
+				 usc_error *err)
+{
+	bool sgn = false;
+	int64_t s = 0;
+	uint64_t u = 0;
+	usc_status st = attr_get_integer(f, obj, name, &sgn, &s, &u, err);
+
+	if (st != USC_OK)
+		return st;
+	if (sgn && s < 0)
+		return usc__fail(err, USC_ERANGE,
+				 "%s:%s: attribute '%s' is negative", f->path,
+				 obj, name);
+	*out = sgn ? (uint64_t)s : u;
+	return USC_OK;
+}
+
+usc_status usc__h5_attr_get_double(usc__h5_file *f, const char *obj,
+				   const char *name, double *out,
+				   usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t a, t;
+	usc_status st;
+
+	st = attr_open(f, obj, name, H5T_FLOAT, "float", &a, &t, err);
+	if (st == USC_OK) {
+		if (H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0)
+			st = h5_fail(err, USC_EIO,
+				     "%s:%s: cannot read attribute '%s'",
+				     f->path, obj, name);
+		H5Tclose(t);
+		H5Aclose(a);
+	}
+	quiet_end(q);
+	return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ops tables                                                          */
+
+/*
+ * The columns of the ops table, in order.  Columns 0 and 7 are integers,
+ * the others strings.
+ */
+static const char *const op_columns[] = {
+	"index", "name", "opcode", "element_type",
+	"shape", "op_name", "source_file", "source_line"};
+#define OP_COLUMNS 8
+
+static bool op_column_is_int(size_t col)
+{
+	return col == 0 || col == OP_COLUMNS - 1;
+}
+
+/* The string field of column col (1..6) of a row. */
+static char **op_field(usc__h5_op_row *r, size_t col)
+{
+	char **f[] = {NULL,	     &r->name,    &r->opcode,
+		      &r->element_type, &r->shape,   &r->op_name,
+		      &r->source_file};
+
+	return f[col];
+}
+
+static int64_t *op_int(usc__h5_op_row *r, size_t col)
+{
+	return col == 0 ? &r->index : &r->source_line;
+}
+
+/*
+ * A packed compound of the eight columns: integers as it (the file's
+ * little-endian type or the native one), strings of the given member
+ * types.  Offsets go to off[], the row size to *size.  A new id, or -1.
+ */
+static hid_t ops_compound(hid_t it, const hid_t *str, size_t *off,
+			  size_t *size)
+{
+	size_t total = 0;
+	hid_t ct;
+
+	for (size_t c = 0; c < OP_COLUMNS; c++) {
+		off[c] = total;
+		total += op_column_is_int(c) ? 8 : H5Tget_size(str[c]);
+	}
+	*size = total;
+	ct = H5Tcreate(H5T_COMPOUND, total);
+	for (size_t c = 0; ct >= 0 && c < OP_COLUMNS; c++) {
+		if (H5Tinsert(ct, op_columns[c], off[c],
+			      op_column_is_int(c) ? it : str[c]) < 0) {
+			H5Tclose(ct);
+			ct = -1;
+		}
+	}
+	return ct;
+}
+
+usc_status usc__h5_write_ops(usc__h5_file *f, const char *dataset,
+			     const usc__h5_op_row *rows, size_t n,
+			     usc_error *err)
+{
+	quiet q;
+	hid_t str[OP_COLUMNS], mt = -1, ft = -1, space = -1, lcpl = -1;
+	hid_t dcpl = -1, dset = -1;
+	size_t width[OP_COLUMNS] = {0}, off[OP_COLUMNS], rowsize = 0;
+	hsize_t dim = n, chunk;
+	unsigned char *buf = NULL;
+	usc_status st = USC_OK;
+
+	for (size_t c = 0; c < OP_COLUMNS; c++)
+		str[c] = -1;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t c = 1; c < OP_COLUMNS - 1; c++) {
+			const char *v = *op_field((usc__h5_op_row *)&rows[i], c);
+			size_t len = v ? strlen(v) : 0;
+
+			if (len > width[c])
+				width[c] = len;
+		}
+	}
+	q = quiet_begin();
+	for (size_t c = 1; c < OP_COLUMNS - 1; c++) {
+		str[c] = fixed_string_type(width[c]);
+		if (str[c] < 0)
+			goto describe;
+	}
+	mt = ops_compound(H5T_NATIVE_INT64, str, off, &rowsize);
+	ft = ops_compound(H5T_STD_I64LE, str, off, &rowsize);
+	space = H5Screate_simple(1, &dim, NULL);
+	lcpl = H5Pcreate(H5P_LINK_CREATE);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (mt < 0 || ft < 0 || space < 0 || lcpl < 0 || dcpl < 0 ||
+	    H5Pset_create_intermediate_group(lcpl, 1) < 0)
+		goto describe;
+	/* Large tables are chunked like the numeric datasets. */
+	if (n && rowsize * n > USC__H5_CHUNK_THRESHOLD) {
+		chunk = (1u << 20) / rowsize;
+		chunk = chunk < 1 ? 1 : chunk > n ? n : chunk;
+		if (H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+		    (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+		     H5Pset_deflate(dcpl, 6) < 0) ||
+		    H5Pset_fletcher32(dcpl) < 0)
+			goto describe;
+	}
+	if (n) {
+		buf = usc__reallocarray(NULL, n, rowsize);
+		if (!buf) {
+			st = usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				       f->path, dataset);
+			goto done;
+		}
+		memset(buf, 0, n * rowsize);
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *row = buf + i * rowsize;
+
+		for (size_t c = 0; c < OP_COLUMNS; c++) {
+			usc__h5_op_row *r = (usc__h5_op_row *)&rows[i];
+			const char *v;
+
+			if (op_column_is_int(c)) {
+				memcpy(row + off[c], op_int(r, c), 8);
+				continue;
+			}
+			v = *op_field(r, c);
+			if (v)
+				memcpy(row + off[c], v, strlen(v));
+		}
+	}
+	dset = H5Dcreate2(f->id, dataset, ft, space, lcpl, dcpl, H5P_DEFAULT);
+	if (dset < 0 ||
+	    (n && H5Dwrite(dset, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the table",
+			     f->path, dataset);
+	goto done;
+describe:
+	st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the table",
+		     f->path, dataset);
+done:
+	if (dset >= 0)
+		H5Dclose(dset);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (lcpl >= 0)
+		H5Pclose(lcpl);
+	if (space >= 0)
+		H5Sclose(space);
+	if (ft >= 0)
+		H5Tclose(ft);
+	if (mt >= 0)
+		H5Tclose(mt);
+	for (size_t c = 0; c < OP_COLUMNS; c++)
+		if (str[c] >= 0)
+			H5Tclose(str[c]);
+	quiet_end(q);
+	usc__free(buf);
+	return st;
+}
+
+void usc__h5_ops_free(usc__h5_op_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 1; c < OP_COLUMNS - 1; c++)
+			usc__free(*op_field(&rows[i], c));
+	usc__free(rows);
+}
+
+/*
+ * Checks the ops table's columns and gives the string columns' types
+ * (copies, to read them as stored) in str[].  Runs inside a quiet scope.
+ */
+static usc_status ops_columns_check(hid_t ft, const char *where, hid_t *str,
+				    usc_error *err)
+{
+	for (size_t c = 0; c < OP_COLUMNS; c++) {
+		int idx = H5Tget_member_index(ft, op_columns[c]);
+		hid_t mt = idx >= 0 ? H5Tget_member_type(ft, (unsigned)idx)
+				    : -1;
+		bool ok;
+
+		if (idx < 0 || mt < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return usc__fail(err, USC_EPARSE, "%s: no column '%s'",
+					 where, op_columns[c]);
+		}
+		if (op_column_is_int(c))
+			ok = H5Tget_class(mt) == H5T_INTEGER;
+		else
+			ok = H5Tget_class(mt) == H5T_STRING &&
+			     H5Tis_variable_str(mt) == 0;
+		if (!ok) {
+			H5Tclose(mt);
+			H5Eclear2(H5E_DEFAULT);
+			return usc__fail(err, USC_EPARSE,
+					 "%s: column '%s' is not %s", where,
+					 op_columns[c],
+					 op_column_is_int(c)
+						 ? "an integer"
+						 : "a fixed-length string");
+		}
+		if (op_column_is_int(c))
+			H5Tclose(mt);
+		else
+			str[c] = mt;
+	}
+	return USC_OK;
+}
+
+usc_status usc__h5_read_ops(usc__h5_file *f, const char *dataset,
+			    usc__h5_op_row **rows, size_t *n, usc_error *err)
+{
+	usc__h5_dataset *d = NULL;
+	usc__h5_op_row *out = NULL;
+	hid_t str[OP_COLUMNS], ft = -1, mt = -1, space = -1;
+	size_t off[OP_COLUMNS], rowsize = 0;
+	unsigned char *buf = NULL;
+	hssize_t count = 0;
+	usc_status st;
+	quiet q;
+
+	*rows = NULL;
+	*n = 0;
+	for (size_t c = 0; c < OP_COLUMNS; c++)
+		str[c] = -1;
+	st = usc__h5_dataset_open(f, dataset, &d, err);
+	if (st != USC_OK)
+		return st;
+	q = quiet_begin();
+	ft = H5Dget_type(d->id);
+	space = H5Dget_space(d->id);
+	if (ft < 0 || space < 0 || H5Tget_class(ft) != H5T_COMPOUND ||
+	    H5Sget_simple_extent_ndims(space) != 1) {
+		H5Eclear2(H5E_DEFAULT);
+		st = usc__fail(err, USC_EPARSE,
+			       "%s: not a one-dimensional compound table",
+			       d->where);
+		goto done;
+	}
+	st = ops_columns_check(ft, d->where, str, err);
+	if (st != USC_OK)
+		goto done;
+	count = H5Sget_simple_extent_npoints(space);
+	mt = ops_compound(H5T_NATIVE_INT64, str, off, &rowsize);
+	if (count < 0 || mt < 0) {
+		st = h5_fail(err, USC_EIO, "%s: cannot read the table",
+			     d->where);
+		goto done;
+	}
+	if (count == 0)
+		goto done;
+	buf = usc__reallocarray(NULL, (size_t)count, rowsize);
+	out = usc__calloc((size_t)count, sizeof *out);
+	if (!buf || !out) {
+		st = usc__fail(err, USC_ENOMEM, "%s: out of memory", d->where);
+		goto done;
+	}
+	if (H5Dread(d->id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+		st = h5_fail(err, USC_EIO, "%s: cannot read the table",
+			     d->where);
+		goto done;
+	}
+	for (size_t i = 0; i < (size_t)count; i++) {
+		const unsigned char *row = buf + i * rowsize;
+
+		for (size_t c = 0; c < OP_COLUMNS; c++) {
+			const char *v = (const char *)row + off[c];
+			size_t w;
+			char **dst;
+
+			if (op_column_is_int(c)) {
+				memcpy(op_int(&out[i], c), v, 8);
+				continue;
+			}
+			w = H5Tget_size(str[c]);
+			dst = op_field(&out[i], c);
+			*dst = usc__strndup(v, strnlen(v, w));
+			if (!*dst) {
+				st = usc__fail(err, USC_ENOMEM,
+					       "%s: out of memory", d->where);
+				goto done;
+			}
+		}
+	}
+done:
+	if (mt >= 0)
+		H5Tclose(mt);
+	for (size_t c = 0; c < OP_COLUMNS; c++)
+		if (str[c] >= 0)
+			H5Tclose(str[c]);
+	if (space >= 0)
+		H5Sclose(space);
+	if (ft >= 0)
+		H5Tclose(ft);
+	quiet_end(q);
+	usc__free(buf);
+	usc__h5_dataset_close(d);
+	if (st != USC_OK) {
+		usc__h5_ops_free(out, (size_t)(count > 0 ? count : 0));
+		return st;
+	}
+	*rows = out;
+	*n = (size_t)count;
+	return USC_OK;
+}

@@ -98,4 +98,166 @@ usc_status usc__h5_write_array(usc__h5_file *f, const char *dataset,
 			       usc_dtype t, size_t rank, const int64_t *dims,
 			       const void *data, usc_error *err);
 
+/* ------------------------------------------------------------------ */
+/* The result file (src/store/results.c) builds on what follows.        */
+
+/*
+ * Creates (truncates) a file in the HDF5 1.8 file format or later: its
+ * superblock, object headers and B-trees carry checksums, so a flipped or
+ * missing byte of metadata is reported as an error instead of being read
+ * as something else.  Every h5py built on HDF5 1.8 or later reads it.
+ */
+usc_status usc__h5_file_create_checked(const char *path, usc__h5_file **out,
+				       usc_error *err);
+
+/* Opens an existing file for reading and writing. */
+usc_status usc__h5_file_open_rdwr(const char *path, usc__h5_file **out,
+				  usc_error *err);
+
+/* The path the file was opened or created under. */
+const char *usc__h5_file_path(const usc__h5_file *f);
+
+/*
+ * Creates a group and any missing parents.  Groups created here track the
+ * creation order of their links, so usc__h5_group_list gives members back
+ * in the order they were added.
+ */
+usc_status usc__h5_group_create(usc__h5_file *f, const char *group,
+				usc_error *err);
+
+/*
+ * Whether an object exists at an absolute path, every component checked
+ * in turn (so a missing parent is "no", not an error).  is_group, when
+ * not NULL, says whether it is a group.
+ */
+usc_status usc__h5_exists(usc__h5_file *f, const char *path, bool *exists,
+			  bool *is_group, usc_error *err);
+
+/*
+ * The names of a group's members, in creation order where the group
+ * tracks it and in name order otherwise.  The array and each name are
+ * allocated with usc__malloc; free them with usc__h5_names_free.
+ */
+usc_status usc__h5_group_list(usc__h5_file *f, const char *group,
+			      char ***names, size_t *count, usc_error *err);
+void usc__h5_names_free(char **names, size_t count);
+
+/* Removes a link (a group with everything under it, or a dataset). */
+usc_status usc__h5_delete(usc__h5_file *f, const char *path, usc_error *err);
+
+/* The element types the result file stores numbers as. */
+typedef enum usc__h5_store {
+	USC__H5_STORE_U8,
+	USC__H5_STORE_U16,
+	USC__H5_STORE_U32,
+	USC__H5_STORE_U64,
+	USC__H5_STORE_F64
+} usc__h5_store;
+
+/*
+ * Datasets larger than this many bytes are chunked and pass through the
+ * shuffle, deflate and Fletcher-32 filters; smaller ones are contiguous
+ * (a chunk index costs more than it saves on a few hundred numbers).
+ */
+#define USC__H5_CHUNK_THRESHOLD 4096
+
+/*
+ * Writes an array of type t as a new dataset of the given shape, creating
+ * missing groups.  Integers are taken as little-endian, the layout of a
+ * usc_tensor's data; doubles in the machine's own order.
+ */
+usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
+				 usc__h5_store t, size_t rank,
+				 const int64_t *dims, const void *data,
+				 usc_error *err);
+
+/*
+ * Writes text as a scalar dataset of one fixed-length UTF-8 string (its
+ * length and a NUL).  Fixed-length, never variable-length: see
+ * fixed_string_type in h5_door.c.
+ */
+usc_status usc__h5_write_string(usc__h5_file *f, const char *dataset,
+				const char *text, usc_error *err);
+
+/*
+ * Reads a scalar string dataset (variable-length or fixed-length) into a
+ * NUL-terminated buffer from usc__malloc; *len (may be NULL) receives its
+ * length.
+ */
+usc_status usc__h5_read_string(usc__h5_file *f, const char *dataset,
+			       char **out, size_t *len, usc_error *err);
+
+/*
+ * Attributes of the object at obj (a group or dataset path).  A setter
+ * replaces an attribute of the same name.  Strings are scalar
+ * fixed-length UTF-8 (NUL-terminated), signed integers 64-bit little-endian, unsigned
+ * ones the same unsigned, doubles IEEE binary64 little-endian.
+ */
+usc_status usc__h5_attr_set_string(usc__h5_file *f, const char *obj,
+				   const char *name, const char *value,
+				   usc_error *err);
+usc_status usc__h5_attr_set_int(usc__h5_file *f, const char *obj,
+				const char *name, int64_t value,
+				usc_error *err);
+usc_status usc__h5_attr_set_uint(usc__h5_file *f, const char *obj,
+				 const char *name, uint64_t value,
+				 usc_error *err);
+usc_status usc__h5_attr_set_double(usc__h5_file *f, const char *obj,
+				   const char *name, double value,
+				   usc_error *err);
+/* Removes an attribute; one that is not there is no error. */
+usc_status usc__h5_attr_delete(usc__h5_file *f, const char *obj,
+			       const char *name, usc_error *err);
+
+/*
+ * Reads a scalar attribute.  USC_ENOTFOUND when the object or the
+ * attribute is missing, USC_EPARSE when it is not scalar or not of the
+ * class asked for (any integer width is accepted for the integer getters,
+ * any string kind for the string one), USC_ERANGE when an integer does not
+ * fit.  A string is NUL-terminated, from usc__malloc.
+ */
+usc_status usc__h5_attr_get_string(usc__h5_file *f, const char *obj,
+				   const char *name, char **out,
+				   usc_error *err);
+usc_status usc__h5_attr_get_int(usc__h5_file *f, const char *obj,
+				const char *name, int64_t *out,
+				usc_error *err);
+usc_status usc__h5_attr_get_uint(usc__h5_file *f, const char *obj,
+				 const char *name, uint64_t *out,
+				 usc_error *err);
+usc_status usc__h5_attr_get_double(usc__h5_file *f, const char *obj,
+				   const char *name, double *out,
+				   usc_error *err);
+
+/*
+ * One row of an ops table: a compound dataset of these eight members,
+ * each string column a fixed-length UTF-8 string as wide as its longest
+ * value plus a NUL, integers 64-bit signed little-endian.  Readers match
+ * members by name, so columns added later do not disturb them.  Tables
+ * above USC__H5_CHUNK_THRESHOLD bytes are chunked and compressed.
+ */
+typedef struct usc__h5_op_row {
+	int64_t index;
+	char *name;
+	char *opcode;
+	char *element_type;
+	char *shape;
+	char *op_name;
+	char *source_file;
+	int64_t source_line;
+} usc__h5_op_row;
+
+/* Writes n rows as a one-dimensional compound dataset (NULL strings: ""). */
+usc_status usc__h5_write_ops(usc__h5_file *f, const char *dataset,
+			     const usc__h5_op_row *rows, size_t n,
+			     usc_error *err);
+
+/*
+ * Reads an ops table back; every string is allocated with usc__malloc.
+ * Free with usc__h5_ops_free.
+ */
+usc_status usc__h5_read_ops(usc__h5_file *f, const char *dataset,
+			    usc__h5_op_row **rows, size_t *n, usc_error *err);
+void usc__h5_ops_free(usc__h5_op_row *rows, size_t n);
+
 #endif /* USC_STORE_H5_DOOR_H */

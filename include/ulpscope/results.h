@@ -1,0 +1,258 @@
+/*
+ * ulpscope: the result file.
+ *
+ * One HDF5 file holds the analysis of many kernels.  A writer
+ * (usc_results) builds the file under a temporary name and renames it when
+ * it is complete, so a crash never leaves a half file that looks whole; a
+ * reader (usc_results_reader) refuses anything that is not a complete file
+ * of a schema version it knows.  docs/results.md describes the layout
+ * (schema version 1), the statistics and how to read the file with h5py.
+ *
+ * Later stages add datasets and attributes to the same groups; readers
+ * ignore names they do not know, so such additions keep the schema
+ * version.  The version changes only when a name of version 1 changes
+ * meaning or disappears.
+ */
+#ifndef ULPSCOPE_RESULTS_H
+#define ULPSCOPE_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulpscope/dtype.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/status.h"
+#include "ulpscope/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The schema version this library writes and reads. */
+#define USC_RESULTS_SCHEMA_VERSION 1
+
+/* The longest kernel name, in bytes. */
+#define USC_RESULTS_MAX_NAME 1024
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                          */
+
+/*
+ * Statistics of the magnitudes |x| of an array, NaN left out and counted.
+ * The median and the 99th percentile are nearest-rank percentiles of the
+ * sorted magnitudes v[1] <= ... <= v[count]: P(p) = v[ceil(p * count /
+ * 100)].  So the median is the lower median v[ceil(count / 2)] (for an
+ * even count the smaller of the two middle values, never their mean), and
+ * every figure is one of the data's own values, bit for bit.  Infinities
+ * take part (they sort above every finite value).  With count 0 the three
+ * figures are NaN.
+ */
+typedef struct usc_results_stats {
+	uint64_t count;     /* values that are not NaN */
+	uint64_t nan_count; /* NaN values, left out of the figures */
+	double max_abs;
+	double median_abs;
+	double p99_abs;
+} usc_results_stats;
+
+/* The statistics of n values; USC_ENOMEM when the sort buffer fails. */
+usc_status usc_results_stats_compute(const double *x, uint64_t n,
+				     usc_results_stats *out, usc_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+/*
+ * One output of a kernel.  device and reference are tensors of the
+ * output's element type and shape (the device's encodings and the
+ * reference implementation's); every array has one element per output
+ * element, in C order.  Complex, token and opaque outputs are not
+ * supported by schema version 1.
+ */
+typedef struct usc_results_output {
+	const usc_tensor *device;
+	const usc_tensor *reference;
+	const double *oracle_mid;          /* enclosure midpoint, to nearest */
+	const double *oracle_rad;          /* half-width bound, rounded up */
+	const double *ulp_error_oracle;    /* signed, NaN where undefined */
+	const double *ulp_error_reference; /* signed, NaN where undefined */
+	const uint8_t *undecided;          /* 1: the oracle could not decide */
+} usc_results_output;
+
+/*
+ * The per-output figures the writer stores as attributes: the statistics
+ * of ulp_error_oracle and ulp_error_reference, the elements whose device
+ * encoding equals the reference encoding bit for bit (so +0 and -0 differ,
+ * and two NaNs match only with equal payloads), and the elements marked
+ * undecided (any non-zero byte).
+ */
+typedef struct usc_results_summary {
+	uint64_t count; /* elements of the output */
+	usc_results_stats oracle;
+	usc_results_stats reference;
+	uint64_t bit_exact_count;
+	uint64_t undecided_count;
+} usc_results_summary;
+
+/*
+ * Computes the summary exactly as usc_results_add_kernel stores it, so a
+ * caller printing it prints what the file holds.  USC_EINVAL when the
+ * output is malformed (see usc_results_add_kernel).
+ */
+usc_status usc_results_summarize(const usc_results_output *o,
+				 usc_results_summary *out, usc_error *err);
+
+/* One kernel to add. */
+typedef struct usc_results_kernel {
+	/* The group name under /kernels: not empty, not ".", no '/'. */
+	const char *name;
+	const char *hlo_file; /* NULL: "" */
+	const char *hlo_text; /* NULL: "" */
+	const char *fusion;   /* NULL: "" */
+	/* The evaluated computation; its instructions become the ops table
+	 * (NULL: an empty table). */
+	const usc_hlo_computation *computation;
+	int64_t oracle_precision_max; /* the most bits the oracle used */
+	const char *verdict;          /* NULL: "" (no classification yet) */
+	size_t output_count;
+	const usc_results_output *outputs;
+} usc_results_kernel;
+
+/* A result file being written. */
+typedef struct usc_results usc_results;
+
+/*
+ * Starts a new result file at path.  Everything goes to "PATH.tmp.PID"
+ * until usc_results_close renames it over path; a file already at path
+ * is untouched until then.
+ */
+usc_status usc_results_create(const char *path, usc_results **out,
+			      usc_error *err);
+
+/*
+ * Starts adding kernels to the complete result file at path: it is
+ * checked as usc_results_open checks it, then copied to the temporary
+ * name, and the copy is renamed over the original on close.  The root
+ * gets a "modified" attribute; "created" is kept.
+ */
+usc_status usc_results_open_append(const char *path, usc_results **out,
+				   usc_error *err);
+
+/*
+ * Adds a kernel.  USC_EINVAL for a bad name, a name already in the file,
+ * a missing tensor or array, or a reference whose type or shape differs
+ * from the device tensor's; USC_EUNSUPPORTED for a complex, token or
+ * opaque output.  On failure nothing of the kernel stays in the file and
+ * the writer can go on.
+ */
+usc_status usc_results_add_kernel(usc_results *w, const usc_results_kernel *k,
+				  usc_error *err);
+
+/*
+ * Marks the file complete, closes it and renames it into place; the
+ * writer is freed whatever happens.  On failure the temporary file is
+ * removed and whatever was at path before stays there.
+ */
+usc_status usc_results_close(usc_results *w, usc_error *err);
+
+/* Frees the writer and removes the temporary file; NULL is allowed. */
+void usc_results_abort(usc_results *w);
+
+/* The temporary file's name ("PATH.tmp.PID"). */
+const char *usc_results_temp_path(const usc_results *w);
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+
+typedef struct usc_results_reader usc_results_reader;
+
+/* The root attributes. */
+typedef struct usc_results_file_info {
+	int64_t schema_version;
+	const char *ulpscope_version;
+	const char *created; /* ISO 8601, UTC: "2025-01-31T12:00:00Z" */
+} usc_results_file_info;
+
+/*
+ * Opens a result file.  USC_EPARSE when it is not HDF5, not a ulpscope
+ * result file, or not complete (its writer did not finish);
+ * USC_EUNSUPPORTED for a schema version other than
+ * USC_RESULTS_SCHEMA_VERSION; USC_EIO when HDF5 cannot read it (a
+ * truncated file).  Every message starts with the file's path.
+ */
+usc_status usc_results_open(const char *path, usc_results_reader **out,
+			    usc_error *err);
+
+/* Closes a reader; NULL is allowed. */
+void usc_results_reader_close(usc_results_reader *r);
+
+const usc_results_file_info *
+usc_results_reader_info(const usc_results_reader *r);
+
+/* The kernels, in the order they were added. */
+size_t usc_results_kernel_count(const usc_results_reader *r);
+/* The name of kernel i, or NULL when i is out of range. */
+const char *usc_results_kernel_name(const usc_results_reader *r, size_t i);
+
+/* One row of a kernel's ops table. */
+typedef struct usc_results_op {
+	int64_t index; /* position in the computation */
+	char *name;
+	char *opcode;
+	char *element_type; /* "f32"; "tuple" or "token" for those shapes */
+	char *shape;        /* as HLO prints it: "f32[8]{0}" */
+	char *op_name;      /* metadata; "" when absent */
+	char *source_file;  /* metadata; "" when absent */
+	int64_t source_line; /* metadata; -1 when absent */
+} usc_results_op;
+
+/* A kernel's attributes, HLO text and ops table, as read back. */
+typedef struct usc_results_kernel_info {
+	char *name;
+	char *hlo_file;
+	char *fusion;
+	char *verdict;
+	char *hlo_text;
+	size_t hlo_text_len;
+	int64_t oracle_precision_max;
+	uint64_t element_count; /* of all outputs together */
+	size_t output_count;
+	size_t op_count;
+	usc_results_op *ops;
+} usc_results_kernel_info;
+
+/* Reads a kernel by name; USC_ENOTFOUND when there is none. */
+usc_status usc_results_read_kernel(usc_results_reader *r, const char *name,
+				   usc_results_kernel_info **out,
+				   usc_error *err);
+void usc_results_kernel_info_free(usc_results_kernel_info *k);
+
+/* An output as read back: the datasets and the stored summary. */
+typedef struct usc_results_output_data {
+	usc_dtype dtype;
+	usc_tensor *device;    /* of dtype, in the output's shape */
+	usc_tensor *reference; /* the same */
+	uint64_t count;
+	double *oracle_mid;
+	double *oracle_rad;
+	double *ulp_error_oracle;
+	double *ulp_error_reference;
+	uint8_t *undecided;
+	usc_results_summary summary; /* the attributes, as stored */
+} usc_results_output_data;
+
+/*
+ * Reads output i of a kernel.  Every dataset must be there with the
+ * element type and shape schema version 1 gives it; otherwise the error
+ * names the file and the dataset.
+ */
+usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
+				   size_t i, usc_results_output_data **out,
+				   usc_error *err);
+void usc_results_output_data_free(usc_results_output_data *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ULPSCOPE_RESULTS_H */

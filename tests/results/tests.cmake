@@ -1,0 +1,19 @@
+# The result file: writer, reader, statistics, failure handling, and a
+# reading of the file by h5py (Debian's python3-h5py under /usr/bin).
+usc_add_test(test_results_roundtrip results/test_roundtrip.c)
+usc_add_test(test_results_stats results/test_stats.c)
+usc_add_test(test_results_errors results/test_errors.c)
+usc_add_test(test_results_oom results/test_oom.c)
+
+add_executable(results_write_fixture results/write_fixture.c)
+target_include_directories(results_write_fixture PRIVATE
+  ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(results_write_fixture PRIVATE ulpscope usc_warnings m)
+add_test(NAME test_results_h5py
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/results/read_with_h5py.py
+          $<TARGET_FILE:results_write_fixture>)
+# Exit status 77: h5py or numpy is not installed (tools/setup.sh adds them).
+set_tests_properties(test_results_h5py PROPERTIES SKIP_RETURN_CODE 77)
+# Damaged files make HDF5 itself leak (see results/lsan.supp).
+set_property(TEST test_results_errors APPEND PROPERTY ENVIRONMENT
+  "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/results/lsan.supp")
