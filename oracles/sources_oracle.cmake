@@ -1,0 +1,5 @@
+# The certified interval oracle domain (oracles/oracle.h, docs/oracle.md).
+list(APPEND USC_LIB_SOURCES
+  oracles/oracle.c
+  oracles/oracle_decide.c
+  oracles/oracle_fns.c)
