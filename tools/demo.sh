@@ -21,4 +21,6 @@ run decode f8e5m2 0x7b 0x7c 0x01
 run ulp bf16 0b:0x3dcd 0.1
 run formats --check
 run hlo kernels/softmax_f32.hlo --verify
+run check data/examples/softmax_f32/normal_s0 --worst 3
+run check data/examples/swiglu_bf16/large_s1 --worst 1 --out build/demo-results.h5
 run extract kernels/softmax_f32.hlo --fusion subtract_exponential_fusion --short

@@ -34,7 +34,15 @@ typedef enum usc_eval_domain {
 	 * Every op correctly rounded (nearest-even) to its declared element
 	 * type, as a strict IEEE-style implementation would compute it.
 	 */
-	USC_DOMAIN_REFERENCE
+	USC_DOMAIN_REFERENCE,
+	/*
+	 * The certified oracle: the exact real value of the function the
+	 * kernel denotes, enclosed in an interval (docs/oracle.md).  No op
+	 * rounds unless quantize is set; outputs are the enclosures'
+	 * midpoints rounded to nearest, and the enclosures themselves are
+	 * read by the analysis (usc_check).
+	 */
+	USC_DOMAIN_ORACLE
 } usc_eval_domain;
 
 /* The order in which reduce, reduce-window, dot and convolution sum. */
@@ -57,6 +65,14 @@ typedef enum usc_eval_reduce_order {
 typedef struct usc_eval_options {
 	usc_eval_domain domain;
 	usc_eval_reduce_order reduce_order;
+	/* Oracle: working precision in bits of every op (0: the default). */
+	unsigned long oracle_precision;
+	/*
+	 * Oracle: honour explicit quantization as written (narrowing
+	 * converts and reduce-precision inside the kernel round; outputs
+	 * never do).
+	 */
+	bool quantize;
 } usc_eval_options;
 
 /* The reference domain, sequential reductions. */

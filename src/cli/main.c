@@ -28,6 +28,12 @@ static const usc_cli_command commands[] = {
 	 "extract FILE --fusion NAME [-o OUT] [--short] [--no-metadata]",
 	 "write one fusion (named by instruction or fused computation) as a "
 	 "standalone HLO module"},
+	{"check", usc_cli_check,
+	 "check (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "--device SRC...) [--out FILE.h5 [--append]] [--json] [--worst K] "
+	 "[--pairwise] [--precision-max BITS] [--quantize] [--raw]",
+	 "the device output's error in ULPs against the certified oracle and "
+	 "the strict reference, element by element"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--raw]",

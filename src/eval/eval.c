@@ -11,6 +11,9 @@
 
 #include "ulpscope/dtype.h"
 
+#include "eval_values.h"
+#include "../../oracles/oracle.h"
+
 /* ------------------------------------------------------------ support */
 
 /* The ops the evaluator knows; anything else is refused up front. */
@@ -957,6 +960,7 @@ void usc_eval_destroy(usc_eval *ev)
 	if (!ev)
 		return;
 	free_outputs(ev);
+	evalue_clear(ev, &ev->kept);
 	usc__sfn_free_all(ev);
 	if (ev->dom && ev->dstate)
 		ev->dom->destroy(ev->dstate);
@@ -980,7 +984,8 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	if (!ev)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	ev->opts = opts ? *opts : usc_eval_options_default();
-	if (ev->opts.domain != USC_DOMAIN_REFERENCE) {
+	if (ev->opts.domain != USC_DOMAIN_REFERENCE &&
+	    ev->opts.domain != USC_DOMAIN_ORACLE) {
 		usc__free(ev);
 		return usc__fail(err, USC_EINVAL, "unknown domain %d",
 				 (int)ev->opts.domain);
@@ -991,13 +996,27 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 		return usc__fail(err, USC_EINVAL, "unknown reduction order %d",
 				 (int)ev->opts.reduce_order);
 	}
-	ev->dom = &usc__domain_reference;
+	ev->dom = ev->opts.domain == USC_DOMAIN_ORACLE ? &usc__domain_oracle
+						       : &usc__domain_reference;
 	ev->comp = c;
 	st = ev->dom->create(&ev->dstate, err);
 	if (st != USC_OK) {
 		ev->dstate = NULL;
 		usc_eval_destroy(ev);
 		return st;
+	}
+	if (ev->opts.domain == USC_DOMAIN_ORACLE) {
+		usc__oracle_options oo;
+
+		usc__oracle_options_default(&oo);
+		if (ev->opts.oracle_precision)
+			oo.precision = (mpfr_prec_t)ev->opts.oracle_precision;
+		oo.quantize = ev->opts.quantize;
+		st = usc__oracle_configure(ev->dstate, &oo, err);
+		if (st != USC_OK) {
+			usc_eval_destroy(ev);
+			return st;
+		}
 	}
 	for (i = 0; i < c->instr_count; i++)
 		if (c->instrs[i]->opcode == USC_HLO_OP_PARAMETER &&
@@ -1151,6 +1170,7 @@ usc_status usc_eval_run(usc_eval *ev, usc_error *err)
 	if (!ev)
 		return usc__fail(err, USC_EINVAL, "no evaluator");
 	free_outputs(ev);
+	evalue_clear(ev, &ev->kept);
 	for (i = 0; i < ev->nparams; i++)
 		if (!ev->bound[i])
 			return usc__fail(err, USC_EINVAL,
@@ -1202,6 +1222,12 @@ usc_status usc_eval_run(usc_eval *ev, usc_error *err)
 	}
 	if (st != USC_OK)
 		free_outputs(ev);
+	if (st == USC_OK) {
+		/* Keep the values for the analysis (eval_values.h). */
+		ev->kept = result;
+		result.n = 0;
+		result.leaves = NULL;
+	}
 done:
 	evalue_clear(ev, &result);
 	if (args)
@@ -1210,6 +1236,23 @@ done:
 	usc__free(args);
 	usc__free(shapes);
 	return st;
+}
+
+usc_status usc__eval_output_values(const usc_eval *ev, size_t i,
+				   const void **values, size_t *count,
+				   usc_dtype *dtype)
+{
+	if (!ev || i >= ev->kept.n)
+		return USC_ERANGE;
+	*values = ev->kept.leaves[i]->values;
+	*count = ev->kept.leaves[i]->count;
+	*dtype = ev->kept.leaves[i]->dtype;
+	return USC_OK;
+}
+
+void *usc__eval_domain_state(const usc_eval *ev)
+{
+	return ev ? ev->dstate : NULL;
 }
 
 size_t usc_eval_output_count(const usc_eval *ev)

@@ -60,6 +60,8 @@ struct usc_eval {
 	size_t noutputs;
 	usc_tensor **outputs;
 	usc__sfn *sfns;
+	/* The domain values of the last run's outputs (see eval_values.h). */
+	usc__evalue kept;
 };
 
 #define USC__VAL(ev, buf, i)                                                 \

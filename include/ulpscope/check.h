@@ -1,0 +1,118 @@
+/*
+ * ulpscope: checking one kernel's device output against the oracle and the
+ * strict reference (what "ulpscope check" prints).
+ *
+ * For every output element: the device's encoding, the strict reference
+ * (every op correctly rounded to its type), the certified oracle's
+ * enclosure of the exact value, and the device's signed error in ULPs
+ * against both.  The oracle runs at rising precision (Ziv) until each
+ * element's error against it is decided to 1/8 ulp, or up to a cap, after
+ * which the element is reported undecided with its enclosure.  docs/check.md
+ * describes the method, the figures and the exit codes of the command.
+ */
+#ifndef ULPSCOPE_CHECK_H
+#define ULPSCOPE_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulpscope/eval.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/results.h"
+#include "ulpscope/status.h"
+#include "ulpscope/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct usc_check_request {
+	const char *hlo_path;
+	/* A fusion of the module to isolate (docs/kernels.md); NULL: entry. */
+	const char *fusion;
+	/* Sources as usc_tensor_read takes them (.npy, FILE.h5:/dataset). */
+	size_t input_count;
+	const char *const *inputs;
+	size_t device_count;
+	const char *const *devices;
+	bool raw;                      /* other sources are raw files */
+	usc_eval_reduce_order reduce_order;
+	unsigned long oracle_precision_max; /* bits; 0: 4096 */
+	bool quantize;                 /* honour explicit quantization */
+	size_t worst;                  /* worst elements kept per output */
+} usc_check_request;
+
+/* The defaults: sequential reductions, a 4096-bit cap, 5 worst elements. */
+usc_check_request usc_check_request_default(void);
+
+/* One element, as the report lists the worst ones. */
+typedef struct usc_check_element {
+	uint64_t index; /* flat, row-major */
+	uint64_t device_bits;
+	uint64_t reference_bits;
+	double oracle_mid;  /* the enclosure's midpoint, to nearest */
+	double oracle_rad;  /* a bound on its half-width */
+	double ulp_oracle;  /* (device - exact) / ulp(exact) */
+	double ulp_reference;
+	bool undecided;
+} usc_check_element;
+
+typedef struct usc_check_output {
+	usc_tensor *device;
+	usc_tensor *reference;
+	/* Per element, count of each (the output's element count). */
+	double *oracle_mid;
+	double *oracle_rad;
+	double *ulp_oracle;
+	double *ulp_reference;
+	uint8_t *undecided;
+	usc_results_summary summary;
+	/* The worst elements by |ulp_oracle| (NaN first), at most worst. */
+	size_t worst_count;
+	usc_check_element *worst;
+} usc_check_output;
+
+typedef struct usc_check_report {
+	char *hlo_path;
+	char *fusion;                 /* NULL: the entry */
+	char *kernel_name;            /* module name, or module_fusion */
+	usc_hlo_file *kernel;         /* the evaluated module, owned */
+	const usc_hlo_computation *computation;
+	size_t input_count;
+	usc_tensor **inputs;
+	size_t output_count;
+	usc_check_output *outputs;
+	unsigned long oracle_precision; /* the highest the oracle used */
+} usc_check_report;
+
+/*
+ * Runs the check.  Every error names its file (parse errors, input files
+ * of the wrong type or shape, a count of inputs or device outputs that
+ * does not match the kernel) and no partial report is returned.
+ */
+usc_status usc_check_run(const usc_check_request *req,
+			 usc_check_report **out, usc_error *err);
+
+/*
+ * Runs the check on a case directory (docs/cases.md): kernel.hlo,
+ * input_0.npy ..., device_0.npy ..., and case.json's "fusion" when it
+ * names one.  base supplies the other options (NULL: the defaults).
+ */
+usc_status usc_check_case(const char *dir, const usc_check_request *base,
+			  usc_check_report **out, usc_error *err);
+
+/*
+ * Writes the report to an HDF5 result file (docs/results.md), creating it
+ * or, with append, adding the kernel to an existing one.
+ */
+usc_status usc_check_write(const usc_check_report *r, const char *path,
+			   bool append, usc_error *err);
+
+void usc_check_report_destroy(usc_check_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ULPSCOPE_CHECK_H */

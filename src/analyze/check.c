@@ -1,0 +1,552 @@
+/*
+ * ulpscope check: one kernel's device output against the strict reference
+ * and the certified oracle.
+ *
+ * The reference run gives each output's encodings; the oracle runs at a
+ * rising working precision (Ziv's strategy, applied to the whole kernel):
+ * after each run every element whose error against the oracle is not yet
+ * decided to 1/8 ulp takes the new enclosure, until all are decided or the
+ * precision cap is reached.  The figures are then summarized exactly as
+ * the HDF5 result file stores them (usc_results_summarize).
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <mpfr.h>
+
+#include "ulpscope/check.h"
+#include "ulpscope/dtype_mpfr.h"
+#include "ulpscope/hlo_kernel.h"
+
+#include "eval/eval_values.h"
+#include "../../oracles/oracle.h"
+
+/* The first oracle precision, and the factor between runs. */
+#define ORACLE_PREC_START 128
+#define ORACLE_PREC_GROWTH 4
+#define ORACLE_PREC_CAP_DEFAULT 4096
+#define WORST_DEFAULT 5
+
+/* The resolution at which an error against the oracle counts as decided. */
+static const usc__oracle_resolution resolution = {0.125, 0};
+
+usc_check_request usc_check_request_default(void)
+{
+	usc_check_request r;
+
+	memset(&r, 0, sizeof r);
+	r.reduce_order = USC_REDUCE_SEQUENTIAL;
+	r.oracle_precision_max = ORACLE_PREC_CAP_DEFAULT;
+	r.worst = WORST_DEFAULT;
+	return r;
+}
+
+static void output_free(usc_check_output *o)
+{
+	usc_tensor_destroy(o->device);
+	usc_tensor_destroy(o->reference);
+	usc__free(o->oracle_mid);
+	usc__free(o->oracle_rad);
+	usc__free(o->ulp_oracle);
+	usc__free(o->ulp_reference);
+	usc__free(o->undecided);
+	usc__free(o->worst);
+}
+
+void usc_check_report_destroy(usc_check_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->input_count; i++)
+		usc_tensor_destroy(r->inputs[i]);
+	usc__free(r->inputs);
+	for (size_t i = 0; i < r->output_count; i++)
+		output_free(&r->outputs[i]);
+	usc__free(r->outputs);
+	usc_hlo_file_destroy(r->kernel);
+	usc__free(r->hlo_path);
+	usc__free(r->fusion);
+	usc__free(r->kernel_name);
+	usc__free(r);
+}
+
+static char *dup_str(const char *s)
+{
+	return s ? usc__strndup(s, strlen(s)) : NULL;
+}
+
+/*
+ * Parses the HLO file and settles the module to evaluate: the module
+ * itself, or the isolated fusion.  The kernel must verify.
+ */
+static usc_status load_kernel(const usc_check_request *req,
+			      usc_check_report *r, usc_error *err)
+{
+	usc_hlo_file *file = NULL;
+	const usc_hlo_module *m;
+	usc_status st;
+	size_t len;
+
+	st = usc_hlo_parse_file(req->hlo_path, &file, err);
+	if (st != USC_OK)
+		return st;
+	if (usc_hlo_file_module_count(file) != 1) {
+		size_t n = usc_hlo_file_module_count(file);
+
+		usc_hlo_file_destroy(file);
+		return usc__fail(err, USC_EINVAL,
+				 "%s: holds %zu modules; a kernel file must hold "
+				 "exactly one",
+				 req->hlo_path, n);
+	}
+	m = usc_hlo_file_module(file, 0);
+	if (req->fusion) {
+		usc_hlo_file *k = NULL;
+
+		st = usc_hlo_extract_fusion_file(m, req->fusion, &k, err);
+		usc_hlo_file_destroy(file);
+		if (st != USC_OK)
+			return st;
+		file = k;
+		m = usc_hlo_file_module(file, 0);
+	}
+	r->kernel = file;
+	r->computation = m->entry;
+	st = usc_hlo_verify_ex(m, req->hlo_path, err);
+	if (st != USC_OK)
+		return st;
+	len = strlen(m->name ? m->name : "kernel") + 1;
+	r->kernel_name = usc__malloc(len);
+	if (!r->kernel_name)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	memcpy(r->kernel_name, m->name ? m->name : "kernel", len);
+	return USC_OK;
+}
+
+static usc_status read_source(const usc_check_request *req, const char *src,
+			      const usc_tensor_spec *spec, usc_tensor **out,
+			      usc_error *err)
+{
+	return usc_tensor_read(src, spec, req->raw ? USC_TENSOR_READ_RAW : 0,
+			       out, err);
+}
+
+/* Reads the inputs as the kernel's parameters expect them. */
+static usc_status read_inputs(const usc_check_request *req, usc_eval *ev,
+			      usc_check_report *r, usc_error *err)
+{
+	size_t n = usc_eval_param_count(ev);
+	usc_status st;
+
+	if (req->input_count != n)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: the kernel has %zu parameters, %zu inputs "
+				 "were given",
+				 req->hlo_path, n, req->input_count);
+	r->inputs = usc__calloc(n ? n : 1, sizeof *r->inputs);
+	if (!r->inputs)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	r->input_count = n;
+	for (size_t i = 0; i < n; i++) {
+		usc_tensor_spec spec;
+		char what[64 + 256];
+
+		st = usc_eval_param_spec(ev, i, &spec, err);
+		if (st != USC_OK)
+			return st;
+		snprintf(what, sizeof what, "parameter %zu of the kernel", i);
+		spec.what = what;
+		st = read_source(req, req->inputs[i], &spec, &r->inputs[i],
+				 err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+static usc_status bind_all(usc_eval *ev, const usc_check_report *r,
+			   usc_error *err)
+{
+	for (size_t i = 0; i < r->input_count; i++) {
+		usc_status st = usc_eval_bind(ev, i, r->inputs[i], err);
+
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/* Allocates an output's per-element arrays. */
+static usc_status output_alloc(usc_check_output *o, uint64_t n,
+			       usc_error *err)
+{
+	size_t m = n ? (size_t)n : 1;
+
+	o->oracle_mid = usc__calloc(m, sizeof(double));
+	o->oracle_rad = usc__calloc(m, sizeof(double));
+	o->ulp_oracle = usc__calloc(m, sizeof(double));
+	o->ulp_reference = usc__calloc(m, sizeof(double));
+	o->undecided = usc__calloc(m, 1);
+	if (!o->oracle_mid || !o->oracle_rad || !o->ulp_oracle ||
+	    !o->ulp_reference || !o->undecided)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (uint64_t k = 0; k < n; k++) {
+		o->ulp_oracle[k] = NAN;
+		o->undecided[k] = 1;
+	}
+	return USC_OK;
+}
+
+/*
+ * The reference run: every op correctly rounded to its type.  Its outputs
+ * fix the output count, types and shapes the device files must have.
+ */
+static usc_status run_reference(const usc_check_request *req,
+				usc_check_report *r, usc_error *err)
+{
+	usc_eval_options o = usc_eval_options_default();
+	usc_eval *ev = NULL;
+	usc_status st;
+	size_t n;
+
+	o.reduce_order = req->reduce_order;
+	st = usc_eval_create_computation(r->computation, &o, &ev, err);
+	if (st == USC_OK)
+		st = read_inputs(req, ev, r, err);
+	if (st == USC_OK)
+		st = bind_all(ev, r, err);
+	if (st == USC_OK)
+		st = usc_eval_run(ev, err);
+	if (st != USC_OK)
+		goto done;
+	n = usc_eval_output_count(ev);
+	if (req->device_count != n) {
+		st = usc__fail(err, USC_EINVAL,
+			       "%s: the kernel has %zu outputs, %zu device files "
+			       "were given",
+			       req->hlo_path, n, req->device_count);
+		goto done;
+	}
+	r->outputs = usc__calloc(n ? n : 1, sizeof *r->outputs);
+	if (!r->outputs) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	r->output_count = n;
+	for (size_t i = 0; st == USC_OK && i < n; i++) {
+		usc_check_output *out = &r->outputs[i];
+		usc_tensor_spec spec;
+		char what[64];
+
+		st = usc_eval_take_output(ev, i, &out->reference, err);
+		if (st != USC_OK)
+			break;
+		spec = usc_tensor_spec_of(out->reference);
+		snprintf(what, sizeof what, "output %zu of the kernel", i);
+		spec.what = what;
+		st = read_source(req, req->devices[i], &spec, &out->device,
+				 err);
+		if (st == USC_OK)
+			st = output_alloc(out, usc_tensor_count(out->device),
+					  err);
+	}
+done:
+	usc_eval_destroy(ev);
+	return st;
+}
+
+/* The device's error against the reference encoding, in ULPs. */
+static usc_status reference_errors(usc_check_output *o, usc_error *err)
+{
+	usc_dtype t = usc_tensor_dtype(o->device);
+	uint64_t n = usc_tensor_count(o->device);
+	usc_status st = USC_OK;
+	mpfr_t ref;
+
+	mpfr_init2(ref, 64);
+	for (uint64_t k = 0; st == USC_OK && k < n; k++) {
+		uint64_t d, rb;
+
+		usc_tensor_get_bits(o->device, k, &d);
+		usc_tensor_get_bits(o->reference, k, &rb);
+		if (usc_dtype_is_float(t)) {
+			st = usc_decode_mpfr(t, rb, ref);
+			if (st == USC_OK)
+				st = usc_ulp_error_mpfr(t, d, ref,
+							&o->ulp_reference[k]);
+		} else {
+			int64_t ds, rs;
+			uint64_t du, ru;
+
+			usc_decode_int(t, d, &ds, &du);
+			usc_decode_int(t, rb, &rs, &ru);
+			o->ulp_reference[k] =
+				usc_format_of(t)->kind == USC_KIND_SINT
+					? (double)ds - (double)rs
+					: (double)du - (double)ru;
+		}
+	}
+	mpfr_clear(ref);
+	if (st != USC_OK)
+		return usc__fail(err, st, "cannot measure the error against "
+					  "the reference");
+	return USC_OK;
+}
+
+/*
+ * Takes one oracle run's values for the elements still undecided.
+ * Returns the number that remain undecided in *left.
+ */
+static usc_status take_oracle_values(usc_eval *ev, usc_check_output *o,
+				     size_t i, uint64_t *left, usc_error *err)
+{
+	const void *values;
+	size_t count;
+	usc_dtype t;
+	usc_status st;
+
+	st = usc__eval_output_values(ev, i, &values, &count, &t);
+	if (st != USC_OK)
+		return usc__fail(err, st, "the oracle kept no output %zu", i);
+	for (size_t k = 0; k < count; k++) {
+		const usc__oracle_value *v =
+			(const usc__oracle_value *)((const unsigned char *)values +
+						    k * usc__domain_oracle
+								.value_size);
+		usc__oracle_enclosure e;
+		uint64_t bits, d;
+
+		if (!o->undecided[k])
+			continue;
+		usc_tensor_get_bits(o->device, k, &d);
+		st = usc__domain_oracle.to_output(usc__eval_domain_state(ev), t,
+						  v, &bits, &e, err);
+		if (st != USC_OK)
+			return st;
+		if (e.kind == USC__ORC_FINITE) {
+			double mid = e.lo / 2 + e.hi / 2;
+			double rad = fmax(e.hi - mid, mid - e.lo);
+
+			o->oracle_mid[k] = mid;
+			/* One step up covers the rounding of the subtraction. */
+			o->oracle_rad[k] = nextafter(rad, INFINITY);
+		} else {
+			o->oracle_mid[k] = e.lo;
+			o->oracle_rad[k] = 0;
+		}
+		if (usc_dtype_is_float(t)) {
+			usc__oracle_ulp_error ue;
+
+			st = usc__oracle_decide_ulp_error(v, t, d, &resolution,
+							  &ue, err);
+			if (st != USC_OK)
+				return st;
+			o->ulp_oracle[k] = ue.mid;
+			o->undecided[k] = !ue.decided;
+		} else if (e.kind == USC__ORC_FINITE && e.lo == e.hi) {
+			int64_t ds;
+			uint64_t du;
+
+			usc_decode_int(t, d, &ds, &du);
+			o->ulp_oracle[k] =
+				(usc_format_of(t)->kind == USC_KIND_SINT
+					 ? (double)ds
+					 : (double)du) -
+				e.lo;
+			o->undecided[k] = 0;
+		}
+		if (o->undecided[k])
+			++*left;
+	}
+	return USC_OK;
+}
+
+/* The oracle runs, at rising precision while elements stay undecided. */
+static usc_status run_oracle(const usc_check_request *req,
+			     usc_check_report *r, usc_error *err)
+{
+	unsigned long cap = req->oracle_precision_max
+				    ? req->oracle_precision_max
+				    : ORACLE_PREC_CAP_DEFAULT;
+	unsigned long prec = ORACLE_PREC_START < cap ? ORACLE_PREC_START : cap;
+	usc_status st = USC_OK;
+
+	for (;;) {
+		usc_eval_options o = usc_eval_options_default();
+		usc_eval *ev = NULL;
+		uint64_t left = 0;
+
+		o.domain = USC_DOMAIN_ORACLE;
+		o.reduce_order = req->reduce_order;
+		o.oracle_precision = prec;
+		o.quantize = req->quantize;
+		st = usc_eval_create_computation(r->computation, &o, &ev, err);
+		if (st == USC_OK)
+			st = bind_all(ev, r, err);
+		if (st == USC_OK)
+			st = usc_eval_run(ev, err);
+		for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
+			st = take_oracle_values(ev, &r->outputs[i], i, &left,
+						err);
+		usc_eval_destroy(ev);
+		if (st != USC_OK)
+			return st;
+		r->oracle_precision = prec;
+		if (left == 0 || prec >= cap)
+			return USC_OK;
+		prec = prec * ORACLE_PREC_GROWTH > cap ? cap
+						       : prec * ORACLE_PREC_GROWTH;
+	}
+}
+
+/* Orders elements for the worst list: NaN errors first, then by |error|. */
+static bool worse(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && !isnan(b);
+	return fabs(a) > fabs(b);
+}
+
+static usc_status pick_worst(const usc_check_request *req,
+			     usc_check_output *o, usc_error *err)
+{
+	uint64_t n = usc_tensor_count(o->device);
+	size_t k = req->worst, m = 0;
+
+	if (k == 0)
+		return USC_OK;
+	o->worst = usc__calloc(k, sizeof *o->worst);
+	if (!o->worst)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	/* Insertion into a short sorted list: k is small. */
+	for (uint64_t e = 0; e < n; e++) {
+		size_t pos = m;
+		usc_check_element el;
+
+		while (pos > 0 && worse(o->ulp_oracle[e],
+					o->worst[pos - 1].ulp_oracle))
+			pos--;
+		if (pos >= k)
+			continue;
+		el.index = e;
+		usc_tensor_get_bits(o->device, e, &el.device_bits);
+		usc_tensor_get_bits(o->reference, e, &el.reference_bits);
+		el.oracle_mid = o->oracle_mid[e];
+		el.oracle_rad = o->oracle_rad[e];
+		el.ulp_oracle = o->ulp_oracle[e];
+		el.ulp_reference = o->ulp_reference[e];
+		el.undecided = o->undecided[e];
+		if (m < k)
+			m++;
+		memmove(&o->worst[pos + 1], &o->worst[pos],
+			(m - 1 - pos) * sizeof *o->worst);
+		o->worst[pos] = el;
+	}
+	o->worst_count = m;
+	return USC_OK;
+}
+
+static usc_results_output results_view(const usc_check_output *o)
+{
+	usc_results_output v;
+
+	v.device = o->device;
+	v.reference = o->reference;
+	v.oracle_mid = o->oracle_mid;
+	v.oracle_rad = o->oracle_rad;
+	v.ulp_error_oracle = o->ulp_oracle;
+	v.ulp_error_reference = o->ulp_reference;
+	v.undecided = o->undecided;
+	return v;
+}
+
+usc_status usc_check_run(const usc_check_request *req,
+			 usc_check_report **out, usc_error *err)
+{
+	usc_check_report *r;
+	usc_status st;
+
+	if (!req || !req->hlo_path || !out ||
+	    (req->input_count && !req->inputs) ||
+	    (req->device_count && !req->devices))
+		return usc__fail(err, USC_EINVAL, "incomplete check request");
+	*out = NULL;
+	r = usc__calloc(1, sizeof *r);
+	if (!r)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	r->hlo_path = dup_str(req->hlo_path);
+	r->fusion = dup_str(req->fusion);
+	if (!r->hlo_path || (req->fusion && !r->fusion)) {
+		usc_check_report_destroy(r);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	st = load_kernel(req, r, err);
+	if (st == USC_OK)
+		st = run_reference(req, r, err);
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
+		st = reference_errors(&r->outputs[i], err);
+	if (st == USC_OK)
+		st = run_oracle(req, r, err);
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
+		usc_results_output v = results_view(&r->outputs[i]);
+
+		st = usc_results_summarize(&v, &r->outputs[i].summary, err);
+		if (st == USC_OK)
+			st = pick_worst(req, &r->outputs[i], err);
+	}
+	if (st != USC_OK) {
+		usc_check_report_destroy(r);
+		return st;
+	}
+	*out = r;
+	return USC_OK;
+}
+
+usc_status usc_check_write(const usc_check_report *r, const char *path,
+			   bool append, usc_error *err)
+{
+	usc_results_output *outs;
+	usc_results_kernel k;
+	usc_results *w = NULL;
+	usc_status st;
+
+	outs = usc__calloc(r->output_count ? r->output_count : 1,
+			   sizeof *outs);
+	if (!outs)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->output_count; i++)
+		outs[i] = results_view(&r->outputs[i]);
+	memset(&k, 0, sizeof k);
+	k.name = r->kernel_name;
+	k.hlo_file = r->hlo_path;
+	k.fusion = r->fusion;
+	k.computation = r->computation;
+	k.oracle_precision_max = (int64_t)r->oracle_precision;
+	k.output_count = r->output_count;
+	k.outputs = outs;
+	{
+		/* The kernel's text as evaluated (the isolated fusion). */
+		char *text = NULL;
+		usc_hlo_print_options po = usc_hlo_print_options_default();
+
+		st = usc_hlo_module_print(usc_hlo_file_module(r->kernel, 0),
+					  &po, &text, NULL, err);
+		k.hlo_text = text;
+		if (st == USC_OK)
+			st = append ? usc_results_open_append(path, &w, err)
+				    : usc_results_create(path, &w, err);
+		if (st == USC_OK)
+			st = usc_results_add_kernel(w, &k, err);
+		if (st == USC_OK) {
+			st = usc_results_close(w, err);
+			w = NULL;
+		}
+		if (w)
+			usc_results_abort(w);
+		usc_hlo_text_free(text);
+	}
+	usc__free(outs);
+	return st;
+}

@@ -1,0 +1,3 @@
+list(APPEND USC_LIB_SOURCES
+  src/analyze/check.c
+  src/analyze/case.c)

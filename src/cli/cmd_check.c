@@ -1,0 +1,300 @@
+/*
+ * ulpscope check: a kernel's device output against the certified oracle
+ * and the strict reference.  Exit status: 0 the check ran, 1 an input was
+ * bad or the kernel could not be evaluated, 2 usage.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "ulpscope/check.h"
+
+#define MAX_SOURCES 256
+
+static const char usage_text[] =
+	"usage: ulpscope check CASE_DIR [options]\n"
+	"       ulpscope check KERNEL.hlo [--fusion NAME] --input SRC... "
+	"--device SRC... [options]\n"
+	"options: --out FILE.h5 [--append] --json --worst K --pairwise "
+	"--precision-max BITS --quantize --raw";
+
+static bool is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* A double as JSON: NaN and the infinities have no JSON form: null. */
+static void json_num(double x)
+{
+	if (isfinite(x))
+		printf("%.17g", x);
+	else
+		printf("null");
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_stats(const char *name, const usc_results_stats *s)
+{
+	printf("\"%s\": {\"max_abs_ulp\": ", name);
+	json_num(s->max_abs);
+	printf(", \"median_abs_ulp\": ");
+	json_num(s->median_abs);
+	printf(", \"p99_abs_ulp\": ");
+	json_num(s->p99_abs);
+	printf(", \"nan_count\": %" PRIu64 "}", s->nan_count);
+}
+
+/* Writes the multi-index of flat element k of t as "1,3". */
+static void print_index(FILE *out, const usc_tensor *t, uint64_t k)
+{
+	size_t rank = usc_tensor_rank(t);
+	const int64_t *dims = usc_tensor_dims(t);
+	int64_t idx[64];
+
+	for (size_t d = rank; d-- > 0;) {
+		idx[d] = dims[d] ? (int64_t)(k % (uint64_t)dims[d]) : 0;
+		k = dims[d] ? k / (uint64_t)dims[d] : 0;
+	}
+	for (size_t d = 0; d < rank; d++)
+		fprintf(out, "%s%" PRId64, d ? "," : "", idx[d]);
+}
+
+static void print_json(const usc_check_report *r)
+{
+	printf("{\"kernel\": ");
+	json_str(r->kernel_name);
+	printf(", \"hlo_file\": ");
+	json_str(r->hlo_path);
+	printf(", \"fusion\": ");
+	if (r->fusion)
+		json_str(r->fusion);
+	else
+		printf("null");
+	printf(", \"oracle_precision\": %lu, \"outputs\": [",
+	       r->oracle_precision);
+	for (size_t i = 0; i < r->output_count; i++) {
+		const usc_check_output *o = &r->outputs[i];
+		usc_tensor_spec spec = usc_tensor_spec_of(o->device);
+
+		printf("%s{\"index\": %zu, \"dtype\": \"%s\", \"shape\": [",
+		       i ? ", " : "", i, usc_dtype_name(spec.dtype));
+		for (size_t d = 0; d < spec.rank; d++)
+			printf("%s%" PRId64, d ? ", " : "", spec.dims[d]);
+		printf("], \"count\": %" PRIu64 ", ", o->summary.count);
+		json_stats("oracle", &o->summary.oracle);
+		printf(", ");
+		json_stats("reference", &o->summary.reference);
+		printf(", \"bit_exact\": %" PRIu64 ", \"undecided\": %" PRIu64
+		       ", \"worst\": [",
+		       o->summary.bit_exact_count, o->summary.undecided_count);
+		for (size_t w = 0; w < o->worst_count; w++) {
+			const usc_check_element *e = &o->worst[w];
+
+			printf("%s{\"index\": [", w ? ", " : "");
+			print_index(stdout, o->device, e->index);
+			printf("], \"device\": \"0x%" PRIx64
+			       "\", \"reference\": \"0x%" PRIx64
+			       "\", \"oracle_mid\": ",
+			       e->device_bits, e->reference_bits);
+			json_num(e->oracle_mid);
+			printf(", \"oracle_rad\": ");
+			json_num(e->oracle_rad);
+			printf(", \"ulp_oracle\": ");
+			json_num(e->ulp_oracle);
+			printf(", \"ulp_reference\": ");
+			json_num(e->ulp_reference);
+			printf(", \"undecided\": %s}",
+			       e->undecided ? "true" : "false");
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+static void print_stats(const char *what, const usc_results_stats *s)
+{
+	printf("  |ulp| vs %-9s max %-10.4g median %-10.4g p99 %.4g", what,
+	       s->max_abs, s->median_abs, s->p99_abs);
+	if (s->nan_count)
+		printf(" (%" PRIu64 " NaN)", s->nan_count);
+	putchar('\n');
+}
+
+static void print_value(usc_dtype t, uint64_t bits)
+{
+	char dec[USC_EXACT_DECIMAL_SIZE];
+	double d;
+
+	if (usc_decode_double(t, bits, &d) == USC_OK && usc_dtype_is_float(t))
+		printf("0x%" PRIx64 " = %.9g", bits, d);
+	else if (usc_exact_decimal(t, bits, dec, sizeof dec) == USC_OK)
+		printf("0x%" PRIx64 " = %s", bits, dec);
+	else
+		printf("0x%" PRIx64, bits);
+}
+
+static void print_text(const usc_check_report *r)
+{
+	printf("kernel %s (%s%s%s), oracle precision %lu bits\n",
+	       r->kernel_name, r->hlo_path, r->fusion ? ", fusion " : "",
+	       r->fusion ? r->fusion : "", r->oracle_precision);
+	for (size_t i = 0; i < r->output_count; i++) {
+		const usc_check_output *o = &r->outputs[i];
+		usc_tensor_spec spec = usc_tensor_spec_of(o->device);
+		char shape[256];
+
+		usc_tensor_spec_format(&spec, shape, sizeof shape);
+		printf("output %zu: %s, %" PRIu64 " elements\n", i, shape,
+		       o->summary.count);
+		print_stats("oracle", &o->summary.oracle);
+		print_stats("reference", &o->summary.reference);
+		printf("  bit-identical to the reference: %" PRIu64 " of %" PRIu64
+		       "; undecided: %" PRIu64 "\n",
+		       o->summary.bit_exact_count, o->summary.count,
+		       o->summary.undecided_count);
+		if (o->worst_count)
+			printf("  worst elements:\n");
+		for (size_t w = 0; w < o->worst_count; w++) {
+			const usc_check_element *e = &o->worst[w];
+
+			printf("    [");
+			print_index(stdout, o->device, e->index);
+			printf("] device ");
+			print_value(spec.dtype, e->device_bits);
+			printf("  reference ");
+			print_value(spec.dtype, e->reference_bits);
+			printf("\n        oracle %.17g +- %.3g  error %+.4g ulp vs "
+			       "oracle%s, %+.4g vs reference\n",
+			       e->oracle_mid, e->oracle_rad, e->ulp_oracle,
+			       e->undecided ? " (undecided)" : "",
+			       e->ulp_reference);
+		}
+	}
+}
+
+int usc_cli_check(int argc, char **argv)
+{
+	usc_check_request req = usc_check_request_default();
+	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
+	const char *target = NULL, *out = NULL;
+	bool json = false, append = false;
+	usc_check_report *r = NULL;
+	usc_error err;
+	usc_status st;
+	int list = 0; /* 1: --input sources follow, 2: --device */
+
+	req.inputs = inputs;
+	req.devices = devices;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--input") == 0)
+			list = 1;
+		else if (strcmp(a, "--device") == 0)
+			list = 2;
+		else if (strcmp(a, "--fusion") == 0 && i + 1 < argc)
+			req.fusion = argv[++i], list = 0;
+		else if (strcmp(a, "--out") == 0 && i + 1 < argc)
+			out = argv[++i], list = 0;
+		else if (strcmp(a, "--append") == 0)
+			append = true, list = 0;
+		else if (strcmp(a, "--json") == 0)
+			json = true, list = 0;
+		else if (strcmp(a, "--pairwise") == 0)
+			req.reduce_order = USC_REDUCE_PAIRWISE, list = 0;
+		else if (strcmp(a, "--quantize") == 0)
+			req.quantize = true, list = 0;
+		else if (strcmp(a, "--raw") == 0)
+			req.raw = true, list = 0;
+		else if ((strcmp(a, "--worst") == 0 ||
+			  strcmp(a, "--precision-max") == 0) &&
+			 i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+
+			if (*end || end == argv[i]) {
+				usc_cli_error("%s expects a number, found '%s'",
+					      a, argv[i]);
+				return USC_EXIT_USAGE;
+			}
+			if (a[2] == 'w')
+				req.worst = v;
+			else
+				req.oracle_precision_max = v;
+			list = 0;
+		} else if (a[0] == '-' && a[1] == '-') {
+			usc_cli_error("unknown or incomplete option '%s'\n%s", a,
+				      usage_text);
+			return USC_EXIT_USAGE;
+		} else if (list == 1 || list == 2) {
+			size_t *n = list == 1 ? &req.input_count
+					      : &req.device_count;
+
+			if (*n == MAX_SOURCES) {
+				usc_cli_error("too many sources (at most %d)",
+					      MAX_SOURCES);
+				return USC_EXIT_USAGE;
+			}
+			(list == 1 ? inputs : devices)[(*n)++] = a;
+		} else if (!target) {
+			target = a;
+		} else {
+			usc_cli_error("unexpected argument '%s'\n%s", a,
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+	}
+	if (!target) {
+		usc_cli_error("%s", usage_text);
+		return USC_EXIT_USAGE;
+	}
+	if (is_dir(target)) {
+		if (req.input_count || req.device_count) {
+			usc_cli_error("a case directory brings its own inputs "
+				      "and device outputs");
+			return USC_EXIT_USAGE;
+		}
+		st = usc_check_case(target, &req, &r, &err);
+	} else {
+		req.hlo_path = target;
+		st = usc_check_run(&req, &r, &err);
+	}
+	if (st != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return USC_EXIT_FAIL;
+	}
+	if (json)
+		print_json(r);
+	else
+		print_text(r);
+	if (out && usc_check_write(r, out, append, &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		usc_check_report_destroy(r);
+		return USC_EXIT_FAIL;
+	}
+	if (out && !json)
+		printf("results written to %s\n", out);
+	usc_check_report_destroy(r);
+	return USC_EXIT_OK;
+}

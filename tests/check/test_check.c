@@ -1,0 +1,263 @@
+/*
+ * ulpscope check: the comparison of a device output with the oracle and
+ * the reference, on kernels whose answers are known without the code
+ * under test.
+ *
+ * exp(x) in f32 for x = k/8: the device files are made from the
+ * reference's encodings (test_eval_reference checks those against MPFR);
+ * here the point is the comparison.  A device equal to the reference is bit-exact everywhere and
+ * within half an ulp of the oracle (a correctly rounded result is); a
+ * device one code above it in one element shows +1 ulp against the
+ * reference there, an error against the oracle in (0.5, 1.5], and heads
+ * the worst list.  Errors of the inputs name the file and the parameter.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ulpscope/check.h"
+
+#define N 64
+
+static char dir[256];
+static char hlo[300], in0[300], dev0[300], dev_bad[300];
+
+static const char kernel[] =
+	"HloModule exp_kernel\n"
+	"\n"
+	"ENTRY e {\n"
+	"  x = f32[8,8]{1,0} parameter(0)\n"
+	"  ROOT y = f32[8,8]{1,0} exponential(x)\n"
+	"}\n";
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	static const int64_t dims[2] = {8, 8}, bad_dims[1] = {64};
+	usc_tensor *x = NULL, *bad = NULL;
+	usc_error err;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/usc_check_test_%ld", (long)getpid());
+	if (mkdir(dir, 0700) != 0)
+		return -1;
+	snprintf(hlo, sizeof hlo, "%s/kernel.hlo", dir);
+	snprintf(in0, sizeof in0, "%s/input_0.npy", dir);
+	snprintf(dev0, sizeof dev0, "%s/device_0.npy", dir);
+	snprintf(dev_bad, sizeof dev_bad, "%s/bad.npy", dir);
+	write_text(hlo, kernel);
+	if (usc_tensor_create(USC_F32, 2, dims, &x, &err) != USC_OK)
+		return -1;
+	for (int k = 0; k < N; k++) {
+		float v = (float)(k - 32) / 8; /* exact in f32 */
+		uint32_t b;
+
+		memcpy(&b, &v, sizeof b);
+		usc_tensor_set_bits(x, (uint64_t)k, b);
+	}
+	if (usc_tensor_write_npy(x, in0, &err) != USC_OK)
+		return -1;
+	if (usc_tensor_create(USC_F32, 1, bad_dims, &bad, &err) != USC_OK ||
+	    usc_tensor_write_npy(bad, dev_bad, &err) != USC_OK)
+		return -1;
+	usc_tensor_destroy(x);
+	usc_tensor_destroy(bad);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Runs the reference alone to make a device file from its output. */
+static void write_device(int bump_index)
+{
+	usc_check_request req = usc_check_request_default();
+	const char *inputs[1] = {in0}, *devs[1] = {in0};
+	usc_check_report *r = NULL;
+	usc_tensor *t = NULL;
+	usc_error err;
+	uint64_t b;
+
+	/* Any f32[8,8] will do as the device for this first run. */
+	req.hlo_path = hlo;
+	req.input_count = 1;
+	req.inputs = inputs;
+	req.device_count = 1;
+	req.devices = devs;
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_OK);
+	t = r->outputs[0].reference;
+	r->outputs[0].reference = NULL;
+	usc_check_report_destroy(r);
+	if (bump_index >= 0) {
+		usc_tensor_get_bits(t, (uint64_t)bump_index, &b);
+		usc_tensor_set_bits(t, (uint64_t)bump_index, b + 1);
+	}
+	assert_int_equal(usc_tensor_write_npy(t, dev0, &err), USC_OK);
+	usc_tensor_destroy(t);
+}
+
+static usc_check_report *run(usc_status want, usc_error *err)
+{
+	usc_check_request req = usc_check_request_default();
+	const char *inputs[1] = {in0}, *devs[1] = {dev0};
+	usc_check_report *r = NULL;
+
+	req.hlo_path = hlo;
+	req.input_count = 1;
+	req.inputs = inputs;
+	req.device_count = 1;
+	req.devices = devs;
+	assert_int_equal(usc_check_run(&req, &r, err), want);
+	return r;
+}
+
+static void test_device_equals_reference(void **state)
+{
+	usc_check_report *r;
+	usc_error err;
+
+	(void)state;
+	write_device(-1);
+	r = run(USC_OK, &err);
+	assert_int_equal(r->output_count, 1);
+	assert_int_equal(r->outputs[0].summary.count, N);
+	assert_int_equal(r->outputs[0].summary.bit_exact_count, N);
+	assert_int_equal(r->outputs[0].summary.undecided_count, 0);
+	assert_true(r->outputs[0].summary.reference.max_abs == 0);
+	/* Correctly rounded: within half an ulp of the exact value. */
+	assert_true(r->outputs[0].summary.oracle.max_abs <= 0.5);
+	for (int k = 0; k < N; k++) {
+		double x = (double)(k - 32) / 8, mid = r->outputs[0].oracle_mid[k];
+
+		/* The enclosure's midpoint is exp(x) to double precision. */
+		assert_true(fabs(mid - exp(x)) <= 4 * exp(x) * 0x1p-52);
+	}
+	usc_check_report_destroy(r);
+}
+
+static void test_one_element_off(void **state)
+{
+	usc_check_report *r;
+	usc_error err;
+	const usc_check_element *w;
+
+	(void)state;
+	write_device(37);
+	r = run(USC_OK, &err);
+	assert_int_equal(r->outputs[0].summary.bit_exact_count, N - 1);
+	assert_true(r->outputs[0].ulp_reference[37] == 1);
+	assert_true(r->outputs[0].ulp_oracle[37] > 0.5 &&
+		    r->outputs[0].ulp_oracle[37] <= 1.5);
+	assert_true(r->outputs[0].worst_count >= 1);
+	w = &r->outputs[0].worst[0];
+	assert_int_equal(w->index, 37);
+	assert_true(w->ulp_reference == 1);
+	assert_true(r->outputs[0].summary.reference.max_abs == 1);
+	usc_check_report_destroy(r);
+}
+
+static void test_bad_inputs(void **state)
+{
+	usc_check_request req = usc_check_request_default();
+	const char *inputs[2] = {in0, in0}, *devs[1] = {dev_bad};
+	usc_check_report *r = NULL;
+	usc_error err;
+	char want[600];
+
+	(void)state;
+	req.hlo_path = hlo;
+	req.input_count = 2;
+	req.inputs = inputs;
+	req.device_count = 1;
+	req.devices = devs;
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_EINVAL);
+	snprintf(want, sizeof want,
+		 "%s: the kernel has 1 parameters, 2 inputs were given", hlo);
+	assert_string_equal(err.message, want);
+	assert_null(r);
+
+	req.input_count = 1;
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_EINVAL);
+	snprintf(want, sizeof want,
+		 "%s: shape (64,) does not match output 0 of the kernel, "
+		 "f32[8,8]",
+		 dev_bad);
+	assert_string_equal(err.message, want);
+
+	req.device_count = 0;
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_EINVAL);
+	snprintf(want, sizeof want,
+		 "%s: the kernel has 1 outputs, 0 device files were given",
+		 hlo);
+	assert_string_equal(err.message, want);
+
+	assert_int_equal(usc_check_case("/nonexistent", NULL, &r, &err),
+			 USC_EIO);
+	assert_string_equal(err.message,
+			    "/nonexistent: not a case directory: no kernel.hlo "
+			    "(see docs/cases.md)");
+}
+
+static void test_case_dir_and_results(void **state)
+{
+	usc_check_report *r = NULL;
+	usc_results_reader *rd = NULL;
+	usc_results_output_data *od = NULL;
+	usc_error err;
+	char h5[320];
+
+	(void)state;
+	write_device(5);
+	/* The bad device file must not be taken: only device_<i>.npy. */
+	assert_int_equal(usc_check_case(dir, NULL, &r, &err), USC_OK);
+	assert_int_equal(r->outputs[0].summary.bit_exact_count, N - 1);
+	snprintf(h5, sizeof h5, "%s/results.h5", dir);
+	assert_int_equal(usc_check_write(r, h5, false, &err), USC_OK);
+	assert_int_equal(usc_results_open(h5, &rd, &err), USC_OK);
+	assert_int_equal(usc_results_kernel_count(rd), 1);
+	assert_string_equal(usc_results_kernel_name(rd, 0), "exp_kernel");
+	assert_int_equal(usc_results_read_output(rd, "exp_kernel", 0, &od,
+						 &err),
+			 USC_OK);
+	assert_int_equal(od->summary.bit_exact_count, N - 1);
+	assert_true(od->ulp_error_reference[5] == 1);
+	assert_true(memcmp(od->oracle_mid, r->outputs[0].oracle_mid,
+			   N * sizeof(double)) == 0);
+	usc_results_output_data_free(od);
+	usc_results_reader_close(rd);
+	usc_check_report_destroy(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_device_equals_reference),
+		cmocka_unit_test(test_one_element_off),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_case_dir_and_results),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,134 @@
+/*
+ * ulpscope check on every captured XLA:CPU case under data/examples/.
+ *
+ * Every case must check completely: no undecided element at the default
+ * precision cap, summary figures that agree with a recount from the
+ * per-element arrays, and a worst list that starts at the maximum.  One
+ * fact about XLA:CPU is known independently of ulpscope: its f32 to
+ * f8e4m3fn convert rounds to nearest-even exactly (the capture checked it
+ * against ml_dtypes on exact ties), and the quantize kernel's other ops
+ * are f32 ops that a strict implementation rounds the same way, so the
+ * fp8 quantize cases must be bit-identical to the reference.  The figures
+ * of each case are printed for docs/check.md.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "ulpscope/check.h"
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static void check_consistency(const usc_check_output *o)
+{
+	uint64_t n = usc_tensor_count(o->device), exact = 0;
+	usc_results_stats s;
+	usc_error err;
+
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t a, b;
+
+		usc_tensor_get_bits(o->device, k, &a);
+		usc_tensor_get_bits(o->reference, k, &b);
+		exact += a == b;
+	}
+	assert_int_equal(exact, o->summary.bit_exact_count);
+	assert_int_equal(usc_results_stats_compute(o->ulp_oracle, n, &s, &err),
+			 USC_OK);
+	assert_memory_equal(&s, &o->summary.oracle, sizeof s);
+	assert_int_equal(usc_results_stats_compute(o->ulp_reference, n, &s,
+						   &err),
+			 USC_OK);
+	assert_memory_equal(&s, &o->summary.reference, sizeof s);
+	if (o->worst_count && !isnan(o->worst[0].ulp_oracle))
+		assert_true(fabs(o->worst[0].ulp_oracle) ==
+			    o->summary.oracle.max_abs);
+}
+
+static void test_examples(void **state)
+{
+	const char *src = getenv("USC_SOURCE_DIR");
+	char root[1024];
+	DIR *kd;
+	struct dirent *ke;
+	int cases = 0;
+
+	(void)state;
+	assert_non_null(src);
+	snprintf(root, sizeof root, "%s/data/examples", src);
+	kd = opendir(root);
+	assert_non_null(kd);
+	while ((ke = readdir(kd))) {
+		char kdir[1300];
+		DIR *cd;
+		struct dirent *ce;
+
+		if (ke->d_name[0] == '.')
+			continue;
+		snprintf(kdir, sizeof kdir, "%s/%s", root, ke->d_name);
+		if (!is_dir(kdir))
+			continue;
+		cd = opendir(kdir);
+		assert_non_null(cd);
+		while ((ce = readdir(cd))) {
+			char cdir[1600];
+			usc_check_report *r = NULL;
+			usc_error err;
+
+			if (ce->d_name[0] == '.')
+				continue;
+			snprintf(cdir, sizeof cdir, "%s/%s", kdir, ce->d_name);
+			if (!is_dir(cdir))
+				continue;
+			if (usc_check_case(cdir, NULL, &r, &err) != USC_OK)
+				fail_msg("%s: %s", cdir, err.message);
+			for (size_t i = 0; i < r->output_count; i++) {
+				const usc_check_output *o = &r->outputs[i];
+
+				printf("%-24s %-12s out %zu: %5llu elements, "
+				       "max|ulp| oracle %-9.4g reference %-9.4g "
+				       "bit-exact %llu\n",
+				       ke->d_name, ce->d_name, i,
+				       (unsigned long long)o->summary.count,
+				       o->summary.oracle.max_abs,
+				       o->summary.reference.max_abs,
+				       (unsigned long long)
+					       o->summary.bit_exact_count);
+				assert_int_equal(o->summary.undecided_count, 0);
+				check_consistency(o);
+				if (strncmp(ke->d_name, "fp8_quantize", 12) == 0)
+					assert_int_equal(
+						o->summary.bit_exact_count,
+						o->summary.count);
+			}
+			usc_check_report_destroy(r);
+			cases++;
+		}
+		closedir(cd);
+	}
+	closedir(kd);
+	printf("%d cases checked\n", cases);
+	assert_true(cases >= 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
