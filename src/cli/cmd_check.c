@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"       ulpscope check KERNEL.hlo [--fusion NAME] --input SRC... "
 	"--device SRC... [options]\n"
 	"options: --out FILE.h5 [--append] --json --worst K --pairwise "
-	"--precision-max BITS --quantize --raw";
+	"--precision-max BITS --quantize --input-raw";
 
 static bool is_dir(const char *path)
 {
@@ -225,7 +225,7 @@ int usc_cli_check(int argc, char **argv)
 			req.reduce_order = USC_REDUCE_PAIRWISE, list = 0;
 		else if (strcmp(a, "--quantize") == 0)
 			req.quantize = true, list = 0;
-		else if (strcmp(a, "--raw") == 0)
+		else if (strcmp(a, "--input-raw") == 0)
 			req.raw = true, list = 0;
 		else if ((strcmp(a, "--worst") == 0 ||
 			  strcmp(a, "--precision-max") == 0) &&

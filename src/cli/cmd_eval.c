@@ -20,9 +20,9 @@ static void eval_usage(void)
 {
 	fprintf(stderr,
 		"usage: ulpscope eval KERNEL.hlo [--input SOURCE]... "
-		"[-o OUT_PREFIX] [--pairwise] [--raw]\n"
+		"[-o OUT_PREFIX] [--pairwise] [--input-raw]\n"
 		"  one --input per entry parameter, in order (.npy, "
-		"FILE.h5:/dataset, or raw with --raw);\n"
+		"FILE.h5:/dataset, or raw with --input-raw);\n"
 		"  -o writes output i to OUT_PREFIX_i.npy\n");
 }
 
@@ -72,7 +72,7 @@ int usc_cli_eval(int argc, char **argv)
 			prefix = argv[++i];
 		} else if (strcmp(argv[i], "--pairwise") == 0) {
 			opts.reduce_order = USC_REDUCE_PAIRWISE;
-		} else if (strcmp(argv[i], "--raw") == 0) {
+		} else if (strcmp(argv[i], "--input-raw") == 0) {
 			flags |= USC_TENSOR_READ_RAW;
 		} else if (argv[i][0] == '-' || path) {
 			usc_cli_error("unexpected argument '%s'", argv[i]);

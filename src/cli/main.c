@@ -31,12 +31,12 @@ static const usc_cli_command commands[] = {
 	{"check", usc_cli_check,
 	 "check (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--device SRC...) [--out FILE.h5 [--append]] [--json] [--worst K] "
-	 "[--pairwise] [--precision-max BITS] [--quantize] [--raw]",
+	 "[--pairwise] [--precision-max BITS] [--quantize] [--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
-	 "[--raw]",
+	 "[--input-raw]",
 	 "evaluate the entry computation in the reference domain (every op "
 	 "correctly rounded to its type); print each output and write it to "
 	 "OUT_PREFIX_i.npy"},
