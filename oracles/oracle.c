@@ -25,6 +25,7 @@
 #include <mpfr.h>
 #include <mpfi.h>
 
+#include "dtype/mpfr_util.h"
 #include "ulpscope/dtype_mpfr.h"
 
 #include "domain.h"
@@ -173,25 +174,6 @@ size_t usc__oracle_count_undecided(const void *values, size_t n)
 }
 
 /* ------------------------------------------------------------ helpers */
-
-/* The caller's MPFR exponent range is kept; ours is the widest. */
-typedef struct mpfr_range {
-	mpfr_exp_t emin, emax;
-} mpfr_range;
-
-static void range_widen(mpfr_range *r)
-{
-	r->emin = mpfr_get_emin();
-	r->emax = mpfr_get_emax();
-	mpfr_set_emin(mpfr_get_emin_min());
-	mpfr_set_emax(mpfr_get_emax_max());
-}
-
-static void range_restore(const mpfr_range *r)
-{
-	mpfr_set_emin(r->emin);
-	mpfr_set_emax(r->emax);
-}
 
 static bool is_float(usc_dtype t)
 {
@@ -1454,14 +1436,14 @@ static usc_status orc_apply(void *state, const usc__dom_op *op, size_t n,
 	orc_state *s = state;
 	value *o = out;
 	const value *a[USC__DOM_MAX_ARGS] = {NULL, NULL, NULL};
-	mpfr_range range;
+	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	size_t i;
 	unsigned k;
 
 	if (op->nargs > USC__DOM_MAX_ARGS)
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
-	range_widen(&range);
+	usc__mpfr_range_widen(&range);
 	for (i = 0; i < n && st == USC_OK; i++) {
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
@@ -1470,7 +1452,7 @@ static usc_status orc_apply(void *state, const usc__dom_op *op, size_t n,
 		}
 		st = apply1(s, op, &o[i], a, err);
 	}
-	range_restore(&range);
+	usc__mpfr_range_restore(&range);
 	return st;
 }
 
@@ -1480,12 +1462,12 @@ static usc_status orc_load(void *state, usc_dtype t, uint64_t bits,
 			   void *out, usc_error *err)
 {
 	orc_state *s = state;
-	mpfr_range range;
+	usc__mpfr_range range;
 	usc_status st;
 
-	range_widen(&range);
+	usc__mpfr_range_widen(&range);
 	st = load_bits(s, t, bits, out, err);
-	range_restore(&range);
+	usc__mpfr_range_restore(&range);
 	return st;
 }
 
@@ -1524,12 +1506,12 @@ static usc_status orc_to_output(void *state, usc_dtype t, const void *v,
 	orc_state *s = state;
 	const value *x = v;
 	usc__oracle_enclosure *e = enclosure;
-	mpfr_range range;
+	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	bool decided = false;
 	uint64_t rb = 0;
 
-	range_widen(&range);
+	usc__mpfr_range_widen(&range);
 	if (e) {
 		memset(e, 0, sizeof *e);
 		e->kind = (usc__oracle_kind)x->kind;
@@ -1549,7 +1531,7 @@ static usc_status orc_to_output(void *state, usc_dtype t, const void *v,
 			e->rounded = true;
 			e->rounded_bits = *bits;
 		}
-		range_restore(&range);
+		usc__mpfr_range_restore(&range);
 		return USC_OK;
 	}
 	st = usc__oracle_decide_rounding(x, t, &decided, &rb, err);
@@ -1586,7 +1568,7 @@ static usc_status orc_to_output(void *state, usc_dtype t, const void *v,
 			e->lo = e->hi = NAN;
 	}
 done:
-	range_restore(&range);
+	usc__mpfr_range_restore(&range);
 	if (st != USC_OK && (!err || err->code == USC_OK))
 		return usc__fail(err, st, "oracle: cannot encode into %s",
 				 usc_dtype_name(t));

@@ -18,27 +18,10 @@
 #include <mpfr.h>
 #include <mpfi.h>
 
+#include "dtype/mpfr_util.h"
 #include "ulpscope/dtype_mpfr.h"
 
 #include "oracle.h"
-
-typedef struct mpfr_range {
-	mpfr_exp_t emin, emax;
-} mpfr_range;
-
-static void range_widen(mpfr_range *r)
-{
-	r->emin = mpfr_get_emin();
-	r->emax = mpfr_get_emax();
-	mpfr_set_emin(mpfr_get_emin_min());
-	mpfr_set_emax(mpfr_get_emax_max());
-}
-
-static void range_restore(const mpfr_range *r)
-{
-	mpfr_set_emin(r->emin);
-	mpfr_set_emax(r->emax);
-}
 
 /*
  * An endpoint of a finite-kind enclosure, with "beyond MPFR's range"
@@ -66,7 +49,7 @@ usc_status usc__oracle_decide_rounding(const usc__oracle_value *v,
 				       usc_dtype t, bool *decided,
 				       uint64_t *bits, usc_error *err)
 {
-	mpfr_range range;
+	usc__mpfr_range range;
 	mpfr_t e;
 	uint64_t b0 = 0, b1 = 0;
 	bool ok = true;
@@ -79,7 +62,7 @@ usc_status usc__oracle_decide_rounding(const usc__oracle_value *v,
 				 "type", usc_dtype_name(t));
 	if (v->kind == USC__ORC_UNDECIDED)
 		return USC_OK;
-	range_widen(&range);
+	usc__mpfr_range_widen(&range);
 	mpfr_init2(e, 64);
 	switch (v->kind) {
 	case USC__ORC_NAN:
@@ -125,7 +108,7 @@ usc_status usc__oracle_decide_rounding(const usc__oracle_value *v,
 		break;
 	}
 	mpfr_clear(e);
-	range_restore(&range);
+	usc__mpfr_range_restore(&range);
 	if (ok && b0 == b1) {
 		*decided = true;
 		*bits = b0;
@@ -163,7 +146,7 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 {
 	static const usc__oracle_resolution eighth = {0.125, 0};
 	bool y_nan, y_inf;
-	mpfr_range range;
+	usc__mpfr_range range;
 	mpfr_t yv, lo, hi, m, M, umin, umax, q;
 	double d[4];
 	int i;
@@ -189,7 +172,7 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 		out->decided = true;
 		return USC_OK;
 	}
-	range_widen(&range);
+	usc__mpfr_range_widen(&range);
 	mpfr_inits2(ERR_PREC, yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
 	(void)usc_decode_mpfr(t, y, yv);
 	if (v->kind != USC__ORC_FINITE || y_inf) {
@@ -212,7 +195,7 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 				sy > sv ? INFINITY : -INFINITY;
 		}
 		mpfr_clears(yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
-		range_restore(&range);
+		usc__mpfr_range_restore(&range);
 		return USC_OK;
 	}
 	/* Numerator y - y*: [y - hi, y - lo], rounded outward. */
@@ -231,7 +214,7 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 	if (usc_ulp_mpfr(t, m, umin) != USC_OK ||
 	    usc_ulp_mpfr(t, M, umax) != USC_OK) {
 		mpfr_clears(yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
-		range_restore(&range);
+		usc__mpfr_range_restore(&range);
 		return usc__fail(err, USC_EINTERNAL, "oracle: no ULP for %s",
 				 usc_dtype_name(t));
 	}
@@ -265,6 +248,6 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 		out->decided = meets(res, out->lo, out->hi);
 	}
 	mpfr_clears(yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
-	range_restore(&range);
+	usc__mpfr_range_restore(&range);
 	return USC_OK;
 }

@@ -33,6 +33,7 @@
 
 #include <mpfr.h>
 
+#include "dtype/mpfr_util.h"
 #include "ulpscope/dtype_mpfr.h"
 
 #include "domain.h"
@@ -124,25 +125,6 @@ static uint64_t f64_bits(double x)
 	return b;
 }
 
-/* The caller's MPFR exponent range is kept; ours is the widest. */
-typedef struct mpfr_range {
-	mpfr_exp_t emin, emax;
-} mpfr_range;
-
-static void range_widen(mpfr_range *r)
-{
-	r->emin = mpfr_get_emin();
-	r->emax = mpfr_get_emax();
-	mpfr_set_emin(mpfr_get_emin_min());
-	mpfr_set_emax(mpfr_get_emax_max());
-}
-
-static void range_restore(const mpfr_range *r)
-{
-	mpfr_set_emin(r->emin);
-	mpfr_set_emax(r->emax);
-}
-
 static const char *op_name(const usc__dom_op *op)
 {
 	return usc_hlo_opcode_name(op->op);
@@ -200,11 +182,11 @@ static usc_status ziv(ref_state *s, const usc__dom_op *op, mpfr_fn1 f1,
 {
 	usc_dtype t = op->result;
 	mpfr_prec_t P = s->info[t].precision + ZIV_EXTRA_BITS;
-	mpfr_range range;
+	usc__mpfr_range range;
 	uint64_t c_lo, c_hi;
 	usc_status st = USC_OK;
 
-	range_widen(&range);
+	usc__mpfr_range_widen(&range);
 	for (;;) {
 		bool exact, tiny = false, wide = false;
 
@@ -281,7 +263,7 @@ static usc_status ziv(ref_state *s, const usc__dom_op *op, mpfr_fn1 f1,
 		}
 		P *= 2;
 	}
-	range_restore(&range);
+	usc__mpfr_range_restore(&range);
 	if (st != USC_OK && err && err->code == USC_OK)
 		return usc__fail(err, st, "%s: encoding failed", op_name(op));
 	return st;
