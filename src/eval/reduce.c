@@ -145,10 +145,17 @@ static usc_status combine(combiner *c, const size_t *flats, size_t m,
 	return USC_OK;
 }
 
+/*
+ * Sets up the combination of the N inputs ops[0..N) with their init values
+ * ops[N..2N) through in's body, for at most max_m elements at a time:
+ * inputs and inits (caller storage for N pointers) receive the operands,
+ * *flats an index buffer of max_m entries that the caller frees.
+ */
 static usc_status combiner_init(combiner *c, usc_eval *ev,
 				const usc_hlo_instr *in, size_t N,
 				const usc__evalue *ops, size_t max_m,
-				usc_error *err)
+				usc__ebuf **inputs, const void **inits,
+				size_t **flats, usc_error *err)
 {
 	size_t k;
 	usc_status st;
@@ -173,9 +180,23 @@ static usc_status combiner_init(combiner *c, usc_eval *ev,
 		if (ops[k].n != 1)
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "operand %zu is a tuple", k);
+	for (k = 0; k < N; k++) {
+		inputs[k] = ops[k].leaves[0];
+		inits[k] = USC__VAL(ev, ops[N + k].leaves[0], 0);
+	}
+	c->inputs = inputs;
+	c->inits = inits;
 	while (((size_t)1 << c->levels) < max_m)
 		c->levels++;
-	return scratch_new(ev, &c->tmp, (c->levels * 2 + 2) * N, err);
+	st = scratch_new(ev, &c->tmp, (c->levels * 2 + 2) * N, err);
+	if (st != USC_OK)
+		return st;
+	*flats = usc__calloc(max_m ? max_m : 1, sizeof **flats);
+	if (!*flats) {
+		scratch_free(ev, &c->tmp);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	return USC_OK;
 }
 
 /* ------------------------------------------------------------- reduce */
@@ -219,20 +240,10 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 			kdims[nk++] = s->dims[i];
 		}
 	}
-	for (k = 0; k < N; k++) {
-		inputs[k] = ops[k].leaves[0];
-		inits[k] = USC__VAL(ev, ops[N + k].leaves[0], 0);
-	}
-	st = combiner_init(&c, ev, in, N, ops, m, err);
+	st = combiner_init(&c, ev, in, N, ops, m, inputs, inits, &flats,
+			   err);
 	if (st != USC_OK)
 		return st;
-	c.inputs = inputs;
-	c.inits = inits;
-	flats = usc__calloc(m ? m : 1, sizeof *flats);
-	if (!flats) {
-		scratch_free(ev, &c.tmp);
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	}
 	for (i = begin; i < end; i++) {
 		size_t j = 0;
 
@@ -297,20 +308,10 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "bad window in dimension %zu", i);
 	}
-	for (k = 0; k < N; k++) {
-		inputs[k] = ops[k].leaves[0];
-		inits[k] = USC__VAL(ev, ops[N + k].leaves[0], 0);
-	}
-	st = combiner_init(&c, ev, in, N, ops, m, err);
+	st = combiner_init(&c, ev, in, N, ops, m, inputs, inits, &flats,
+			   err);
 	if (st != USC_OK)
 		return st;
-	c.inputs = inputs;
-	c.inits = inits;
-	flats = usc__calloc(m ? m : 1, sizeof *flats);
-	if (!flats) {
-		scratch_free(ev, &c.tmp);
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	}
 	for (i = begin; i < end; i++) {
 		size_t j = 0;
 
