@@ -142,9 +142,11 @@ static usc_status read_inputs(const usc_check_request *req, usc_eval *ev,
 
 	if (req->input_count != n)
 		return usc__fail(err, USC_EINVAL,
-				 "%s: the kernel has %zu parameters, %zu inputs "
-				 "were given",
-				 req->hlo_path, n, req->input_count);
+				 "%s: the kernel has %zu parameter%s, %zu "
+				 "input%s given",
+				 req->hlo_path, n, n == 1 ? "" : "s",
+				 req->input_count,
+				 req->input_count == 1 ? " was" : "s were");
 	r->inputs = usc__calloc(n ? n : 1, sizeof *r->inputs);
 	if (!r->inputs)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
@@ -224,9 +226,11 @@ static usc_status run_reference(const usc_check_request *req,
 	n = usc_eval_output_count(ev);
 	if (req->device_count != n) {
 		st = usc__fail(err, USC_EINVAL,
-			       "%s: the kernel has %zu outputs, %zu device files "
-			       "were given",
-			       req->hlo_path, n, req->device_count);
+			       "%s: the kernel has %zu output%s, %zu device "
+			       "file%s given",
+			       req->hlo_path, n, n == 1 ? "" : "s",
+			       req->device_count,
+			       req->device_count == 1 ? " was" : "s were");
 		goto done;
 	}
 	r->outputs = usc__calloc(n ? n : 1, sizeof *r->outputs);

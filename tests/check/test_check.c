@@ -194,7 +194,7 @@ static void test_bad_inputs(void **state)
 	req.devices = devs;
 	assert_int_equal(usc_check_run(&req, &r, &err), USC_EINVAL);
 	snprintf(want, sizeof want,
-		 "%s: the kernel has 1 parameters, 2 inputs were given", hlo);
+		 "%s: the kernel has 1 parameter, 2 inputs were given", hlo);
 	assert_string_equal(err.message, want);
 	assert_null(r);
 
@@ -209,7 +209,7 @@ static void test_bad_inputs(void **state)
 	req.device_count = 0;
 	assert_int_equal(usc_check_run(&req, &r, &err), USC_EINVAL);
 	snprintf(want, sizeof want,
-		 "%s: the kernel has 1 outputs, 0 device files were given",
+		 "%s: the kernel has 1 output, 0 device files were given",
 		 hlo);
 	assert_string_equal(err.message, want);
 

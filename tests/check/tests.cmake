@@ -2,3 +2,19 @@
 # captured XLA:CPU examples end to end.
 usc_add_test(test_check check/test_check.c)
 usc_add_test(test_check_examples check/test_check_examples.c)
+
+# The command line.  XLA:CPU's fp8 quantize output is bit-identical to a
+# strict implementation (see test_check_examples.c for why).
+add_test(NAME cli_check_case
+  COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/fp8_quantize_f32/ties_s1 --worst 0)
+set_tests_properties(cli_check_case PROPERTIES PASS_REGULAR_EXPRESSION
+  "output 0: f8e4m3fn\\[1024\\], 1024 elements\n.*bit-identical to the reference: 1024 of 1024; undecided: 0\n")
+add_test(NAME cli_check_json
+  COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/fp8_quantize_f32/ties_s1 --worst 1 --json)
+set_tests_properties(cli_check_json PROPERTIES PASS_REGULAR_EXPRESSION
+  "^\\{\"kernel\": \"jit_fp8_quantize_f32\", .*\"bit_exact\": 1024, \"undecided\": 0, \"worst\": \\[\\{\"index\": \\[")
+foreach(case check_usage check_not_a_case check_count_mismatch)
+  add_test(NAME cli_${case}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_case.sh
+      $<TARGET_FILE:ulpscope_cli> ${CMAKE_CURRENT_SOURCE_DIR}/check/cases/${case}.txt)
+endforeach()
