@@ -152,7 +152,7 @@ usc_status usc_decode_double(usc_dtype t, uint64_t bits, double *out)
 	if (!f)
 		return USC_EINVAL;
 	if (f->kind == USC_KIND_SINT) {
-		int64_t sv;
+		int64_t sv = 0;
 
 		usc_decode_int(t, bits, &sv, NULL);
 		*out = (double)sv;
@@ -161,7 +161,7 @@ usc_status usc_decode_double(usc_dtype t, uint64_t bits, double *out)
 			       : USC_OK;
 	}
 	if (f->kind == USC_KIND_UINT || f->kind == USC_KIND_PRED) {
-		uint64_t uv;
+		uint64_t uv = 0;
 
 		usc_decode_int(t, bits, NULL, &uv);
 		*out = (double)uv;

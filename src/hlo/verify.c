@@ -588,7 +588,7 @@ static const usc_hlo_instr *param_of(const usc_hlo_computation *c, size_t k)
 static usc_status check_scalar_comp(const vctx *v, const usc_hlo_instr *in,
 				    const char *attr, size_t n)
 {
-	const usc_hlo_computation *c;
+	const usc_hlo_computation *c = NULL;
 	char s[SHAPE_BUF];
 	size_t k;
 
@@ -617,7 +617,7 @@ static usc_status check_scalar_comp(const vctx *v, const usc_hlo_instr *in,
 static usc_status check_call(const vctx *v, const usc_hlo_instr *in,
 			     const char *attr)
 {
-	const usc_hlo_computation *c;
+	const usc_hlo_computation *c = NULL;
 	char a[SHAPE_BUF], b[SHAPE_BUF];
 	size_t k, n;
 

@@ -111,6 +111,9 @@ typedef struct counts {
 } counts;
 
 static void failf(counts *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void failf(counts *c, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -122,7 +122,8 @@ static void run_oom(op_fn op, const char *arg)
 			done = true;
 		} else {
 			if (st != USC_ENOMEM)
-				fail_msg("%s, n=%ld: %s", arg, n, err.message);
+				fail_msg("%s, n=%ld: %s", arg ? arg : "(none)", n,
+					 err.message);
 			assert_null(t);
 			assert_non_null(strstr(err.message, "out of memory"));
 		}
