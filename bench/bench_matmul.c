@@ -1,0 +1,191 @@
+/*
+ * Certified bf16 matmul (issue "oracle", Performance): C = A·B with A, B
+ * bf16[n,n] and f32 accumulation as XLA writes it, dot(convert(a),
+ * convert(b)) with an f32 result, evaluated by the oracle domain
+ * (USC_DOMAIN_ORACLE, default precision), against the baseline the issue
+ * names: two OpenBLAS dgemm calls of the same size (a certified product
+ * can be had from a midpoint product and a radius product).  Both are
+ * measured in the same run, best of REPS; only the ratio means anything on
+ * these shared machines.
+ *
+ * The oracle takes about a minute at n = 512, so by default it runs at
+ * n = 64, 128 (best of REPS) and 256 (once) and its time is extrapolated to
+ * 512 by n^3 (the dot's work) from the largest n measured; the dgemm pair
+ * is measured at 512 itself and at each n.  --full adds the oracle at 512.
+ *
+ * Usage: bench_matmul [--quick] [--full] [--reps R]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cblas.h>
+
+#include "ulpscope/eval.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/tensor.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const usc_error *err)
+{
+	fprintf(stderr, "bench_matmul: %s: %s\n", what, err->message);
+	exit(1);
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1du;
+
+static double next_value(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return ((double)(rng >> 11) * 0x1p-53) * 2.0 - 1.0;
+}
+
+/* Best time of reps runs of the oracle on an n×n×n bf16 dot. */
+static double time_oracle(long n, int reps)
+{
+	char text[1024];
+	int64_t dims[2] = {n, n};
+	usc_eval_options o = usc_eval_options_default();
+	usc_tensor *a, *b;
+	usc_hlo_file *f;
+	usc_eval *ev;
+	usc_error err;
+	double best = 1e300;
+
+	snprintf(text, sizeof text,
+		 "HloModule matmul_bf16\n\n"
+		 "ENTRY %%main (a: bf16[%ld,%ld], b: bf16[%ld,%ld]) -> "
+		 "f32[%ld,%ld] {\n"
+		 "  %%a = bf16[%ld,%ld]{1,0} parameter(0)\n"
+		 "  %%b = bf16[%ld,%ld]{1,0} parameter(1)\n"
+		 "  %%ca = f32[%ld,%ld]{1,0} convert(%%a)\n"
+		 "  %%cb = f32[%ld,%ld]{1,0} convert(%%b)\n"
+		 "  ROOT %%d = f32[%ld,%ld]{1,0} dot(%%ca, %%cb), "
+		 "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+		 "}\n",
+		 n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n);
+	if (usc_hlo_parse(text, strlen(text), "matmul", &f, &err) != USC_OK)
+		die("parse", &err);
+	if (usc_tensor_create(USC_BF16, 2, dims, &a, &err) != USC_OK ||
+	    usc_tensor_create(USC_BF16, 2, dims, &b, &err) != USC_OK)
+		die("tensor", &err);
+	for (long i = 0; i < n * n; i++) {
+		uint64_t bits;
+
+		usc_encode_double(USC_BF16, next_value(), NULL, &bits, NULL);
+		usc_tensor_set_bits(a, (uint64_t)i, bits);
+		usc_encode_double(USC_BF16, next_value(), NULL, &bits, NULL);
+		usc_tensor_set_bits(b, (uint64_t)i, bits);
+	}
+	o.domain = USC_DOMAIN_ORACLE;
+	if (usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev, &err) ||
+	    usc_eval_bind(ev, 0, a, &err) || usc_eval_bind(ev, 1, b, &err))
+		die("eval", &err);
+	for (int r = 0; r < reps; r++) {
+		double t = now();
+
+		if (usc_eval_run(ev, &err) != USC_OK)
+			die("run", &err);
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	usc_eval_destroy(ev);
+	usc_tensor_destroy(a);
+	usc_tensor_destroy(b);
+	usc_hlo_file_destroy(f);
+	return best;
+}
+
+/* Best time of reps runs of two dgemm calls of size n. */
+static double time_dgemm2(long n, int reps)
+{
+	size_t nn = (size_t)n * (size_t)n;
+	double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+	double *c = malloc(nn * sizeof *c), *d = malloc(nn * sizeof *d);
+	double best = 1e300;
+	int in = (int)n;
+
+	if (!a || !b || !c || !d) {
+		fprintf(stderr, "bench_matmul: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < nn; i++) {
+		a[i] = next_value();
+		b[i] = next_value();
+	}
+	/* Enough repetitions for a small n to be timed above clock noise. */
+	reps *= n < 256 ? 20 : 1;
+	for (int r = 0; r < reps; r++) {
+		double t = now();
+
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, in, in,
+			    in, 1.0, a, in, b, in, 0.0, c, in);
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, in, in,
+			    in, 1.0, b, in, a, in, 0.0, d, in);
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	long sizes[4] = {64, 128, 256, 512};
+	int nsizes = 3, reps = 3;
+	double t512_dgemm, fit = 0;
+	int nfit = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			nsizes = 1;
+			reps = 1;
+		} else if (!strcmp(argv[i], "--full")) {
+			nsizes = 4;
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+		}
+	}
+	printf("certified bf16 matmul n×n×n (f32 accumulation) vs two "
+	       "OpenBLAS dgemm, best of %d\n\n", reps);
+	printf("%6s %14s %14s %12s %16s\n", "n", "oracle s", "2×dgemm s",
+	       "ratio", "oracle ns/fma");
+	t512_dgemm = time_dgemm2(512, reps);
+	for (int i = 0; i < nsizes; i++) {
+		long n = sizes[i];
+		double to = time_oracle(n, n >= 256 ? 1 : reps);
+		double td = n == 512 ? t512_dgemm : time_dgemm2(n, reps);
+		double per = to / ((double)n * n * n);
+
+		printf("%6ld %14.4g %14.4g %12.0f %16.1f\n", n, to, td,
+		       to / td, per * 1e9);
+		fflush(stdout);
+		/* The largest measured n is the best predictor of 512. */
+		fit = per;
+		nfit = (int)n;
+	}
+	printf("\nn = 512: 2×dgemm %.4g s measured; oracle %.4g s %s "
+	       "n = %d by n^3\n", t512_dgemm, fit * 512.0 * 512.0 * 512.0,
+	       nfit == 512 ? "measured at" : "extrapolated from", nfit);
+	printf("oracle / 2×dgemm at n = 512: %.0f\n",
+	       fit * 512.0 * 512.0 * 512.0 / t512_dgemm);
+	return 0;
+}

@@ -1,0 +1,245 @@
+/*
+ * Peak memory of an evaluation (issue "oracle", Performance): the goal is a
+ * peak resident set of at most 2 × (inputs + outputs) + 64 MB.
+ *
+ * The kernel is kernels/gelu_tanh_f32.hlo enlarged to N f32 elements (one
+ * input, one output, 13 elementwise ops).  Every configuration (domain, N)
+ * runs in a child process of its own (fork), so that one peak does not
+ * hide the next; the child reads its peak RSS (getrusage, ru_maxrss) once
+ * its input tensor exists and again after the run, and sends both back.
+ * The first figure is the floor (the program, the libraries, the parsed
+ * kernel and the input); the second is the peak of the evaluation.
+ *
+ * Usage: bench_memory [--quick | --full | --log2 L]
+ *   default: reference and oracle at 2^22 (about a minute)
+ *   --quick: 2^16 and 2^18; --full: 2^20, 2^22 and 2^24 (the oracle at
+ *   2^24 needs about 9.3 GB and a few minutes); --log2 L: 2^L alone
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ulpscope/eval.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/tensor.h"
+
+#ifndef USC_KERNEL_DIR
+#define USC_KERNEL_DIR "kernels"
+#endif
+
+typedef struct child_report {
+	int ok;
+	long floor_kb;
+	long peak_kb;
+	double seconds;
+	char message[USC_ERROR_MESSAGE_SIZE];
+} child_report;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss; /* kilobytes on Linux */
+}
+
+static char *kernel_text(long n)
+{
+	char path[4096], to[64], *text, *out, *p, *q;
+	const char *dir = getenv("USC_KERNELS_DIR");
+	size_t len, count = 0, lt;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/gelu_tanh_f32.hlo",
+		 dir ? dir : USC_KERNEL_DIR);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = malloc(len + 1);
+	if (!text || fread(text, 1, len, f) != len) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	text[len] = 0;
+	/* Every shape of this kernel is f32[1024] or f32[]. */
+	snprintf(to, sizeof to, "[%ld]", n);
+	lt = strlen(to);
+	for (p = text; (p = strstr(p, "[1024]")); p += 6)
+		count++;
+	out = malloc(len + count * lt + 1);
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	for (q = out, p = text; ; ) {
+		char *hit = strstr(p, "[1024]");
+
+		if (!hit)
+			break;
+		memcpy(q, p, (size_t)(hit - p));
+		q += hit - p;
+		memcpy(q, to, lt);
+		q += lt;
+		p = hit + 6;
+	}
+	strcpy(q, p);
+	free(text);
+	return out;
+}
+
+/* The child: evaluates once and reports its peaks. */
+static void child(usc_eval_domain d, long n, child_report *rep)
+{
+	char *text = kernel_text(n);
+	usc_eval_options o = usc_eval_options_default();
+	const usc_tensor *out;
+	usc_hlo_file *f;
+	usc_tensor *x;
+	usc_eval *ev;
+	usc_error err;
+	int64_t dims[1] = {n};
+	uint64_t s = 88172645463325252u;
+	double t;
+
+	if (!text) {
+		snprintf(rep->message, sizeof rep->message,
+			 "cannot read the kernel");
+		return;
+	}
+	if (usc_hlo_parse(text, strlen(text), "gelu", &f, &err) ||
+	    usc_tensor_create(USC_F32, 1, dims, &x, &err))
+		goto fail;
+	for (long i = 0; i < n; i++) {
+		uint64_t bits;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		usc_encode_double(USC_F32, (double)(s >> 11) * 0x1p-53 * 6 - 3,
+				  NULL, &bits, NULL);
+		usc_tensor_set_bits(x, (uint64_t)i, bits);
+	}
+	free(text);
+	rep->floor_kb = maxrss_kb();
+	o.domain = d;
+	o.oracle_precision = 128;
+	t = now();
+	if (usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev, &err) ||
+	    usc_eval_bind(ev, 0, x, &err) || usc_eval_run(ev, &err) ||
+	    usc_eval_output(ev, 0, &out, &err))
+		goto fail;
+	rep->seconds = now() - t;
+	rep->peak_kb = maxrss_kb();
+	rep->ok = 1;
+	return;
+fail:
+	snprintf(rep->message, sizeof rep->message, "%s", err.message);
+}
+
+static int measure(usc_eval_domain d, long n, child_report *rep)
+{
+	int fd[2], status;
+	pid_t pid;
+	ssize_t got;
+
+	memset(rep, 0, sizeof *rep);
+	if (pipe(fd) != 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		child_report r;
+
+		memset(&r, 0, sizeof r);
+		close(fd[0]);
+		child(d, n, &r);
+		if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r)
+			_exit(2);
+		_exit(0);
+	}
+	close(fd[1]);
+	got = read(fd[0], rep, sizeof *rep);
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	if (got != (ssize_t)sizeof *rep) {
+		snprintf(rep->message, sizeof rep->message,
+			 "child died (status %d: killed for memory?)", status);
+		rep->ok = 0;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int lo = 22, hi = 22;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			lo = 16;
+			hi = 18;
+		} else if (!strcmp(argv[i], "--full")) {
+			lo = 20;
+			hi = 24;
+		} else if (!strcmp(argv[i], "--log2") && i + 1 < argc) {
+			lo = hi = atoi(argv[++i]);
+		}
+	}
+	printf("peak RSS of one evaluation of gelu_tanh_f32 at N f32 elements "
+	       "(a child per row)\n");
+	printf("goal: peak <= 2 x (inputs + outputs) + 64 MB\n\n");
+	printf("%-9s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "domain",
+	       "log2N", "in+out MB", "floor MB", "peak MB", "goal MB",
+	       "peak/goal", "B/elem", "met", "run s");
+	for (int dom = 0; dom < 2; dom++) {
+		usc_eval_domain d = dom ? USC_DOMAIN_ORACLE
+					: USC_DOMAIN_REFERENCE;
+
+		for (int l = lo; l <= hi; l += 2) {
+			long n = 1L << l;
+			double io = 2.0 * 4.0 * (double)n, goal, peak;
+			child_report r;
+
+			if (measure(d, n, &r) != 0 || !r.ok) {
+				printf("%-9s %5d failed: %s\n",
+				       dom ? "oracle" : "reference", l,
+				       r.message);
+				continue;
+			}
+			peak = (double)r.peak_kb * 1024.0;
+			goal = 2.0 * io + 64.0 * 1048576.0;
+			printf("%-9s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
+			       "%10.0f %6s %8.2f\n",
+			       dom ? "oracle" : "reference", l, io / 1048576.0,
+			       (double)r.floor_kb / 1024.0, peak / 1048576.0,
+			       goal / 1048576.0, peak / goal,
+			       (peak - (double)r.floor_kb * 1024.0) /
+				       (double)n,
+			       peak <= goal ? "yes" : "no", r.seconds);
+		}
+	}
+	printf("\nB/elem: (peak - floor) / N, the evaluation's own bytes per "
+	       "element\n");
+	return 0;
+}

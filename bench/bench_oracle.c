@@ -1,0 +1,713 @@
+/*
+ * Oracle throughput on catalogue kernels (issue "oracle", Performance).
+ *
+ * Each kernel of kernels/ is enlarged to about N elements by rewriting the
+ * batch dimension of its shapes in the HLO text (every shape of the kernels
+ * below is generic in that dimension), then evaluated four ways in the same
+ * run, on the same inputs:
+ *
+ *   naive   every op of the same parsed module evaluated with MPFR at 256
+ *           bits, element by element, by a small interpreter written here
+ *           (the Herbgrind-style baseline the issue asks for; it rounds
+ *           nothing, certifies nothing and ignores special values);
+ *   oracle  usc_eval with USC_DOMAIN_ORACLE at 128 bits;
+ *   f64     usc_eval with USC_DOMAIN_REFERENCE on a copy of the kernel whose
+ *           float types (bf16, f16, f32) are all rewritten to f64: every op
+ *           correctly rounded to f64, the stand-in for "plain f64 evaluation
+ *           by the same evaluator" until the fast tier exists;
+ *   check   usc_check_run end to end (files read, reference, oracle at
+ *           rising precision, ULP errors, summary), with the reference
+ *           output as the device output.
+ *
+ * Prints elements/s of each and the ratios oracle/naive (speed-up, goal
+ * >= 100) and oracle/f64 (slow-down, goal <= 3).  The machines are shared
+ * and noisy, so only ratios mean anything; each time is the best of REPS.
+ *
+ * Usage: bench_oracle [--quick] [--n N] [--reps R] [KERNEL...]
+ * The kernels directory is $USC_KERNELS_DIR, else the source tree's.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpfr.h>
+
+#include "ulpscope/check.h"
+#include "ulpscope/eval.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/tensor.h"
+
+#ifndef USC_KERNEL_DIR
+#define USC_KERNEL_DIR "kernels"
+#endif
+
+#define NAIVE_PREC 256
+#define ORACLE_PREC 128
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const usc_error *err)
+{
+	fprintf(stderr, "bench_oracle: %s: %s\n", what,
+		err ? err->message : "failed");
+	exit(1);
+}
+
+/* ------------------------------------------------------------ kernels */
+
+/*
+ * A catalogue kernel and how to enlarge it: every occurrence of from[i] in
+ * the text becomes "[R" followed by to[i], R the batch size.  rowlen is
+ * the number of elements per unit of R in the (largest) output.
+ */
+typedef struct kernel_def {
+	const char *name;
+	size_t nsub;
+	const char *from[3];
+	const char *to[3]; /* what follows "[R" in the replacement */
+	long rowlen;
+} kernel_def;
+
+static const kernel_def kernels[] = {
+	{"gelu_tanh_f32", 1, {"[1024]"}, {"]"}, 1},
+	{"silu_bf16", 1, {"[1024]"}, {"]"}, 1},
+	{"swiglu_f16", 1, {"[8,128]"}, {",128]"}, 128},
+	{"softmax_f32", 3, {"[4,256]", "[4,8]", "[4]"},
+	 {",256]", ",8]", "]"}, 256},
+	{"layer_norm_bf16", 3, {"[8,128]", "[8,4]", "[8]"},
+	 {",128]", ",4]", "]"}, 128},
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Replaces every occurrence of from by to; the result is malloc'ed. */
+static char *replace(const char *s, const char *from, const char *to)
+{
+	size_t lf = strlen(from), lt = strlen(to), n = 0;
+	const char *p;
+	char *out, *q;
+
+	for (p = s; (p = strstr(p, from)); p += lf)
+		n++;
+	out = malloc(strlen(s) + n * lt + 1);
+	if (!out)
+		return NULL;
+	for (q = out; (p = strstr(s, from)); s = p + lf) {
+		memcpy(q, s, (size_t)(p - s));
+		q += p - s;
+		memcpy(q, to, lt);
+		q += lt;
+	}
+	strcpy(q, s);
+	return out;
+}
+
+static char *scaled_text(const kernel_def *k, long r, int to_f64)
+{
+	char path[4096], to[64], *text, *t;
+	const char *dir = getenv("USC_KERNELS_DIR");
+
+	snprintf(path, sizeof path, "%s/%s.hlo", dir ? dir : USC_KERNEL_DIR,
+		 k->name);
+	text = slurp(path);
+	if (!text) {
+		fprintf(stderr, "bench_oracle: cannot read %s\n", path);
+		exit(1);
+	}
+	for (size_t i = 0; i < k->nsub; i++) {
+		snprintf(to, sizeof to, "[%ld%s", r, k->to[i]);
+		t = replace(text, k->from[i], to);
+		free(text);
+		text = t;
+	}
+	if (to_f64) {
+		/* bf16 first: "f16" is a suffix of it. */
+		static const char *const ft[] = {"bf16[", "f16[", "f32["};
+
+		for (size_t i = 0; i < 3; i++) {
+			t = replace(text, ft[i], "f64[");
+			free(text);
+			text = t;
+		}
+	}
+	return text;
+}
+
+static usc_hlo_file *parse_text(const char *text, const char *name)
+{
+	usc_hlo_file *f;
+	usc_error err;
+
+	if (usc_hlo_parse(text, strlen(text), name, &f, &err) != USC_OK)
+		die("parse", &err);
+	return f;
+}
+
+/* Inputs: uniform in [-3, 3] (normal-ish activations), rounded to type. */
+static usc_tensor **make_inputs(const usc_hlo_module *m, int as_f64,
+				uint64_t seed)
+{
+	const usc_hlo_computation *e = m->entry;
+	usc_tensor **in = calloc(e->param_count, sizeof *in);
+	usc_error err;
+
+	for (size_t i = 0; i < e->param_count; i++) {
+		const usc_hlo_shape *s = &e->params[i].shape;
+		usc_dtype t = as_f64 ? USC_F64 : s->dtype;
+		uint64_t x = seed + 7919 * i, n;
+
+		if (usc_tensor_create(t, s->rank, s->dims, &in[i], &err))
+			die("tensor", &err);
+		n = usc_tensor_count(in[i]);
+		for (uint64_t j = 0; j < n; j++) {
+			double v;
+			uint64_t bits;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v = ((double)(x >> 11) * 0x1p-53) * 6.0 - 3.0;
+			/* Same values in every variant: round to the narrow type. */
+			usc_encode_double(s->dtype, v, NULL, &bits, NULL);
+			if (as_f64) {
+				usc_decode_double(s->dtype, bits, &v);
+				usc_encode_double(USC_F64, v, NULL, &bits, NULL);
+			}
+			usc_tensor_set_bits(in[i], j, bits);
+		}
+	}
+	return in;
+}
+
+static void free_inputs(usc_tensor **in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		usc_tensor_destroy(in[i]);
+	free(in);
+}
+
+/* ------------------------------------------------- the naive baseline */
+
+typedef struct nval {
+	size_t n;
+	size_t rank;
+	int64_t dims[8];
+	mpfr_t *v;
+} nval;
+
+static nval *nval_new(const usc_hlo_shape *s)
+{
+	nval *r = calloc(1, sizeof *r);
+
+	r->rank = s->rank;
+	r->n = 1;
+	for (size_t i = 0; i < s->rank; i++) {
+		r->dims[i] = s->dims[i];
+		r->n *= (size_t)s->dims[i];
+	}
+	r->v = malloc(r->n * sizeof *r->v);
+	for (size_t i = 0; i < r->n; i++)
+		mpfr_init2(r->v[i], NAIVE_PREC);
+	return r;
+}
+
+static void nval_free(nval *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		mpfr_clear(r->v[i]);
+	free(r->v);
+	free(r);
+}
+
+/* Flat index to multi-index and back, row-major. */
+static void unflatten(const nval *r, size_t flat, int64_t *idx)
+{
+	for (size_t d = r->rank; d-- > 0;) {
+		idx[d] = (int64_t)(flat % (size_t)r->dims[d]);
+		flat /= (size_t)r->dims[d];
+	}
+}
+
+static size_t flatten(const nval *r, const int64_t *idx)
+{
+	size_t f = 0;
+
+	for (size_t d = 0; d < r->rank; d++)
+		f = f * (size_t)r->dims[d] + (size_t)idx[d];
+	return f;
+}
+
+static usc_hlo_opcode reducer(const usc_hlo_instr *in)
+{
+	const usc_hlo_attr *a = usc_hlo_instr_attr(in, "to_apply");
+
+	return a->comps[0]->root->opcode;
+}
+
+static void combine(usc_hlo_opcode op, mpfr_t acc, mpfr_t x)
+{
+	if (op == USC_HLO_OP_ADD)
+		mpfr_add(acc, acc, x, MPFR_RNDN);
+	else
+		mpfr_max(acc, acc, x, MPFR_RNDN);
+}
+
+static nval *naive_comp(const usc_hlo_computation *c, nval **args);
+
+static nval *naive_instr(const usc_hlo_instr *in, nval **vals, nval **args)
+{
+	nval *r, *a = NULL, *b = NULL;
+	int64_t idx[8], sub[8];
+
+	if (in->opcode == USC_HLO_OP_PARAMETER) {
+		nval *p = args[in->parameter_number];
+
+		r = nval_new(&in->shape);
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_set(r->v[i], p->v[i], MPFR_RNDN);
+		return r;
+	}
+	if (in->opcode == USC_HLO_OP_FUSION) {
+		nval *fa[16];
+
+		for (size_t i = 0; i < in->operand_count; i++)
+			fa[i] = vals[in->operands[i]->index];
+		return naive_comp(in->called[0], fa);
+	}
+	r = nval_new(&in->shape);
+	if (in->operand_count > 0)
+		a = vals[in->operands[0]->index];
+	if (in->operand_count > 1)
+		b = vals[in->operands[1]->index];
+	switch (in->opcode) {
+	case USC_HLO_OP_CONSTANT:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_set_str(r->v[i], in->literal->elems[i].text, 10,
+				     MPFR_RNDN);
+		break;
+	case USC_HLO_OP_BROADCAST: {
+		const usc_hlo_attr *d = usc_hlo_instr_attr(in, "dimensions");
+
+		for (size_t i = 0; i < r->n; i++) {
+			unflatten(r, i, idx);
+			for (size_t k = 0; k < a->rank; k++)
+				sub[k] = idx[d->ints[k]];
+			mpfr_set(r->v[i], a->v[flatten(a, sub)], MPFR_RNDN);
+		}
+		break;
+	}
+	case USC_HLO_OP_CONVERT:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_set(r->v[i], a->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_NEGATE:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_neg(r->v[i], a->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_EXPONENTIAL:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_exp(r->v[i], a->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_TANH:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_tanh(r->v[i], a->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_RSQRT:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_rec_sqrt(r->v[i], a->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_ADD:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_add(r->v[i], a->v[i], b->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_SUBTRACT:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_sub(r->v[i], a->v[i], b->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_MULTIPLY:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_mul(r->v[i], a->v[i], b->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_DIVIDE:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_div(r->v[i], a->v[i], b->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_MAXIMUM:
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_max(r->v[i], a->v[i], b->v[i], MPFR_RNDN);
+		break;
+	case USC_HLO_OP_REDUCE: {
+		/* Sequential, row-major over the reduced dims. */
+		const usc_hlo_attr *d = usc_hlo_instr_attr(in, "dimensions");
+		usc_hlo_opcode op = reducer(in);
+		uint8_t red[8] = {0};
+
+		for (size_t k = 0; k < d->count; k++)
+			red[d->ints[k]] = 1;
+		for (size_t i = 0; i < r->n; i++)
+			mpfr_set(r->v[i], b->v[0], MPFR_RNDN);
+		for (size_t j = 0; j < a->n; j++) {
+			size_t o = 0;
+
+			unflatten(a, j, idx);
+			for (size_t k = 0; k < a->rank; k++)
+				if (!red[k])
+					o = o * (size_t)a->dims[k] +
+					    (size_t)idx[k];
+			combine(op, r->v[o], a->v[j]);
+		}
+		break;
+	}
+	case USC_HLO_OP_REDUCE_WINDOW: {
+		/* Windows without padding or dilation, as XLA:CPU writes them. */
+		const usc_hlo_attr *w = usc_hlo_instr_attr(in, "window");
+		usc_hlo_opcode op = reducer(in);
+
+		for (size_t i = 0; i < r->n; i++) {
+			size_t cnt = 1;
+
+			unflatten(r, i, idx);
+			mpfr_set(r->v[i], b->v[0], MPFR_RNDN);
+			for (size_t k = 0; k < r->rank; k++)
+				cnt *= (size_t)w->window[k].size;
+			for (size_t j = 0; j < cnt; j++) {
+				size_t q = j;
+
+				for (size_t k = r->rank; k-- > 0;) {
+					int64_t s = w->window[k].size;
+
+					sub[k] = idx[k] * w->window[k].stride +
+						 (int64_t)(q % (size_t)s);
+					q /= (size_t)s;
+				}
+				combine(op, r->v[i], a->v[flatten(a, sub)]);
+			}
+		}
+		break;
+	}
+	default:
+		fprintf(stderr, "bench_oracle: naive: op %s not supported\n",
+			usc_hlo_opcode_name(in->opcode));
+		exit(1);
+	}
+	return r;
+}
+
+static nval *naive_comp(const usc_hlo_computation *c, nval **args)
+{
+	nval **vals = calloc(c->instr_count, sizeof *vals), *root;
+
+	for (size_t i = 0; i < c->instr_count; i++)
+		vals[i] = naive_instr(c->instrs[i], vals, args);
+	root = vals[c->root->index];
+	for (size_t i = 0; i < c->instr_count; i++)
+		if (vals[i] != root)
+			nval_free(vals[i]);
+	free(vals);
+	return root;
+}
+
+static nval *naive_run(const usc_hlo_module *m, usc_tensor **in)
+{
+	const usc_hlo_computation *e = m->entry;
+	nval *args[16], *r;
+
+	for (size_t i = 0; i < e->param_count; i++) {
+		args[i] = nval_new(&e->params[i].shape);
+		for (size_t j = 0; j < args[i]->n; j++) {
+			double v;
+
+			usc_tensor_get_double(in[i], j, &v);
+			mpfr_set_d(args[i]->v[j], v, MPFR_RNDN);
+		}
+	}
+	r = naive_comp(e, args);
+	for (size_t i = 0; i < e->param_count; i++)
+		nval_free(args[i]);
+	return r;
+}
+
+/* ------------------------------------------------------- the evaluator */
+
+static usc_eval *make_eval(const usc_hlo_module *m, usc_eval_domain d,
+			   usc_tensor **in)
+{
+	usc_eval_options o = usc_eval_options_default();
+	usc_eval *ev;
+	usc_error err;
+
+	o.domain = d;
+	o.oracle_precision = ORACLE_PREC;
+	if (usc_eval_create(m, &o, &ev, &err) != USC_OK)
+		die("eval create", &err);
+	for (size_t i = 0; i < m->entry->param_count; i++)
+		if (usc_eval_bind(ev, i, in[i], &err) != USC_OK)
+			die("bind", &err);
+	return ev;
+}
+
+static double time_eval(usc_eval *ev, int reps)
+{
+	double best = 1e300;
+	usc_error err;
+
+	for (int r = 0; r < reps; r++) {
+		double t = now();
+
+		if (usc_eval_run(ev, &err) != USC_OK)
+			die("run", &err);
+		t = now() - t;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* ---------------------------------------------------------- the check */
+
+static double time_check(const char *text, usc_tensor **in, size_t nin,
+			 const usc_tensor *device, int reps)
+{
+	char dir[] = "/tmp/bench_oracle.XXXXXX", hlo[256], dev[256];
+	char inp[16][256];
+	const char *inputs[16], *devices[1];
+	usc_check_request req = usc_check_request_default();
+	usc_check_report *rep;
+	usc_error err;
+	double best = 1e300;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(hlo, sizeof hlo, "%s/kernel.hlo", dir);
+	f = fopen(hlo, "w");
+	fputs(text, f);
+	fclose(f);
+	for (size_t i = 0; i < nin; i++) {
+		snprintf(inp[i], sizeof inp[i], "%s/input_%zu.npy", dir, i);
+		if (usc_tensor_write_npy(in[i], inp[i], &err) != USC_OK)
+			die("write npy", &err);
+		inputs[i] = inp[i];
+	}
+	snprintf(dev, sizeof dev, "%s/device_0.npy", dir);
+	if (usc_tensor_write_npy(device, dev, &err) != USC_OK)
+		die("write npy", &err);
+	devices[0] = dev;
+	req.hlo_path = hlo;
+	req.input_count = nin;
+	req.inputs = inputs;
+	req.device_count = 1;
+	req.devices = devices;
+	for (int r = 0; r < reps; r++) {
+		double t = now();
+
+		if (usc_check_run(&req, &rep, &err) != USC_OK)
+			die("check", &err);
+		t = now() - t;
+		usc_check_report_destroy(rep);
+		if (t < best)
+			best = t;
+	}
+	for (size_t i = 0; i < nin; i++)
+		unlink(inp[i]);
+	unlink(dev);
+	unlink(hlo);
+	rmdir(dir);
+	return best;
+}
+
+/* --------------------------------------------------------------- main */
+
+static double gelu_oracle_rate; /* set by run_kernel, elements/s */
+
+static void run_kernel(const kernel_def *k, long n, int reps)
+{
+	long r = n / k->rowlen > 0 ? n / k->rowlen : 1;
+	char *text = scaled_text(k, r, 0), *text64 = scaled_text(k, r, 1);
+	usc_hlo_file *f = parse_text(text, k->name);
+	usc_hlo_file *f64 = parse_text(text64, k->name);
+	usc_hlo_module *m = usc_hlo_file_module(f, 0);
+	usc_hlo_module *m64 = usc_hlo_file_module(f64, 0);
+	size_t np = m->entry->param_count;
+	usc_tensor **in = make_inputs(m, 0, 0x9e3779b97f4a7c15u);
+	/* The same values as f64 tensors, for the f64 rewrite. */
+	usc_tensor **in64 = make_inputs(m, 1, 0x9e3779b97f4a7c15u);
+	usc_eval *ev_o, *ev_r, *ev_64;
+	const usc_tensor *out_o, *out_r;
+	double t_naive = 1e300, t_o, t_64, t_chk, maxrel = 0;
+	uint64_t elems;
+	nval *nv = NULL;
+	usc_error err;
+
+	ev_o = make_eval(m, USC_DOMAIN_ORACLE, in);
+	ev_r = make_eval(m, USC_DOMAIN_REFERENCE, in);
+	ev_64 = make_eval(m64, USC_DOMAIN_REFERENCE, in64);
+	t_64 = time_eval(ev_64, reps);
+	t_o = time_eval(ev_o, reps);
+	for (int i = 0; i < reps; i++) {
+		double t = now();
+
+		nval_free(nv);
+		nv = naive_run(m, in);
+		t = now() - t;
+		if (t < t_naive)
+			t_naive = t;
+	}
+	time_eval(ev_r, 1);
+	usc_eval_output(ev_o, 0, &out_o, &err);
+	usc_eval_output(ev_r, 0, &out_r, &err);
+	elems = usc_tensor_count(out_o);
+	/* Sanity: the naive values and the oracle's agree to the output type. */
+	for (uint64_t i = 0; i < elems; i++) {
+		double o, v = mpfr_get_d(nv->v[i], MPFR_RNDN), d;
+
+		usc_tensor_get_double(out_o, i, &o);
+		d = fabs(o - v) / fmax(fabs(v), 1e-30);
+		if (d > maxrel && !(fabs(v) < 1e-30 && fabs(o) < 1e-30))
+			maxrel = d;
+	}
+	t_chk = time_check(text, in, np, out_r, reps);
+
+	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %9.1f %9.1f %8.1e\n",
+	       k->name, (unsigned long long)elems, elems / t_naive,
+	       elems / t_o, elems / t_64, elems / t_chk, t_naive / t_o,
+	       t_o / t_64, maxrel);
+	fflush(stdout);
+	if (!strcmp(k->name, "gelu_tanh_f32"))
+		gelu_oracle_rate = (double)elems / t_o;
+
+	nval_free(nv);
+	usc_eval_destroy(ev_o);
+	usc_eval_destroy(ev_r);
+	usc_eval_destroy(ev_64);
+	free_inputs(in, np);
+	free_inputs(in64, np);
+	usc_hlo_file_destroy(f);
+	usc_hlo_file_destroy(f64);
+	free(text);
+	free(text64);
+}
+
+/*
+ * A native C double loop of gelu_tanh (the same ops in the same order), to
+ * put the f64 stand-in in perspective: what "f64 evaluation" costs when
+ * nothing interprets it.
+ */
+static volatile double sink;
+
+static void run_native_gelu(long n, int reps)
+{
+	double *x = malloc((size_t)n * sizeof *x), *y;
+	double best = 1e300, t;
+	uint64_t s = 0x9e3779b97f4a7c15u;
+
+	y = malloc((size_t)n * sizeof *y);
+	if (!x || !y)
+		exit(1);
+	for (long i = 0; i < n; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		x[i] = (float)(((double)(s >> 11) * 0x1p-53) * 6.0 - 3.0);
+	}
+	for (int r = 0; r < reps * 10; r++) {
+		t = now();
+		for (long i = 0; i < n; i++) {
+			double v = x[i], p = v * v * v * 0.044715;
+
+			y[i] = v * ((tanh((v + p) * 0.797884583) + 1.0) * 0.5);
+		}
+		t = now() - t;
+		sink = y[n / 2];
+		if (t < best)
+			best = t;
+	}
+	printf("%-16s %9ld native C double loop: %.3g elements/s",
+	       "gelu_tanh_f32", n, (double)n / best);
+	if (gelu_oracle_rate > 0)
+		printf(", oracle / native = %.0f (slow-down)",
+		       (double)n / best / gelu_oracle_rate);
+	printf("\n");
+	free(x);
+	free(y);
+}
+
+int main(int argc, char **argv)
+{
+	long n = 1L << 16;
+	int reps = 3, nsel = 0;
+	const char *sel[16];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			n = 1L << 11;
+			reps = 1;
+		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+			n = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+		} else if (nsel < 16) {
+			sel[nsel++] = argv[i];
+		}
+	}
+	printf("oracle throughput, ~%ld elements per kernel, best of %d "
+	       "(elements/s; ratios are what count)\n", n, reps);
+	printf("naive: MPFR %d bits, every op, written in the bench; "
+	       "oracle: USC_DOMAIN_ORACLE %d bits;\n", NAIVE_PREC, ORACLE_PREC);
+	printf("f64: USC_DOMAIN_REFERENCE on the kernel rewritten to f64; "
+	       "check: usc_check_run end to end\n\n");
+	printf("%-16s %9s %11s %11s %11s %11s %9s %9s %8s\n", "kernel",
+	       "elements", "naive/s", "oracle/s", "f64/s", "check/s",
+	       "or/naive", "or/f64", "agree");
+	for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
+		int want = nsel == 0;
+
+		for (int j = 0; j < nsel; j++)
+			want |= !strcmp(sel[j], kernels[i].name);
+		if (want)
+			run_kernel(&kernels[i], n, reps);
+	}
+	run_native_gelu(n, reps);
+	printf("\nor/naive: oracle speed-up over the naive baseline "
+	       "(issue goal >= 100)\n");
+	printf("or/f64:   oracle slow-down against f64 evaluation "
+	       "(issue goal <= 3)\n");
+	printf("agree:    largest relative gap between the naive values and "
+	       "the oracle's outputs\n");
+	return 0;
+}

@@ -1,0 +1,16 @@
+# Oracle benchmarks (issue "oracle", Performance section); included from
+# bench/CMakeLists.txt.  docs/performance.md gives the commands and figures.
+# The naive baseline of bench_oracle calls MPFR directly and bench_matmul
+# calls OpenBLAS directly: benches are not the library, so they may open
+# those doors themselves.
+usc_add_bench(bench_oracle ${CMAKE_CURRENT_LIST_DIR}/bench_oracle.c)
+target_link_libraries(bench_oracle PRIVATE PkgConfig::MPFR PkgConfig::GMP)
+target_compile_definitions(bench_oracle PRIVATE
+  USC_KERNEL_DIR="${PROJECT_SOURCE_DIR}/kernels")
+
+usc_add_bench(bench_matmul ${CMAKE_CURRENT_LIST_DIR}/bench_matmul.c)
+target_link_libraries(bench_matmul PRIVATE PkgConfig::OPENBLAS)
+
+usc_add_bench(bench_memory ${CMAKE_CURRENT_LIST_DIR}/bench_memory.c)
+target_compile_definitions(bench_memory PRIVATE
+  USC_KERNEL_DIR="${PROJECT_SOURCE_DIR}/kernels")
