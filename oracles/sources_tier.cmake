@@ -1,0 +1,3 @@
+# The fast certified f64 tier (oracles/tier.h, docs/tier.md).
+list(APPEND USC_LIB_SOURCES
+  oracles/tier.c)
