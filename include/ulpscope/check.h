@@ -5,8 +5,9 @@
  * For every output element: the device's encoding, the strict reference
  * (every op correctly rounded to its type), the certified oracle's
  * enclosure of the exact value, and the device's signed error in ULPs
- * against both.  The oracle runs at rising precision (Ziv) until each
- * element's error against it is decided to 1/8 ulp, or up to a cap, after
+ * against both.  A fast f64 tier with rigorous error radii decides what it
+ * can; the MPFR oracle then runs at rising precision (Ziv) until each
+ * remaining element's error is decided to 1/8 ulp, or up to a cap, after
  * which the element is reported undecided with its enclosure.  docs/check.md
  * describes the method, the figures and the exit codes of the command.
  */
@@ -40,6 +41,11 @@ typedef struct usc_check_request {
 	usc_eval_reduce_order reduce_order;
 	unsigned long oracle_precision_max; /* bits; 0: 4096 */
 	bool quantize;                 /* honour explicit quantization */
+	/*
+	 * Skip the fast f64 tier, whose radii assume the libm accuracy that
+	 * docs/tier.md states; every element then goes to the MPFR oracle.
+	 */
+	bool strict_oracle;
 	size_t worst;                  /* worst elements kept per output */
 } usc_check_request;
 
@@ -68,6 +74,8 @@ typedef struct usc_check_output {
 	double *ulp_reference;
 	uint8_t *undecided;
 	usc_results_summary summary;
+	/* Elements whose error the f64 tier decided (the rest: the oracle). */
+	uint64_t tier_decided;
 	/* The worst elements by |ulp_oracle| (NaN first), at most worst. */
 	size_t worst_count;
 	usc_check_element *worst;
@@ -83,7 +91,9 @@ typedef struct usc_check_report {
 	usc_tensor **inputs;
 	size_t output_count;
 	usc_check_output *outputs;
-	unsigned long oracle_precision; /* the highest the oracle used */
+	/* The highest precision the MPFR oracle used; 0 when the f64 tier
+	 * decided every element and the oracle did not run. */
+	unsigned long oracle_precision;
 } usc_check_report;
 
 /*

@@ -42,7 +42,13 @@ typedef enum usc_eval_domain {
 	 * midpoints rounded to nearest, and the enclosures themselves are
 	 * read by the analysis (usc_check).
 	 */
-	USC_DOMAIN_ORACLE
+	USC_DOMAIN_ORACLE,
+	/*
+	 * The fast certified tier: the oracle's semantics in f64 with a
+	 * rigorous error radius (docs/tier.md); values it cannot bound are
+	 * undecided and left to the oracle.
+	 */
+	USC_DOMAIN_TIER
 } usc_eval_domain;
 
 /* The order in which reduce, reduce-window, dot and convolution sum. */

@@ -2,11 +2,12 @@
  * ulpscope check: one kernel's device output against the strict reference
  * and the certified oracle.
  *
- * The reference run gives each output's encodings; the oracle runs at a
- * rising working precision (Ziv's strategy, applied to the whole kernel):
- * after each run every element whose error against the oracle is not yet
- * decided to 1/8 ulp takes the new enclosure, until all are decided or the
- * precision cap is reached.  The figures are then summarized exactly as
+ * The reference run gives each output's encodings.  The fast tier (f64
+ * values with rigorous radii) then decides every element it can; only if
+ * some remain does the MPFR oracle run, at a rising working precision
+ * (Ziv's strategy, applied to the whole kernel): after each run every
+ * element whose error is not yet decided to 1/8 ulp takes the new
+ * enclosure, until all are decided or the precision cap is reached.  The figures are then summarized exactly as
  * the HDF5 result file stores them (usc_results_summarize).
  */
 #include "internal.h"
@@ -22,6 +23,7 @@
 
 #include "eval/eval_values.h"
 #include "../../oracles/oracle.h"
+#include "../../oracles/tier.h"
 
 /* The first oracle precision, and the factor between runs. */
 #define ORACLE_PREC_START 128
@@ -300,6 +302,25 @@ static usc_status reference_errors(usc_check_output *o, usc_error *err)
 }
 
 /*
+ * Records an enclosure certificate as midpoint and radius: the radius is
+ * raised one step so that it covers the rounding of the subtraction.
+ */
+static void set_enclosure(usc_check_output *o, uint64_t k,
+			  const usc__oracle_enclosure *e)
+{
+	if (e->kind == USC__ORC_FINITE) {
+		double mid = e->lo / 2 + e->hi / 2;
+
+		o->oracle_mid[k] = mid;
+		o->oracle_rad[k] =
+			nextafter(fmax(e->hi - mid, mid - e->lo), INFINITY);
+	} else {
+		o->oracle_mid[k] = e->lo;
+		o->oracle_rad[k] = 0;
+	}
+}
+
+/*
  * Takes one oracle run's values for the elements still undecided.
  * Returns the number that remain undecided in *left.
  */
@@ -329,17 +350,7 @@ static usc_status take_oracle_values(usc_eval *ev, usc_check_output *o,
 						  v, &bits, &e, err);
 		if (st != USC_OK)
 			return st;
-		if (e.kind == USC__ORC_FINITE) {
-			double mid = e.lo / 2 + e.hi / 2;
-			double rad = fmax(e.hi - mid, mid - e.lo);
-
-			o->oracle_mid[k] = mid;
-			/* One step up covers the rounding of the subtraction. */
-			o->oracle_rad[k] = nextafter(rad, INFINITY);
-		} else {
-			o->oracle_mid[k] = e.lo;
-			o->oracle_rad[k] = 0;
-		}
+		set_enclosure(o, k, &e);
 		if (usc_dtype_is_float(t)) {
 			usc__oracle_ulp_error ue;
 
@@ -365,6 +376,90 @@ static usc_status take_oracle_values(usc_eval *ev, usc_check_output *o,
 			++*left;
 	}
 	return USC_OK;
+}
+
+/*
+ * The fast tier: one f64 run with error radii.  Every float element whose
+ * error it decides is final; the rest stay undecided for the oracle.  The
+ * tier only accelerates: a kernel it cannot evaluate at all (an op it
+ * does not bound) is left to the oracle whole.
+ */
+static usc_status run_tier(const usc_check_request *req, usc_check_report *r,
+			   usc_error *err)
+{
+	usc_eval_options o = usc_eval_options_default();
+	usc_eval *ev = NULL;
+	usc_status st;
+
+	/* The tier does not model explicit quantization (docs/tier.md). */
+	if (req->strict_oracle || req->quantize)
+		return USC_OK;
+	o.domain = USC_DOMAIN_TIER;
+	o.reduce_order = req->reduce_order;
+	st = usc_eval_create_computation(r->computation, &o, &ev, err);
+	if (st == USC_OK)
+		st = bind_all(ev, r, err);
+	if (st == USC_OK)
+		st = usc_eval_run(ev, err);
+	if (st == USC_ENOMEM) {
+		usc_eval_destroy(ev);
+		return st;
+	}
+	if (st != USC_OK) {
+		usc_eval_destroy(ev);
+		usc_error_clear(err);
+		return USC_OK;
+	}
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
+		usc_check_output *out = &r->outputs[i];
+		const void *values;
+		size_t count;
+		usc_dtype t;
+
+		st = usc__eval_output_values(ev, i, &values, &count, &t);
+		if (st != USC_OK || !usc_dtype_is_float(t))
+			continue;
+		for (size_t k = 0; st == USC_OK && k < count; k++) {
+			const usc__tier_value *v =
+				(const usc__tier_value *)((const unsigned char *)
+								  values +
+							  k * usc__domain_tier
+								      .value_size);
+			usc__oracle_enclosure e;
+			usc__oracle_ulp_error ue;
+			uint64_t bits, d;
+
+			usc_tensor_get_bits(out->device, k, &d);
+			st = usc__tier_decide_ulp_error(v, t, d, &resolution,
+							&ue, err);
+			if (st != USC_OK || !ue.decided)
+				continue;
+			st = usc__domain_tier.to_output(
+				usc__eval_domain_state(ev), t, v, &bits, &e,
+				err);
+			if (st != USC_OK)
+				break;
+			set_enclosure(out, k, &e);
+			out->ulp_oracle[k] = ue.mid;
+			out->undecided[k] = 0;
+			out->tier_decided++;
+		}
+	}
+	usc_eval_destroy(ev);
+	return st;
+}
+
+/* Whether any element still waits for the oracle. */
+static bool any_undecided(const usc_check_report *r)
+{
+	for (size_t i = 0; i < r->output_count; i++) {
+		const usc_check_output *o = &r->outputs[i];
+
+		for (uint64_t k = 0; k < usc_tensor_count(o->device); k++)
+			if (o->undecided[k])
+				return true;
+	}
+	return false;
 }
 
 /* The oracle runs, at rising precision while elements stay undecided. */
@@ -492,6 +587,8 @@ usc_status usc_check_run(const usc_check_request *req,
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
 		st = reference_errors(&r->outputs[i], err);
 	if (st == USC_OK)
+		st = run_tier(req, r, err);
+	if (st == USC_OK && any_undecided(r))
 		st = run_oracle(req, r, err);
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
 		usc_results_output v = results_view(&r->outputs[i]);

@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"       ulpscope check KERNEL.hlo [--fusion NAME] --input SRC... "
 	"--device SRC... [options]\n"
 	"options: --out FILE.h5 [--append] --json --worst K --pairwise "
-	"--precision-max BITS --quantize --input-raw";
+	"--precision-max BITS --quantize --strict-oracle --input-raw";
 
 static bool is_dir(const char *path)
 {
@@ -106,8 +106,9 @@ static void print_json(const usc_check_report *r)
 		printf(", ");
 		json_stats("reference", &o->summary.reference);
 		printf(", \"bit_exact\": %" PRIu64 ", \"undecided\": %" PRIu64
-		       ", \"worst\": [",
-		       o->summary.bit_exact_count, o->summary.undecided_count);
+		       ", \"tier_decided\": %" PRIu64 ", \"worst\": [",
+		       o->summary.bit_exact_count, o->summary.undecided_count,
+		       o->tier_decided);
 		for (size_t w = 0; w < o->worst_count; w++) {
 			const usc_check_element *e = &o->worst[w];
 
@@ -156,9 +157,12 @@ static void print_value(usc_dtype t, uint64_t bits)
 
 static void print_text(const usc_check_report *r)
 {
-	printf("kernel %s (%s%s%s), oracle precision %lu bits\n",
-	       r->kernel_name, r->hlo_path, r->fusion ? ", fusion " : "",
-	       r->fusion ? r->fusion : "", r->oracle_precision);
+	printf("kernel %s (%s%s%s), ", r->kernel_name, r->hlo_path,
+	       r->fusion ? ", fusion " : "", r->fusion ? r->fusion : "");
+	if (r->oracle_precision)
+		printf("oracle precision %lu bits\n", r->oracle_precision);
+	else
+		printf("every element decided by the f64 tier\n");
 	for (size_t i = 0; i < r->output_count; i++) {
 		const usc_check_output *o = &r->outputs[i];
 		usc_tensor_spec spec = usc_tensor_spec_of(o->device);
@@ -170,9 +174,10 @@ static void print_text(const usc_check_report *r)
 		print_stats("oracle", &o->summary.oracle);
 		print_stats("reference", &o->summary.reference);
 		printf("  bit-identical to the reference: %" PRIu64 " of %" PRIu64
-		       "; undecided: %" PRIu64 "\n",
+		       "; undecided: %" PRIu64 "; decided by the f64 tier: %" PRIu64
+		       "\n",
 		       o->summary.bit_exact_count, o->summary.count,
-		       o->summary.undecided_count);
+		       o->summary.undecided_count, o->tier_decided);
 		if (o->worst_count)
 			printf("  worst elements:\n");
 		for (size_t w = 0; w < o->worst_count; w++) {
@@ -225,6 +230,8 @@ int usc_cli_check(int argc, char **argv)
 			req.reduce_order = USC_REDUCE_PAIRWISE, list = 0;
 		else if (strcmp(a, "--quantize") == 0)
 			req.quantize = true, list = 0;
+		else if (strcmp(a, "--strict-oracle") == 0)
+			req.strict_oracle = true, list = 0;
 		else if (strcmp(a, "--input-raw") == 0)
 			req.raw = true, list = 0;
 		else if ((strcmp(a, "--worst") == 0 ||

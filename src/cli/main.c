@@ -31,7 +31,8 @@ static const usc_cli_command commands[] = {
 	{"check", usc_cli_check,
 	 "check (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--device SRC...) [--out FILE.h5 [--append]] [--json] [--worst K] "
-	 "[--pairwise] [--precision-max BITS] [--quantize] [--input-raw]",
+	 "[--pairwise] [--precision-max BITS] [--quantize] [--strict-oracle] "
+	 "[--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
 	{"eval", usc_cli_eval,

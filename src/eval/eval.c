@@ -13,6 +13,7 @@
 
 #include "eval_values.h"
 #include "../../oracles/oracle.h"
+#include "../../oracles/tier.h"
 
 /* ------------------------------------------------------------ support */
 
@@ -985,7 +986,8 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	ev->opts = opts ? *opts : usc_eval_options_default();
 	if (ev->opts.domain != USC_DOMAIN_REFERENCE &&
-	    ev->opts.domain != USC_DOMAIN_ORACLE) {
+	    ev->opts.domain != USC_DOMAIN_ORACLE &&
+	    ev->opts.domain != USC_DOMAIN_TIER) {
 		usc__free(ev);
 		return usc__fail(err, USC_EINVAL, "unknown domain %d",
 				 (int)ev->opts.domain);
@@ -997,6 +999,7 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 				 (int)ev->opts.reduce_order);
 	}
 	ev->dom = ev->opts.domain == USC_DOMAIN_ORACLE ? &usc__domain_oracle
+		  : ev->opts.domain == USC_DOMAIN_TIER ? &usc__domain_tier
 						       : &usc__domain_reference;
 	ev->comp = c;
 	st = ev->dom->create(&ev->dstate, err);

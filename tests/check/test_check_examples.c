@@ -9,7 +9,9 @@
  * against ml_dtypes on exact ties), and the quantize kernel's other ops
  * are f32 ops that a strict implementation rounds the same way, so the
  * fp8 quantize cases must be bit-identical to the reference.  The figures
- * of each case are printed for docs/check.md.
+ * of each case are printed for docs/check.md.  Each case also runs with
+ * the f64 tier switched off: the tier's enclosures must contain the MPFR
+ * oracle's, and the number of elements the tier escalated is printed.
  */
 #include <dirent.h>
 #include <math.h>
@@ -56,6 +58,62 @@ static void check_consistency(const usc_check_output *o)
 	if (o->worst_count && !isnan(o->worst[0].ulp_oracle))
 		assert_true(fabs(o->worst[0].ulp_oracle) ==
 			    o->summary.oracle.max_abs);
+}
+
+/*
+ * The two tiers on the same case: every element the f64 tier decided has
+ * an enclosure that contains the MPFR oracle's (computed with the tier
+ * switched off), and both place the device's error within 1/8 ulp of the
+ * truth, so their figures differ by at most 1/4 ulp.  Returns how many
+ * elements the tier left to the oracle.
+ */
+static uint64_t check_tiers_agree(const char *cdir, const usc_check_report *a)
+{
+	usc_check_request req = usc_check_request_default();
+	usc_check_report *b = NULL;
+	uint64_t escalated = 0;
+	usc_error err;
+
+	req.strict_oracle = true;
+	if (usc_check_case(cdir, &req, &b, &err) != USC_OK)
+		fail_msg("%s (strict): %s", cdir, err.message);
+	for (size_t i = 0; i < a->output_count; i++) {
+		const usc_check_output *ta = &a->outputs[i], *ob = &b->outputs[i];
+		uint64_t n = usc_tensor_count(ta->device), tier = 0;
+
+		for (uint64_t k = 0; k < n; k++) {
+			double lo, hi, olo, ohi;
+
+			if (isnan(ta->oracle_mid[k]) || isinf(ta->oracle_mid[k]))
+				continue;
+			lo = ta->oracle_mid[k] - ta->oracle_rad[k];
+			hi = ta->oracle_mid[k] + ta->oracle_rad[k];
+			olo = ob->oracle_mid[k] - ob->oracle_rad[k];
+			ohi = ob->oracle_mid[k] + ob->oracle_rad[k];
+			/* Widen by the rounding of the four sums above. */
+			lo -= fabs(lo) * 0x1p-51;
+			hi += fabs(hi) * 0x1p-51;
+			olo += fabs(olo) * 0x1p-51;
+			ohi -= fabs(ohi) * 0x1p-51;
+			if (!(lo <= olo && ohi <= hi))
+				fail_msg("%s output %zu element %llu: tier "
+					 "[%a, %a] does not contain the "
+					 "oracle's [%a, %a]",
+					 cdir, i, (unsigned long long)k, lo, hi,
+					 olo, ohi);
+			if (!ob->undecided[k] && !ta->undecided[k] &&
+			    !isnan(ta->ulp_oracle[k]) &&
+			    fabs(ta->ulp_oracle[k] - ob->ulp_oracle[k]) > 0.25)
+				fail_msg("%s output %zu element %llu: tier says "
+					 "%g ulp, oracle %g",
+					 cdir, i, (unsigned long long)k,
+					 ta->ulp_oracle[k], ob->ulp_oracle[k]);
+		}
+		tier = ta->tier_decided;
+		escalated += n - tier;
+	}
+	usc_check_report_destroy(b);
+	return escalated;
 }
 
 static void test_examples(void **state)
@@ -114,6 +172,9 @@ static void test_examples(void **state)
 						o->summary.bit_exact_count,
 						o->summary.count);
 			}
+			printf("%-24s %-12s escalated to the oracle: %llu\n",
+			       ke->d_name, ce->d_name,
+			       (unsigned long long)check_tiers_agree(cdir, r));
 			usc_check_report_destroy(r);
 			cases++;
 		}
