@@ -11,6 +11,7 @@
  *           (the Herbgrind-style baseline the issue asks for; it rounds
  *           nothing, certifies nothing and ignores special values);
  *   oracle  usc_eval with USC_DOMAIN_ORACLE at 128 bits;
+ *   tier    usc_eval with USC_DOMAIN_TIER (f64 with error radii);
  *   f64     usc_eval with USC_DOMAIN_REFERENCE on a copy of the kernel whose
  *           float types (bf16, f16, f32) are all rewritten to f64: every op
  *           correctly rounded to f64, the stand-in for "plain f64 evaluation
@@ -567,9 +568,9 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	usc_tensor **in = make_inputs(m, 0, 0x9e3779b97f4a7c15u);
 	/* The same values as f64 tensors, for the f64 rewrite. */
 	usc_tensor **in64 = make_inputs(m, 1, 0x9e3779b97f4a7c15u);
-	usc_eval *ev_o, *ev_r, *ev_64;
+	usc_eval *ev_o, *ev_r, *ev_64, *ev_t;
 	const usc_tensor *out_o, *out_r;
-	double t_naive = 1e300, t_o, t_64, t_chk, maxrel = 0;
+	double t_naive = 1e300, t_o, t_64, t_t, t_chk, maxrel = 0;
 	uint64_t elems;
 	nval *nv = NULL;
 	usc_error err;
@@ -577,8 +578,10 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	ev_o = make_eval(m, USC_DOMAIN_ORACLE, in);
 	ev_r = make_eval(m, USC_DOMAIN_REFERENCE, in);
 	ev_64 = make_eval(m64, USC_DOMAIN_REFERENCE, in64);
+	ev_t = make_eval(m, USC_DOMAIN_TIER, in);
 	t_64 = time_eval(ev_64, reps);
 	t_o = time_eval(ev_o, reps);
+	t_t = time_eval(ev_t, reps);
 	for (int i = 0; i < reps; i++) {
 		double t = now();
 
@@ -603,10 +606,11 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	}
 	t_chk = time_check(text, in, np, out_r, reps);
 
-	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %9.1f %9.1f %8.1e\n",
+	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %11.0f %9.1f %9.1f "
+	       "%9.1f %9.2f %8.1e\n",
 	       k->name, (unsigned long long)elems, elems / t_naive,
-	       elems / t_o, elems / t_64, elems / t_chk, t_naive / t_o,
-	       t_o / t_64, maxrel);
+	       elems / t_o, elems / t_t, elems / t_64, elems / t_chk,
+	       t_naive / t_o, t_o / t_64, t_naive / t_t, t_t / t_64, maxrel);
 	fflush(stdout);
 	if (!strcmp(k->name, "gelu_tanh_f32"))
 		gelu_oracle_rate = (double)elems / t_o;
@@ -615,6 +619,7 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	usc_eval_destroy(ev_o);
 	usc_eval_destroy(ev_r);
 	usc_eval_destroy(ev_64);
+	usc_eval_destroy(ev_t);
 	free_inputs(in, np);
 	free_inputs(in64, np);
 	usc_hlo_file_destroy(f);
@@ -691,9 +696,10 @@ int main(int argc, char **argv)
 	       "oracle: USC_DOMAIN_ORACLE %d bits;\n", NAIVE_PREC, ORACLE_PREC);
 	printf("f64: USC_DOMAIN_REFERENCE on the kernel rewritten to f64; "
 	       "check: usc_check_run end to end\n\n");
-	printf("%-16s %9s %11s %11s %11s %11s %9s %9s %8s\n", "kernel",
-	       "elements", "naive/s", "oracle/s", "f64/s", "check/s",
-	       "or/naive", "or/f64", "agree");
+	printf("%-16s %9s %11s %11s %11s %11s %11s %9s %9s %9s %9s %8s\n",
+	       "kernel", "elements", "naive/s", "oracle/s", "tier/s", "f64/s",
+	       "check/s", "naive/or", "or/f64", "naive/tr", "tier/f64",
+	       "agree");
 	for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
 		int want = nsel == 0;
 
@@ -703,10 +709,12 @@ int main(int argc, char **argv)
 			run_kernel(&kernels[i], n, reps);
 	}
 	run_native_gelu(n, reps);
-	printf("\nor/naive: oracle speed-up over the naive baseline "
+	printf("\nnaive/or: oracle speed-up over the naive baseline "
 	       "(issue goal >= 100)\n");
 	printf("or/f64:   oracle slow-down against f64 evaluation "
 	       "(issue goal <= 3)\n");
+	printf("naive/tr, tier/f64: the same for the f64 tier, which "
+	       "decides most elements before the oracle runs\n");
 	printf("agree:    largest relative gap between the naive values and "
 	       "the oracle's outputs\n");
 	return 0;
