@@ -522,13 +522,43 @@ static hid_t file_type_of(usc_dtype t)
 	}
 }
 
-usc_status usc__h5_write_array(usc__h5_file *f, const char *dataset,
-			       usc_dtype t, size_t rank, const int64_t *dims,
-			       const void *data, usc_error *err)
+/*
+ * Chooses chunk dimensions: the whole shape, with the leading dimensions
+ * halved until a chunk holds at most 1 MiB, so that a chunk is a run of
+ * whole rows in C order and a reader of one row touches one chunk.
+ */
+static void choose_chunk(size_t rank, const hsize_t *dims, size_t elem,
+			 hsize_t *chunk)
+{
+	uint64_t bytes = elem;
+
+	for (size_t i = 0; i < rank; i++) {
+		chunk[i] = dims[i] ? dims[i] : 1;
+		bytes *= chunk[i];
+	}
+	for (size_t i = 0; i < rank && bytes > (1u << 20); i++) {
+		while (chunk[i] > 1 && bytes > (1u << 20)) {
+			bytes /= chunk[i];
+			chunk[i] = (chunk[i] + 1) / 2;
+			bytes *= chunk[i];
+		}
+	}
+}
+
+/*
+ * Creates dataset (with any missing groups) of file type ftype and the
+ * given shape, and writes data, laid out as mtype, into it.  Datasets of
+ * more than USC__H5_CHUNK_THRESHOLD bytes of elem_size-byte elements are
+ * chunked, shuffled, compressed and checksummed; elem_size 0 never is.
+ */
+static usc_status write_dataset(usc__h5_file *f, const char *dataset,
+				hid_t ftype, hid_t mtype, size_t elem_size,
+				size_t rank, const int64_t *dims,
+				const void *data, usc_error *err)
 {
 	quiet q = quiet_begin();
-	hsize_t hd[H5S_MAX_RANK];
-	hid_t type = -1, space = -1, lcpl = -1, dset = -1;
+	hsize_t hd[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+	hid_t space = -1, lcpl = -1, dcpl = -1, dset = -1;
 	usc_status st = USC_OK;
 	uint64_t count = 1;
 
@@ -542,17 +572,31 @@ usc_status usc__h5_write_array(usc__h5_file *f, const char *dataset,
 		hd[i] = (hsize_t)dims[i];
 		count *= (uint64_t)dims[i];
 	}
-	type = file_type_of(t);
 	space = rank ? H5Screate_simple((int)rank, hd, NULL)
 		     : H5Screate(H5S_SCALAR);
 	lcpl = H5Pcreate(H5P_LINK_CREATE);
-	if (type < 0 || space < 0 || lcpl < 0 ||
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	if (space < 0 || lcpl < 0 || dcpl < 0 ||
 	    H5Pset_create_intermediate_group(lcpl, 1) < 0) {
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe type %s",
-			     f->path, dataset, usc_dtype_name(t));
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the dataset",
+			     f->path, dataset);
 		goto done;
 	}
-	dset = H5Dcreate2(f->id, dataset, type, space, lcpl, H5P_DEFAULT,
+	if (elem_size && rank > 0 &&
+	    count * elem_size > USC__H5_CHUNK_THRESHOLD) {
+		choose_chunk(rank, hd, elem_size, chunk);
+		if (H5Pset_chunk(dcpl, (int)rank, chunk) < 0 ||
+		    H5Pset_shuffle(dcpl) < 0 ||
+		    (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+		     H5Pset_deflate(dcpl, 6) < 0) ||
+		    H5Pset_fletcher32(dcpl) < 0) {
+			st = h5_fail(err, USC_EIO,
+				     "%s:%s: cannot set up compression",
+				     f->path, dataset);
+			goto done;
+		}
+	}
+	dset = H5Dcreate2(f->id, dataset, ftype, space, lcpl, dcpl,
 			  H5P_DEFAULT);
 	if (dset < 0) {
 		st = h5_fail(err, USC_EIO, "%s:%s: cannot create the dataset",
@@ -560,19 +604,39 @@ usc_status usc__h5_write_array(usc__h5_file *f, const char *dataset,
 		goto done;
 	}
 	if (count &&
-	    H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+	    H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
 		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the data",
 			     f->path, dataset);
 done:
 	if (dset >= 0)
 		H5Dclose(dset);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
 	if (lcpl >= 0)
 		H5Pclose(lcpl);
 	if (space >= 0)
 		H5Sclose(space);
-	if (type >= 0)
-		H5Tclose(type);
 	quiet_end(q);
+	return st;
+}
+
+usc_status usc__h5_write_array(usc__h5_file *f, const char *dataset,
+			       usc_dtype t, size_t rank, const int64_t *dims,
+			       const void *data, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t type = file_type_of(t);
+	usc_status st;
+
+	if (type < 0) {
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe type %s",
+			     f->path, dataset, usc_dtype_name(t));
+		quiet_end(q);
+		return st;
+	}
+	quiet_end(q);
+	st = write_dataset(f, dataset, type, type, 0, rank, dims, data, err);
+	H5Tclose(type);
 	return st;
 }
 
@@ -877,42 +941,13 @@ static hid_t fixed_string_type(size_t len)
 	return t;
 }
 
-/*
- * Chooses chunk dimensions: the whole shape, with the leading dimensions
- * halved until a chunk holds at most 1 MiB, so that a chunk is a run of
- * whole rows in C order and a reader of one row touches one chunk.
- */
-static void choose_chunk(size_t rank, const hsize_t *dims, size_t elem,
-			 hsize_t *chunk)
-{
-	uint64_t bytes = elem;
-
-	for (size_t i = 0; i < rank; i++) {
-		chunk[i] = dims[i] ? dims[i] : 1;
-		bytes *= chunk[i];
-	}
-	for (size_t i = 0; i < rank && bytes > (1u << 20); i++) {
-		while (chunk[i] > 1 && bytes > (1u << 20)) {
-			bytes /= chunk[i];
-			chunk[i] = (chunk[i] + 1) / 2;
-			bytes *= chunk[i];
-		}
-	}
-}
-
 usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 				 usc__h5_store t, size_t rank,
 				 const int64_t *dims, const void *data,
 				 usc_error *err)
 {
-	static const struct {
-		size_t size;
-	} sizes[] = {{1}, {2}, {4}, {8}, {8}};
-	quiet q = quiet_begin();
-	hsize_t hd[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
-	hid_t ftype, mtype, space = -1, lcpl = -1, dcpl = -1, dset = -1;
-	usc_status st = USC_OK;
-	uint64_t count = 1;
+	static const size_t sizes[] = {1, 2, 4, 8, 8};
+	hid_t ftype, mtype;
 
 	switch (t) {
 	case USC__H5_STORE_U8:
@@ -931,61 +966,8 @@ usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 		ftype = H5T_IEEE_F64LE, mtype = H5T_NATIVE_DOUBLE;
 		break;
 	}
-	if (rank > H5S_MAX_RANK) {
-		st = usc__fail(err, USC_EUNSUPPORTED,
-			       "%s:%s: rank %zu is above %d", f->path, dataset,
-			       rank, H5S_MAX_RANK);
-		goto done;
-	}
-	for (size_t i = 0; i < rank; i++) {
-		hd[i] = (hsize_t)dims[i];
-		count *= (uint64_t)dims[i];
-	}
-	space = rank ? H5Screate_simple((int)rank, hd, NULL)
-		     : H5Screate(H5S_SCALAR);
-	lcpl = H5Pcreate(H5P_LINK_CREATE);
-	dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	if (space < 0 || lcpl < 0 || dcpl < 0 ||
-	    H5Pset_create_intermediate_group(lcpl, 1) < 0) {
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the dataset",
-			     f->path, dataset);
-		goto done;
-	}
-	if (rank > 0 && count * sizes[t].size > USC__H5_CHUNK_THRESHOLD) {
-		choose_chunk(rank, hd, sizes[t].size, chunk);
-		if (H5Pset_chunk(dcpl, (int)rank, chunk) < 0 ||
-		    H5Pset_shuffle(dcpl) < 0 ||
-		    (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
-		     H5Pset_deflate(dcpl, 6) < 0) ||
-		    H5Pset_fletcher32(dcpl) < 0) {
-			st = h5_fail(err, USC_EIO,
-				     "%s:%s: cannot set up compression",
-				     f->path, dataset);
-			goto done;
-		}
-	}
-	dset = H5Dcreate2(f->id, dataset, ftype, space, lcpl, dcpl,
-			  H5P_DEFAULT);
-	if (dset < 0) {
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot create the dataset",
-			     f->path, dataset);
-		goto done;
-	}
-	if (count &&
-	    H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the data",
-			     f->path, dataset);
-done:
-	if (dset >= 0)
-		H5Dclose(dset);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	if (lcpl >= 0)
-		H5Pclose(lcpl);
-	if (space >= 0)
-		H5Sclose(space);
-	quiet_end(q);
-	return st;
+	return write_dataset(f, dataset, ftype, mtype, sizes[t], rank, dims,
+			     data, err);
 }
 
 usc_status usc__h5_write_string(usc__h5_file *f, const char *dataset,
