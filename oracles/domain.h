@@ -70,6 +70,26 @@ typedef struct usc__dom_op {
 	const usc_hlo_instr *instr;           /* for messages; may be NULL */
 } usc__dom_op;
 
+/*
+ * The products of a dot handed to a domain in one piece (the optional
+ * matmul entry below): for b < batch, C[b] = A[b] B[b], where A[b] is
+ * m x k, B[b] is k x n and C[b] is m x n, all row-major and contiguous
+ * (A[b] starts at value b m k of a, B[b] at b k n of b, C[b] at b m n of
+ * c).  a holds values of element type a_type and b of b_type, unconverted:
+ * the dot's semantics convert each operand to result and then sum the
+ * products exactly or rounded as the domain defines, so the domain itself
+ * decides what the converts mean.  c holds initialized values of type
+ * result; it never aliases a or b.
+ */
+typedef struct usc__dom_matmul {
+	size_t batch, m, n, k;
+	usc_dtype a_type, b_type, result;
+	const void *a;
+	const void *b;
+	void *c;
+	const usc_hlo_instr *instr;           /* for messages; may be NULL */
+} usc__dom_matmul;
+
 typedef struct usc__domain_ops {
 	const char *name;
 	size_t value_size;
@@ -114,6 +134,20 @@ typedef struct usc__domain_ops {
 	/* The exact integer value of an integer-typed value (indices). */
 	usc_status (*to_index)(void *state, usc_dtype t, const void *v,
 			       int64_t *out, usc_error *err);
+
+	/*
+	 * Optional: every output element of a dot at once (usc__dom_matmul),
+	 * with the same meaning as the interpreter's per-element path (each
+	 * operand converted to the result type, the products summed).  NULL
+	 * means the domain has none, and the interpreter always takes the
+	 * per-element path of convert, multiply and add through apply.  A
+	 * domain may also decline one call by returning USC_EUNSUPPORTED (an
+	 * operand it cannot handle in bulk, say); the interpreter then
+	 * discards err and takes the per-element path, which overwrites
+	 * every value of c.  Any other failure is the dot's failure.
+	 */
+	usc_status (*matmul)(void *state, const usc__dom_matmul *m,
+			     usc_error *err);
 } usc__domain_ops;
 
 /* The reference domain: every op correctly rounded to its declared type. */

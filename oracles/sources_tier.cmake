@@ -1,3 +1,4 @@
 # The fast certified f64 tier (oracles/tier.h, docs/tier.md).
 list(APPEND USC_LIB_SOURCES
-  oracles/tier.c)
+  oracles/tier.c
+  oracles/tier_dot.c)

@@ -1999,4 +1999,5 @@ const usc__domain_ops usc__domain_tier = {
 	.to_output = tier_to_output,
 	.is_true = tier_is_true,
 	.to_index = tier_to_index,
+	.matmul = usc__tier_matmul,
 };

@@ -30,6 +30,15 @@
 extern const usc__domain_ops usc__domain_tier;
 
 /*
+ * The tier's matmul entry (domain.h), in tier_dot.c: C = A B with
+ * OpenBLAS's dgemm and a rigorous radius (docs/tier.md, "Dot").  Declines
+ * (USC_EUNSUPPORTED) integer operands and operands that are not all
+ * FINITE, which the interpreter then evaluates per element.
+ */
+usc_status usc__tier_matmul(void *state, const usc__dom_matmul *m,
+			    usc_error *err);
+
+/*
  * One element.  Float types use kind (a usc__oracle_kind: FINITE,
  * POS_INF, NEG_INF, NAN, UNDECIDED), flags (USC__ORC_NEG_ZERO and
  * USC__ORC_ZSIGN_UNKNOWN, meaningful only for the point zero), mid and

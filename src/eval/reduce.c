@@ -477,6 +477,142 @@ static usc_status sop_sum(sop *p, size_t m, void *dst, usc_error *err)
 
 /* ---------------------------------------------------------------- dot */
 
+/*
+ * The dot through the domain's matmul entry (domain.h), when it has one:
+ * the operands gathered into contiguous [batch][M][K] and [batch][K][N]
+ * arrays, where batch, M, N and K are the products of the batch, lhs
+ * free, rhs free and contracting dimension sizes, each group in the
+ * order the dimension numbers list it (free dimensions ascending), so
+ * that C's row-major [batch][M][N] is the result's own layout (batch
+ * dims, lhs free, rhs free).  Only whole outputs go this way.  Sets
+ * *done when the domain computed the result; a decline
+ * (USC_EUNSUPPORTED) leaves *done false and returns USC_OK.
+ */
+typedef struct dot_dims {
+	size_t nb, nc, nlf, nrf;
+	const int64_t *lb, *rb, *lc, *rc;
+	const int64_t *lfree, *rfree;
+} dot_dims;
+
+static void gather_operand(usc_eval *ev, const usc__ebuf *src,
+			   const usc_hlo_shape *s, const int64_t *bd,
+			   size_t nb, const int64_t *fd, size_t nf,
+			   const int64_t *cd, size_t nc, bool free_first,
+			   unsigned char *dst)
+{
+	int64_t bdims[MAXR], fdims[MAXR], cdims[MAXR];
+	int64_t bi[MAXR], fi[MAXR], ci[MAXR], idx[MAXR];
+	size_t k, j = 0, vs = ev->dom->value_size;
+	bool more_b = true;
+
+	for (k = 0; k < nb; k++)
+		bdims[k] = s->dims[bd[k]];
+	for (k = 0; k < nf; k++)
+		fdims[k] = s->dims[fd[k]];
+	for (k = 0; k < nc; k++)
+		cdims[k] = s->dims[cd[k]];
+	memset(bi, 0, sizeof bi);
+	/* Row-major over (batch, free, contracting) or (batch, contr., free). */
+	while (more_b) {
+		bool more_o = true;
+
+		for (k = 0; k < nb; k++)
+			idx[bd[k]] = bi[k];
+		memset(free_first ? fi : ci, 0, sizeof fi);
+		while (more_o) {
+			bool more_i = true;
+
+			if (free_first)
+				for (k = 0; k < nf; k++)
+					idx[fd[k]] = fi[k];
+			else
+				for (k = 0; k < nc; k++)
+					idx[cd[k]] = ci[k];
+			memset(free_first ? ci : fi, 0, sizeof ci);
+			while (more_i) {
+				if (free_first)
+					for (k = 0; k < nc; k++)
+						idx[cd[k]] = ci[k];
+				else
+					for (k = 0; k < nf; k++)
+						idx[fd[k]] = fi[k];
+				usc__copy_values(ev, dst + j++ * vs,
+						 USC__VAL(ev, src,
+							  usc__ravel(idx, s->dims,
+								     s->rank)),
+						 1);
+				more_i = free_first
+						 ? usc__next_index(ci, cdims, nc)
+						 : usc__next_index(fi, fdims, nf);
+			}
+			more_o = free_first ? usc__next_index(fi, fdims, nf)
+					    : usc__next_index(ci, cdims, nc);
+		}
+		more_b = usc__next_index(bi, bdims, nb);
+	}
+}
+
+static usc_status dot_matmul(usc_eval *ev, const usc_hlo_instr *in,
+			     const dot_dims *d, const usc__ebuf *L,
+			     const usc__ebuf *R, usc__ebuf *out, bool *done,
+			     usc_error *err)
+{
+	const usc_hlo_shape *ls = &in->operands[0]->shape;
+	const usc_hlo_shape *rs = &in->operands[1]->shape;
+	usc__dom_matmul mm;
+	scratch a, b;
+	size_t k;
+	usc_status st;
+
+	*done = false;
+	memset(&mm, 0, sizeof mm);
+	mm.batch = mm.m = mm.n = mm.k = 1;
+	for (k = 0; k < d->nb; k++)
+		mm.batch *= (size_t)ls->dims[d->lb[k]];
+	for (k = 0; k < d->nlf; k++)
+		mm.m *= (size_t)ls->dims[d->lfree[k]];
+	for (k = 0; k < d->nrf; k++)
+		mm.n *= (size_t)rs->dims[d->rfree[k]];
+	for (k = 0; k < d->nc; k++)
+		mm.k *= (size_t)ls->dims[d->lc[k]];
+	/* Empty products and empty sums stay on the per-element path. */
+	if (mm.batch * mm.m * mm.n * mm.k == 0 ||
+	    out->count != mm.batch * mm.m * mm.n)
+		return USC_OK;
+	mm.a_type = ls->dtype;
+	mm.b_type = rs->dtype;
+	mm.result = in->shape.dtype;
+	mm.instr = in;
+	st = scratch_new(ev, &a, mm.batch * mm.m * mm.k, err);
+	if (st != USC_OK)
+		return st;
+	st = scratch_new(ev, &b, mm.batch * mm.k * mm.n, err);
+	if (st != USC_OK) {
+		scratch_free(ev, &a);
+		return st;
+	}
+	gather_operand(ev, L, ls, d->lb, d->nb, d->lfree, d->nlf, d->lc,
+		       d->nc, true, a.v);
+	gather_operand(ev, R, rs, d->rb, d->nb, d->rfree, d->nrf, d->rc,
+		       d->nc, false, b.v);
+	mm.a = a.v;
+	mm.b = b.v;
+	mm.c = out->values;
+	st = ev->dom->matmul(ev->dstate, &mm, err);
+	scratch_free(ev, &a);
+	scratch_free(ev, &b);
+	if (st == USC_EUNSUPPORTED) {
+		if (err) {
+			err->code = USC_OK;
+			err->message[0] = '\0';
+		}
+		return USC_OK;
+	}
+	if (st == USC_OK)
+		*done = true;
+	return st;
+}
+
 usc_status usc__eval_dot(usc_eval *ev, const usc_hlo_instr *in,
 			 const usc__evalue *ops, usc__ebuf *out,
 			 size_t begin, size_t end, usc_error *err)
@@ -526,6 +662,17 @@ usc_status usc__eval_dot(usc_eval *ev, const usc_hlo_instr *in,
 		return usc__eval_fail(err, USC_EINVAL, in,
 				      "result rank %zu, expected %zu",
 				      in->shape.rank, nb + nlf + nrf);
+	if (ev->dom->matmul && begin == 0 && end == out->count) {
+		dot_dims d = {nb, nc, nlf, nrf,
+			      nb ? lb->ints : NULL, nb ? rb->ints : NULL,
+			      nc ? lc->ints : NULL, nc ? rc->ints : NULL,
+			      lfree, rfree};
+		bool done;
+
+		st = dot_matmul(ev, in, &d, L, R, out, &done, err);
+		if (st != USC_OK || done)
+			return st;
+	}
 	st = sop_init(&p, ev, in, m, err);
 	for (i = begin; st == USC_OK && i < end; i++) {
 		size_t j = 0;

@@ -1,0 +1,313 @@
+/*
+ * The dot products of the fast certified tier (tier.h): the matmul entry
+ * of usc__domain_tier, computed with OpenBLAS's dgemm.  This is the one
+ * file that includes cblas.h (docs/tier.md, "Dot").
+ *
+ * The exact value of C = A B over balls a +- ra, b +- rb is enclosed by
+ * the dgemm midpoint Cm = fl(mid A mid B) and a radius from two or three
+ * more dgemms, in the midpoint-radius style of S. M. Rump, "Fast interval
+ * matrix multiplication", Numer. Algorithms 61 (2012), 1-34, but with a
+ * priori bounds in round-to-nearest instead of switched rounding modes.
+ * The argument, for one element c of C with K products:
+ *
+ *   1. Propagation.  |sum x y - sum a b| <= sum (|a| + ra) rb + ra |b|
+ *      for every x in a +- ra, y in b +- rb.  With s = |a| + ra rounded
+ *      to nearest and then moved up one ulp (s >= |a| + ra: the rounding
+ *      error is at most half an ulp of s, and a subnormal sum is exact),
+ *      this is at most Qx = [s | ra] [rb ; |b|], a sum of 2K
+ *      non-negative products.
+ *   2. Rounding of the midpoint.  Any evaluation order of a sum of K
+ *      products, with or without fused multiply-adds, has
+ *      |Cm - sum a b| <= gamma_K sum |a||b| + E, gamma_K = K u / (1 - K
+ *      u), u = 2^-53 (N. J. Higham, "Accuracy and Stability of Numerical
+ *      Algorithms", 2nd ed., 3.1 and (3.13)); E covers underflow: each
+ *      of the K products (or fused operations) may lose 2^-1075 when its
+ *      result is subnormal, later roundings grow that by at most 1 +
+ *      gamma_K <= 2, and an addition whose result is subnormal is exact,
+ *      so E <= 2 K 2^-1074.  Multiplication by alpha = 1 is exact and
+ *      beta = 0 adds nothing (C is zeroed first anyway).
+ *   3. The bounds are computed in floating point too: P = fl(|A| |B|)
+ *      and Q = fl(Qx) are sums of non-negative terms, so the same bound
+ *      gives Px <= (P + 2 K 2^-1074) / (1 - gamma_K) and Qx <= (Q + 4 K
+ *      2^-1074) / (1 - gamma_2K).  For K <= 2^30, gamma_K / (1 -
+ *      gamma_K) <= c1 = K u (1 + 2^-20) and 1 / (1 - gamma_2K) <= c2 = 1
+ *      + 2^-20, both exact doubles, so
+ *          |c - Cm| <= c1 P + c2 Q + E',  E' = 16 K 2^-1074 >= 7 K 2^-1074,
+ *      and rad = rup(c1 P + c2 Q + E') (four round-to-nearest operations
+ *      on exact non-negative data, within rup's conditions, tier.c) is an
+ *      upper bound.  E' is left out when no operation can underflow:
+ *      when every radius is 0 and q = lsb(A) + lsb(B) >= -1074, where
+ *      lsb(X) is the least exponent of a set bit over the nonzero entries
+ *      of mid X, every product and every partial sum is a multiple of
+ *      2^-1074, and such a number is a double whenever it is below
+ *      2^-1022.
+ *   4. Exactness.  With every radius 0, q >= -1074 and P < 2^(q + 53),
+ *      every product and every partial sum of either dgemm is a multiple
+ *      of 2^q of magnitude at most sum |a||b| < 2^(q + 53), hence a
+ *      double, so Cm is the exact sum and rad = 0 (P < 2^(q + 53) is
+ *      itself exact: a computed sum of non-negative multiples of 2^q
+ *      reaching 2^(q + 53) cannot round below it).  An exact zero takes
+ *      the sign IEEE 754 gives the sum: -0 only when every product is
+ *      -0.
+ * The dgemm results are trusted to be IEEE 754 double operations in
+ * round-to-nearest with gradual underflow (no flush-to-zero), the state
+ * the process runs in; OpenBLAS does not change it and uses no fast
+ * matrix multiplication (Strassen).  An Inf or NaN in Cm, P or Q, or a
+ * ball whose edge overflows, makes the element UNDECIDED.
+ */
+#include "internal.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "domain.h"
+#include "oracle.h"
+#include "tier.h"
+
+typedef usc__tier_value value;
+
+/* The unit roundoff of double, 2^-53. */
+#define U 0x1p-53
+
+/* The longest sum the constants c1, c2 above are valid for. */
+#define K_MAX ((size_t)1 << 30)
+
+/* An upper bound of a short non-negative computation (tier.c's rup). */
+static double rup(double x)
+{
+	return x * (1.0 + 0x1p-49) + 0x1p-1060;
+}
+
+/* The exponent of the least set bit of a nonzero finite double. */
+static int lsb_exp(double x)
+{
+	int e;
+	uint64_t m = (uint64_t)ldexp(frexp(fabs(x), &e), 53);
+
+	e -= 53;
+	while (!(m & 1)) {
+		m >>= 1;
+		e++;
+	}
+	return e;
+}
+
+/* C (m x n) = A (m x k) B (k x n), row-major, C zeroed first. */
+static void gemm(size_t m, size_t n, size_t k, const double *a,
+		 const double *b, double *c)
+{
+	memset(c, 0, m * n * sizeof *c);
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m,
+		    (blasint)n, (blasint)k, 1.0, a, (blasint)k, b, (blasint)n,
+		    0.0, c, (blasint)n);
+}
+
+/* The work arrays of one batch element. */
+typedef struct work {
+	double *am, *aa, *bm, *ba, *cm, *p; /* mid, |mid|, results */
+	double *as, *bq, *q;                 /* the propagation product */
+} work;
+
+static void work_free(work *w)
+{
+	usc__free(w->am);
+	usc__free(w->aa);
+	usc__free(w->bm);
+	usc__free(w->ba);
+	usc__free(w->cm);
+	usc__free(w->p);
+	usc__free(w->as);
+	usc__free(w->bq);
+	usc__free(w->q);
+}
+
+static bool work_new(work *w, size_t m, size_t n, size_t k)
+{
+	memset(w, 0, sizeof *w);
+	w->am = usc__calloc(m * k, sizeof(double));
+	w->aa = usc__calloc(m * k, sizeof(double));
+	w->bm = usc__calloc(k * n, sizeof(double));
+	w->ba = usc__calloc(k * n, sizeof(double));
+	w->cm = usc__calloc(m * n, sizeof(double));
+	w->p = usc__calloc(m * n, sizeof(double));
+	w->as = usc__calloc(m * 2 * k, sizeof(double));
+	w->bq = usc__calloc(2 * k * n, sizeof(double));
+	w->q = usc__calloc(m * n, sizeof(double));
+	return w->am && w->aa && w->bm && w->ba && w->cm && w->p && w->as &&
+	       w->bq && w->q;
+}
+
+/* Whether n tier values are all FINITE balls. */
+static bool all_finite(const value *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].kind != USC__ORC_FINITE)
+			return false;
+	return true;
+}
+
+/* The sign of a zero point: 1 for -0, 0 for +0, -1 when unknown. */
+static int zsign(const value *v)
+{
+	if (v->mid != 0)
+		return signbit(v->mid) ? 1 : 0;
+	if (v->flags & USC__ORC_ZSIGN_UNKNOWN)
+		return -1;
+	return (v->flags & USC__ORC_NEG_ZERO) ? 1 : 0;
+}
+
+/*
+ * The zero flags of an exact sum of K zero products of row i of A and
+ * column j of B (IEEE 754, 6.3): -0 only when every product is -0, +0
+ * as soon as one is +0, and unknown otherwise.
+ */
+static unsigned char zero_sign(const value *A, const value *B, size_t i,
+			       size_t j, size_t n, size_t k)
+{
+	bool unknown = false;
+	size_t l;
+
+	for (l = 0; l < k; l++) {
+		int sa = zsign(&A[i * k + l]), sb = zsign(&B[l * n + j]);
+
+		if (sa < 0 || sb < 0)
+			unknown = true;
+		else if (!(sa ^ sb))
+			return 0;
+	}
+	return unknown ? USC__ORC_ZSIGN_UNKNOWN : USC__ORC_NEG_ZERO;
+}
+
+/*
+ * One product C = A B of m x k and k x n tier values (the argument at the
+ * top of the file).
+ */
+static void matmul_one(work *w, size_t m, size_t n, size_t k,
+		       const value *A, const value *B, value *C)
+{
+	const double c1 = (double)k * (1.0 + 0x1p-20) * U;
+	const double c2 = 1.0 + 0x1p-20;
+	int qa = INT_MAX, qb = INT_MAX;
+	bool anyrad = false, under;
+	double E, lim;
+	size_t i, j, l;
+
+	for (i = 0; i < m * k; i++) {
+		w->am[i] = A[i].mid;
+		w->aa[i] = fabs(A[i].mid);
+		if (A[i].rad != 0)
+			anyrad = true;
+		if (A[i].mid != 0 && lsb_exp(A[i].mid) < qa)
+			qa = lsb_exp(A[i].mid);
+	}
+	for (i = 0; i < k * n; i++) {
+		w->bm[i] = B[i].mid;
+		w->ba[i] = fabs(B[i].mid);
+		if (B[i].rad != 0)
+			anyrad = true;
+		if (B[i].mid != 0 && lsb_exp(B[i].mid) < qb)
+			qb = lsb_exp(B[i].mid);
+	}
+	gemm(m, n, k, w->am, w->bm, w->cm);
+	gemm(m, n, k, w->aa, w->ba, w->p);
+	if (anyrad) {
+		/* [s | ra] (m x 2k) and [rb ; |mid B|] (2k x n). */
+		for (i = 0; i < m; i++)
+			for (l = 0; l < k; l++) {
+				const value *x = &A[i * k + l];
+				double s = fabs(x->mid) + x->rad;
+
+				if (x->rad != 0)
+					s = nextafter(s, INFINITY);
+				w->as[i * 2 * k + l] = s;
+				w->as[i * 2 * k + k + l] = x->rad;
+			}
+		for (l = 0; l < k; l++)
+			for (j = 0; j < n; j++) {
+				w->bq[l * n + j] = B[l * n + j].rad;
+				w->bq[(k + l) * n + j] = fabs(B[l * n + j].mid);
+			}
+		gemm(m, n, 2 * k, w->as, w->bq, w->q);
+	}
+	/* All products zero (qa or qb unset) cannot underflow either. */
+	if (qa == INT_MAX || qb == INT_MAX)
+		under = false;
+	else
+		under = qa + qb < -1074;
+	E = (anyrad || under) ? (double)k * 0x1p-1070 : 0.0;
+	if (anyrad || under)
+		lim = 0; /* never exact */
+	else if (qa == INT_MAX || qb == INT_MAX)
+		lim = INFINITY;
+	else
+		lim = ldexp(1.0, qa + qb + 53);
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			value *r = &C[i * n + j];
+			double cm = w->cm[i * n + j], p = w->p[i * n + j];
+			double q = anyrad ? w->q[i * n + j] : 0.0, rad;
+
+			memset(r, 0, sizeof *r);
+			r->kind = USC__ORC_FINITE;
+			if (!isfinite(cm) || !isfinite(p) || !isfinite(q)) {
+				r->kind = USC__ORC_UNDECIDED;
+				continue;
+			}
+			if (p < lim) {
+				/* Exact (step 4). */
+				r->mid = cm;
+				if (cm == 0) {
+					r->mid = 0.0;
+					r->flags = p == 0 ? zero_sign(A, B, i,
+								      j, n, k)
+							  : 0;
+				}
+				continue;
+			}
+			rad = rup(c1 * p + c2 * q + E);
+			if (!isfinite(rad) || !isfinite(fabs(cm) + rad)) {
+				r->kind = USC__ORC_UNDECIDED;
+				continue;
+			}
+			r->mid = cm;
+			r->rad = rad;
+		}
+}
+
+usc_status usc__tier_matmul(void *state, const usc__dom_matmul *mm,
+			    usc_error *err)
+{
+	const value *A = mm->a, *B = mm->b;
+	value *C = mm->c;
+	size_t b;
+	work w;
+
+	(void)state;
+	/*
+	 * Float converts are identities in the tier, so float operands enter
+	 * as they are; integer operands, empty sums and shapes beyond the
+	 * constants' range or BLAS's int take the per-element path.
+	 */
+	if (!usc_dtype_is_float(mm->a_type) || !usc_dtype_is_float(mm->b_type) ||
+	    !usc_dtype_is_float(mm->result) || mm->k == 0 || mm->m == 0 ||
+	    mm->n == 0 || mm->k > K_MAX || mm->m > INT_MAX / 2 ||
+	    mm->n > INT_MAX / 2)
+		return usc__fail(err, USC_EUNSUPPORTED, "tier matmul: shape");
+	if (!all_finite(A, mm->batch * mm->m * mm->k) ||
+	    !all_finite(B, mm->batch * mm->k * mm->n))
+		return usc__fail(err, USC_EUNSUPPORTED,
+				 "tier matmul: a non-finite operand");
+	if (!work_new(&w, mm->m, mm->n, mm->k)) {
+		work_free(&w);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (b = 0; b < mm->batch; b++)
+		matmul_one(&w, mm->m, mm->n, mm->k, A + b * mm->m * mm->k,
+			   B + b * mm->k * mm->n, C + b * mm->m * mm->n);
+	work_free(&w);
+	return USC_OK;
+}
