@@ -1,13 +1,21 @@
 /*
  * ulpscope: certified error analysis of fused ML kernels.
  *
- * The umbrella header; each concern has its own header under ulpscope/.
+ * The umbrella header: it includes every public header but dtype_mpfr.h,
+ * which brings <mpfr.h> with it.  Each concern has its own header under
+ * ulpscope/.
  */
 #ifndef ULPSCOPE_H
 #define ULPSCOPE_H
 
 #include "ulpscope/status.h"
 #include "ulpscope/dtype.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/hlo_kernel.h"
+#include "ulpscope/tensor.h"
+#include "ulpscope/eval.h"
+#include "ulpscope/results.h"
+#include "ulpscope/check.h"
 
 #ifdef __cplusplus
 extern "C" {
