@@ -5,9 +5,10 @@
  * interpreter knows HLO semantics once (which operand element feeds which
  * output element, the order of a reduction, the computations a reduce or a
  * fusion calls); a domain knows arithmetic once (the reference domain
- * rounds every op correctly to its declared type; certified oracle, fast
- * and mutant domains come later).  docs/evaluator.md describes the
- * semantics of every op and what is not supported yet.
+ * rounds every op correctly to its declared type; the oracle encloses the
+ * exact value; the f64 tier bounds it cheaply; mutant domains will plug in
+ * the same way).  docs/evaluator.md describes the semantics of every op
+ * and what is not supported yet.
  *
  * Use: create an evaluator for a module's entry computation, bind one
  * tensor per entry parameter, run, read the outputs (a tuple root is
