@@ -250,6 +250,90 @@ static void test_case_dir_and_results(void **state)
 	usc_check_report_destroy(r);
 }
 
+/*
+ * --fusion: the kernel is one fusion of a bigger module, isolated, and the
+ * inputs are the fusion's operands (here the row maxima that another
+ * fusion would compute).  exp(x - m) with x = m exactly gives exp(0) = 1
+ * in every element: the reference, the oracle and a device of ones agree.
+ */
+static void test_fusion(void **state)
+{
+	static const char prog[] =
+		"HloModule prog\n"
+		"\n"
+		"fused_exp {\n"
+		"  p0 = f32[2,3]{1,0} parameter(0)\n"
+		"  p1 = f32[2]{0} parameter(1)\n"
+		"  b = f32[2,3]{1,0} broadcast(p1), dimensions={0}\n"
+		"  d = f32[2,3]{1,0} subtract(p0, b)\n"
+		"  ROOT e = f32[2,3]{1,0} exponential(d)\n"
+		"}\n"
+		"\n"
+		"max_f32 {\n"
+		"  a = f32[] parameter(0)\n"
+		"  c = f32[] parameter(1)\n"
+		"  ROOT m = f32[] maximum(a, c)\n"
+		"}\n"
+		"\n"
+		"ENTRY main {\n"
+		"  x = f32[2,3]{1,0} parameter(0)\n"
+		"  init = f32[] constant(-inf)\n"
+		"  rmax = f32[2]{0} reduce(x, init), dimensions={1}, "
+		"to_apply=max_f32\n"
+		"  ROOT y = f32[2,3]{1,0} fusion(x, rmax), kind=kLoop, "
+		"calls=fused_exp\n"
+		"}\n";
+	static const int64_t xd[2] = {2, 3}, md[1] = {2};
+	char prog_path[320], x_path[320], m_path[320], y_path[320];
+	const char *inputs[2] = {x_path, m_path}, *devs[1] = {y_path};
+	usc_check_request req = usc_check_request_default();
+	usc_tensor *x = NULL, *m = NULL, *y = NULL;
+	usc_check_report *r = NULL;
+	usc_error err;
+
+	(void)state;
+	snprintf(prog_path, sizeof prog_path, "%s/prog.hlo", dir);
+	snprintf(x_path, sizeof x_path, "%s/fx.npy", dir);
+	snprintf(m_path, sizeof m_path, "%s/fm.npy", dir);
+	snprintf(y_path, sizeof y_path, "%s/fy.npy", dir);
+	write_text(prog_path, prog);
+	assert_int_equal(usc_tensor_create(USC_F32, 2, xd, &x, &err), USC_OK);
+	assert_int_equal(usc_tensor_create(USC_F32, 1, md, &m, &err), USC_OK);
+	assert_int_equal(usc_tensor_create(USC_F32, 2, xd, &y, &err), USC_OK);
+	for (uint64_t k = 0; k < 6; k++) {
+		/* x = 2.5 everywhere, m = 2.5: exp(0) = 1 = 0x3f800000. */
+		usc_tensor_set_bits(x, k, 0x40200000u);
+		usc_tensor_set_bits(y, k, 0x3f800000u);
+	}
+	usc_tensor_set_bits(m, 0, 0x40200000u);
+	usc_tensor_set_bits(m, 1, 0x40200000u);
+	assert_int_equal(usc_tensor_write_npy(x, x_path, &err), USC_OK);
+	assert_int_equal(usc_tensor_write_npy(m, m_path, &err), USC_OK);
+	assert_int_equal(usc_tensor_write_npy(y, y_path, &err), USC_OK);
+	req.hlo_path = prog_path;
+	req.fusion = "y";
+	req.input_count = 2;
+	req.inputs = inputs;
+	req.device_count = 1;
+	req.devices = devs;
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_OK);
+	assert_string_equal(r->fusion, "y");
+	assert_int_equal(r->outputs[0].summary.bit_exact_count, 6);
+	assert_true(r->outputs[0].summary.oracle.max_abs == 0);
+	usc_check_report_destroy(r);
+
+	/* The fused computation's name works too; an unknown name fails. */
+	req.fusion = "fused_exp";
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_OK);
+	usc_check_report_destroy(r);
+	req.fusion = "nope";
+	assert_int_equal(usc_check_run(&req, &r, &err), USC_ENOTFOUND);
+	assert_null(r);
+	usc_tensor_destroy(x);
+	usc_tensor_destroy(m);
+	usc_tensor_destroy(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_one_element_off),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_case_dir_and_results),
+		cmocka_unit_test(test_fusion),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
