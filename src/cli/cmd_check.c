@@ -80,6 +80,24 @@ static void print_index(FILE *out, const usc_tensor *t, uint64_t k)
 		fprintf(out, "%s%" PRId64, d ? "," : "", idx[d]);
 }
 
+/*
+ * Whether input j lines up element for element with output o (the same
+ * shape): then the input's element at the same index is shown beside a
+ * worst element.  Inputs of other shapes feed it through broadcasts or
+ * reductions, which no single index names.
+ */
+static bool same_shape(const usc_tensor *a, const usc_tensor *b)
+{
+	usc_tensor_spec x = usc_tensor_spec_of(a), y = usc_tensor_spec_of(b);
+
+	if (x.rank != y.rank)
+		return false;
+	for (size_t d = 0; d < x.rank; d++)
+		if (x.dims[d] != y.dims[d])
+			return false;
+	return true;
+}
+
 static void print_json(const usc_check_report *r)
 {
 	printf("{\"kernel\": ");
@@ -125,8 +143,22 @@ static void print_json(const usc_check_report *r)
 			json_num(e->ulp_oracle);
 			printf(", \"ulp_reference\": ");
 			json_num(e->ulp_reference);
-			printf(", \"undecided\": %s}",
+			printf(", \"undecided\": %s, \"inputs\": [",
 			       e->undecided ? "true" : "false");
+			for (size_t j = 0, first = 1; j < r->input_count; j++) {
+				double v;
+
+				if (!same_shape(r->inputs[j], o->device) ||
+				    usc_tensor_get_double(r->inputs[j], e->index,
+							  &v) != USC_OK)
+					continue;
+				printf("%s{\"parameter\": %zu, \"value\": ",
+				       first ? "" : ", ", j);
+				json_num(v);
+				printf("}");
+				first = 0;
+			}
+			printf("]}");
 		}
 		printf("]}");
 	}
@@ -194,6 +226,17 @@ static void print_text(const usc_check_report *r)
 			       e->oracle_mid, e->oracle_rad, e->ulp_oracle,
 			       e->undecided ? " (undecided)" : "",
 			       e->ulp_reference);
+			for (size_t j = 0; j < r->input_count; j++) {
+				uint64_t bits;
+
+				if (!same_shape(r->inputs[j], o->device) ||
+				    usc_tensor_get_bits(r->inputs[j], e->index,
+							&bits) != USC_OK)
+					continue;
+				printf("        input %zu ", j);
+				print_value(usc_tensor_dtype(r->inputs[j]), bits);
+				putchar('\n');
+			}
 		}
 	}
 }
