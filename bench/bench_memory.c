@@ -212,9 +212,13 @@ int main(int argc, char **argv)
 	printf("%-9s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "domain",
 	       "log2N", "in+out MB", "floor MB", "peak MB", "goal MB",
 	       "peak/goal", "B/elem", "met", "run s");
-	for (int dom = 0; dom < 2; dom++) {
-		usc_eval_domain d = dom ? USC_DOMAIN_ORACLE
-					: USC_DOMAIN_REFERENCE;
+	for (int dom = 0; dom < 3; dom++) {
+		static const usc_eval_domain doms[3] = {
+			USC_DOMAIN_REFERENCE, USC_DOMAIN_TIER,
+			USC_DOMAIN_ORACLE};
+		static const char *const names[3] = {"reference", "tier",
+						     "oracle"};
+		usc_eval_domain d = doms[dom];
 
 		for (int l = lo; l <= hi; l += 2) {
 			long n = 1L << l;
@@ -222,8 +226,7 @@ int main(int argc, char **argv)
 			child_report r;
 
 			if (measure(d, n, &r) != 0 || !r.ok) {
-				printf("%-9s %5d failed: %s\n",
-				       dom ? "oracle" : "reference", l,
+				printf("%-9s %5d failed: %s\n", names[dom], l,
 				       r.message);
 				continue;
 			}
@@ -231,7 +234,7 @@ int main(int argc, char **argv)
 			goal = 2.0 * io + 64.0 * 1048576.0;
 			printf("%-9s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
 			       "%10.0f %6s %8.2f\n",
-			       dom ? "oracle" : "reference", l, io / 1048576.0,
+			       names[dom], l, io / 1048576.0,
 			       (double)r.floor_kb / 1024.0, peak / 1048576.0,
 			       goal / 1048576.0, peak / goal,
 			       (peak - (double)r.floor_kb * 1024.0) /
