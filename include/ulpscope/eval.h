@@ -80,7 +80,19 @@ typedef struct usc_eval_options {
 	 * never do).
 	 */
 	bool quantize;
+	/*
+	 * Loop computations (elementwise ops over one output shape, fed by
+	 * parameters, scalar constants and their broadcasts; XLA's kLoop
+	 * fusions) are evaluated in tiles of this many output elements, so
+	 * that their intermediates never exist whole.  0: the default
+	 * (USC_EVAL_TILE_DEFAULT); USC_EVAL_NO_TILES: never.  The values are
+	 * the same either way.
+	 */
+	size_t tile_elements;
 } usc_eval_options;
+
+#define USC_EVAL_TILE_DEFAULT 4096
+#define USC_EVAL_NO_TILES ((size_t)-1)
 
 /* The reference domain, sequential reductions. */
 usc_eval_options usc_eval_options_default(void);

@@ -177,26 +177,34 @@ bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
 
 /* ------------------------------------------------------------ buffers */
 
-usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
-			 usc__ebuf **out, usc_error *err)
+usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
+				size_t len, usc__ebuf **out, usc_error *err)
 {
 	usc__ebuf *b = usc__calloc(1, sizeof *b);
 
 	if (!b)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	b->values = usc__calloc(count ? count : 1, ev->dom->value_size);
+	b->values = usc__calloc(len ? len : 1, ev->dom->value_size);
 	if (!b->values) {
 		usc__free(b);
 		return usc__fail(err, USC_ENOMEM,
-				 "out of memory for %zu values", count);
+				 "out of memory for %zu values", len);
 	}
 	if (ev->dom->init)
-		ev->dom->init(ev->dstate, b->values, count);
+		ev->dom->init(ev->dstate, b->values, len);
 	b->refs = 1;
 	b->dtype = t;
 	b->count = count;
+	b->base = 0;
+	b->len = len;
 	*out = b;
 	return USC_OK;
+}
+
+usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
+			 usc__ebuf **out, usc_error *err)
+{
+	return usc__ebuf_new_window(ev, t, count, count, out, err);
 }
 
 void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
@@ -204,7 +212,7 @@ void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
 	if (!b || --b->refs > 0)
 		return;
 	if (ev->dom->clear)
-		ev->dom->clear(ev->dstate, b->values, b->count);
+		ev->dom->clear(ev->dstate, b->values, b->len);
 	usc__free(b->values);
 	usc__free(b);
 }
@@ -747,17 +755,172 @@ usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
 	return USC_OK;
 }
 
+/* ------------------------------------------------------------ tiles */
+
+/* Ops a streamed computation evaluates window by window. */
+static bool tiled_op(const usc_hlo_instr *in)
+{
+	if (in->opcode == USC_HLO_OP_BROADCAST)
+		return true;
+	return usc_hlo_opcode_category(in->opcode) == USC_HLO_CAT_ELEMENTWISE &&
+	       in->opcode != USC_HLO_OP_MAP &&
+	       in->opcode != USC_HLO_OP_BITCAST_CONVERT;
+}
+
+/* A value that exists whole before the tiles run. */
+static bool whole_input(const usc_hlo_instr *in)
+{
+	return in->opcode == USC_HLO_OP_PARAMETER ||
+	       (in->opcode == USC_HLO_OP_CONSTANT &&
+		in->shape.kind == USC_HLO_SHAPE_ARRAY &&
+		usc_hlo_shape_elements(&in->shape) == 1);
+}
+
+/*
+ * Whether c is a loop computation that can stream: its root and every
+ * tiled op have the root's element count n (at least two tiles of it),
+ * elementwise operands have n elements or one (a scalar constant), and a
+ * broadcast reads a whole input, so that output element i of every
+ * instruction needs only element i of its operands or whole inputs.
+ */
+static bool streamable(const usc_hlo_computation *c, size_t tile)
+{
+	int64_t n;
+
+	if (!c->root || c->root->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    !tiled_op(c->root))
+		return false;
+	n = usc_hlo_shape_elements(&c->root->shape);
+	if (n < 0 || (uint64_t)n / 2 < tile)
+		return false;
+	for (size_t i = 0; i < c->instr_count; i++) {
+		const usc_hlo_instr *in = c->instrs[i];
+
+		if (whole_input(in))
+			continue;
+		if (!tiled_op(in) || in->shape.kind != USC_HLO_SHAPE_ARRAY ||
+		    usc_hlo_shape_elements(&in->shape) != n)
+			return false;
+		for (size_t k = 0; k < in->operand_count; k++) {
+			const usc_hlo_instr *o = in->operands[k];
+			int64_t m = o->shape.kind == USC_HLO_SHAPE_ARRAY
+					    ? usc_hlo_shape_elements(&o->shape)
+					    : -1;
+
+			if (in->opcode == USC_HLO_OP_BROADCAST
+				    ? !whole_input(o)
+				    : !(m == n || (m == 1 && whole_input(o))))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Evaluates a streamable computation tile by tile: every intermediate is
+ * a window of tile elements, reused from tile to tile, and only the root
+ * is whole.  Each element sees the same ops in the same order as in the
+ * whole evaluation, so the values are identical.
+ */
+static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
+				const usc__evalue *args, size_t nargs,
+				size_t tile, usc__evalue *result,
+				usc_error *err)
+{
+	size_t n = c->instr_count, total, t0, i, k;
+	usc__evalue *vals = usc__calloc(n ? n : 1, sizeof *vals);
+	usc__evalue *ops = usc__calloc(4, sizeof *ops);
+	size_t *order = usc__calloc(n ? n : 1, sizeof *order);
+	bool *live = usc__calloc(n ? n : 1, sizeof *live);
+	usc_status st = USC_OK;
+
+	if (!vals || !ops || !order || !live) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	st = usc__topo_order(c, order, err);
+	if (st != USC_OK)
+		goto done;
+	/* Live: the root and what it reaches (walked backwards). */
+	live[c->root->index] = true;
+	for (i = n; i-- > 0;) {
+		const usc_hlo_instr *in = c->instrs[order[i]];
+
+		if (live[in->index])
+			for (k = 0; k < in->operand_count; k++)
+				live[in->operands[k]->index] = true;
+	}
+	total = (size_t)usc_hlo_shape_elements(&c->root->shape);
+	/* Whole inputs first, then the windows and the whole root. */
+	for (i = 0; st == USC_OK && i < n; i++) {
+		const usc_hlo_instr *in = c->instrs[order[i]];
+
+		if (!live[in->index])
+			continue;
+		if (whole_input(in))
+			st = eval_instr(ev, in, NULL, args, nargs,
+					&vals[in->index], err);
+		else if ((st = evalue_alloc(&vals[in->index], 1, err)) ==
+			 USC_OK)
+			st = usc__ebuf_new_window(
+				ev, in->shape.dtype, total,
+				in == c->root ? total : tile,
+				&vals[in->index].leaves[0], err);
+	}
+	for (t0 = 0; st == USC_OK && t0 < total; t0 += tile) {
+		size_t t1 = total - t0 < tile ? total : t0 + tile;
+
+		for (i = 0; st == USC_OK && i < n; i++) {
+			const usc_hlo_instr *in = c->instrs[order[i]];
+			usc__ebuf *out;
+
+			if (!live[in->index] || whole_input(in))
+				continue;
+			out = vals[in->index].leaves[0];
+			if (in != c->root)
+				out->base = t0;
+			for (k = 0; k < in->operand_count && k < 4; k++)
+				ops[k] = vals[in->operands[k]->index];
+			if (in->opcode == USC_HLO_OP_BROADCAST)
+				st = usc__eval_data(ev, in, ops, out, t0, t1,
+						    err);
+			else
+				st = eval_elementwise(ev, in, ops, out, t0, t1,
+						      err);
+		}
+	}
+	if (st == USC_OK) {
+		*result = vals[c->root->index];
+		vals[c->root->index].leaves = NULL;
+		vals[c->root->index].n = 0;
+	}
+done:
+	if (vals)
+		for (i = 0; i < n; i++)
+			evalue_clear(ev, &vals[i]);
+	usc__free(vals);
+	usc__free(ops);
+	usc__free(order);
+	usc__free(live);
+	return st;
+}
+
 static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 				   const usc__evalue *args, size_t nargs,
 				   usc__evalue *result, usc_error *err)
 {
 	size_t n = c->instr_count, i, k;
-	usc__evalue *vals = usc__calloc(n ? n : 1, sizeof *vals);
-	size_t *uses = usc__calloc(n ? n : 1, sizeof *uses);
-	size_t *order = usc__calloc(n ? n : 1, sizeof *order);
-	usc__evalue *ops = NULL;
+	size_t tile = ev->opts.tile_elements ? ev->opts.tile_elements
+					     : USC_EVAL_TILE_DEFAULT;
+	usc__evalue *vals, *ops = NULL;
+	size_t *uses, *order;
 	usc_status st = USC_OK;
 
+	if (tile != USC_EVAL_NO_TILES && streamable(c, tile))
+		return eval_streamed(ev, c, args, nargs, tile, result, err);
+	vals = usc__calloc(n ? n : 1, sizeof *vals);
+	uses = usc__calloc(n ? n : 1, sizeof *uses);
+	order = usc__calloc(n ? n : 1, sizeof *order);
 	if (!vals || !uses || !order) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;

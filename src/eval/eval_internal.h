@@ -24,8 +24,14 @@
 typedef struct usc__ebuf {
 	int refs;
 	usc_dtype dtype;
-	size_t count;
-	void *values; /* count * value_size bytes, domain-initialized */
+	size_t count; /* elements of the value (the shape's element count) */
+	/*
+	 * The elements held: [base, base + len).  A whole buffer holds all
+	 * (base 0, len count); a tile buffer of a streamed computation holds
+	 * one window at a time (see eval_streamed in eval.c).
+	 */
+	size_t base, len;
+	void *values; /* len * value_size bytes, domain-initialized */
 } usc__ebuf;
 
 typedef struct usc__evalue {
@@ -65,12 +71,15 @@ struct usc_eval {
 };
 
 #define USC__VAL(ev, buf, i)                                                 \
-	((void *)((unsigned char *)(buf)->values + (size_t)(i) *             \
-						     (ev)->dom->value_size))
+	((void *)((unsigned char *)(buf)->values +                           \
+		  ((size_t)(i) - (buf)->base) * (ev)->dom->value_size))
 
 /* Buffers. */
 usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
 			 usc__ebuf **out, usc_error *err);
+/* A buffer of count elements that holds a window of len of them. */
+usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
+				size_t len, usc__ebuf **out, usc_error *err);
 void usc__ebuf_release(usc_eval *ev, usc__ebuf *b);
 void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n);
 
