@@ -741,6 +741,17 @@ usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
 				if (state[o] == 0) {
 					state[o] = 1;
 					stack[sp++] = o;
+				} else if (state[o] == 1) {
+					/* o is on the stack: a cycle. */
+					usc__free(state);
+					usc__free(stack);
+					usc__free(next);
+					return usc__eval_fail(
+						err, USC_EINVAL, in,
+						"operand '%s' depends on this "
+						"instruction: the computation "
+						"'%s' has a cycle",
+						c->instrs[o]->name, c->name);
 				}
 			} else {
 				state[top] = 2;

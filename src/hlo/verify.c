@@ -1814,12 +1814,69 @@ static usc_status check_instr(const vctx *v, const usc_hlo_instr *in,
 	return USC_OK;
 }
 
+/*
+ * Instructions may name operands defined later in the text, so the text's
+ * order proves nothing: a depth-first walk over the operand edges finds
+ * any cycle (an instruction that depends on itself), which no evaluation
+ * order could satisfy.
+ */
+static usc_status check_acyclic(vctx *v, const usc_hlo_computation *c)
+{
+	size_t n = c->instr_count, i;
+	unsigned char *state = usc__calloc(n ? n : 1, 1);
+	size_t *stack = usc__calloc(n ? n : 1, sizeof *stack);
+	size_t *next = usc__calloc(n ? n : 1, sizeof *next);
+	usc_status st = USC_OK;
+
+	if (!state || !stack || !next) {
+		st = usc__fail(v->err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < n && st == USC_OK; i++) {
+		size_t sp = 0;
+
+		if (state[i])
+			continue;
+		stack[sp++] = i;
+		state[i] = 1;
+		while (sp && st == USC_OK) {
+			size_t top = stack[sp - 1];
+			const usc_hlo_instr *in = c->instrs[top];
+
+			if (next[top] < in->operand_count) {
+				const usc_hlo_instr *o =
+					in->operands[next[top]++];
+
+				if (state[o->index] == 1)
+					st = bad(v, in,
+						 "uses '%s', which depends on "
+						 "it: the computation has a "
+						 "cycle",
+						 o->name);
+				else if (state[o->index] == 0) {
+					state[o->index] = 1;
+					stack[sp++] = o->index;
+				}
+			} else {
+				state[top] = 2;
+				sp--;
+			}
+		}
+	}
+done:
+	usc__free(state);
+	usc__free(stack);
+	usc__free(next);
+	return st;
+}
+
 static usc_status verify_comp(vctx *v, const usc_hlo_computation *c)
 {
 	char a[SHAPE_BUF], b[SHAPE_BUF];
 	size_t i, nparams;
 
 	v->comp = c;
+	TRY(check_acyclic(v, c));
 	nparams = param_count(c);
 	for (i = 0; i < c->instr_count; i++)
 		TRY(check_instr(v, c->instrs[i], nparams));

@@ -218,6 +218,44 @@ static void test_out_of_memory(void **state)
 	usc_tensor_destroy(c);
 }
 
+/*
+ * A cycle through forward references (found by the fuzzer: the evaluator
+ * read an operand that was never computed) is an error, not a crash, even
+ * when the module was not verified first.
+ */
+static void test_cycle(void **state)
+{
+	static const char text[] = "HloModule c\n"
+				   "ENTRY e {\n"
+				   "  p = f32[2] parameter(0)\n"
+				   "  a = f32[2] add(p, b)\n"
+				   "  b = f32[2] multiply(a, p)\n"
+				   "  ROOT r = f32[2] negate(b)\n"
+				   "}\n";
+	static const int64_t dims[1] = {2};
+	usc_hlo_file *f = NULL;
+	usc_tensor *x = NULL;
+	usc_eval *ev = NULL;
+	usc_error err;
+	usc_status st;
+
+	(void)state;
+	assert_int_equal(usc_hlo_parse(text, strlen(text), "c.hlo", &f, &err),
+			 USC_OK);
+	assert_int_equal(usc_tensor_create(USC_F32, 1, dims, &x, &err),
+			 USC_OK);
+	st = usc_eval_create(usc_hlo_file_module(f, 0), NULL, &ev, &err);
+	if (st == USC_OK) {
+		assert_int_equal(usc_eval_bind(ev, 0, x, &err), USC_OK);
+		st = usc_eval_run(ev, &err);
+	}
+	assert_int_equal(st, USC_EINVAL);
+	assert_non_null(strstr(err.message, "has a cycle"));
+	usc_eval_destroy(ev);
+	usc_tensor_destroy(x);
+	usc_hlo_file_destroy(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_known_element),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_cycle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -468,6 +468,16 @@ static void test_gather_scatter(void **state)
 static void test_structure(void **state)
 {
 	(void)state;
+	/* Forward references are legal; a cycle through them is not. */
+	expect_error(HEAD "  p = f32[2] parameter(0)\n"
+			  "  a = f32[2] add(p, b)\n"
+			  "  b = f32[2] multiply(a, p)\n"
+			  "  ROOT r = f32[2] negate(b)\n}\n",
+		     "t.hlo:5:3: error: multiply 'b' uses 'a', which depends "
+		     "on it: the computation has a cycle" CTX);
+	expect_error(HEAD "  ROOT a = f32[2] negate(a)\n}\n",
+		     "t.hlo:3:8: error: negate 'a' uses 'a', which depends on "
+		     "it: the computation has a cycle" CTX);
 	expect_error(HEAD "  a = f32[4] parameter(0)\n"
 			  "  ROOT t = (f32[4], f32[]) tuple(a)\n}\n",
 		     "t.hlo:4:8: error: tuple 't' has shape (f32[4], f32[]), "
