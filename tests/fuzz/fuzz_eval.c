@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness for the evaluator: whatever parses and verifies, with
  * every parameter of at most 4096 elements, is evaluated on zero inputs in
- * the reference and tier domains.  Any status is fine; a crash, a leak or
+ * the reference, tier and oracle domains.  Any status is fine; a crash, a leak or
  * undefined behaviour is not.  Seed it with the HLO corpus:
  *   fuzz_eval -max_total_time=600 CORPUS_DIR /work/shared/corpus/hlo
  */
@@ -24,6 +24,7 @@ static void run_domain(const usc_hlo_module *m, usc_eval_domain d)
 	size_t np;
 
 	o.domain = d;
+	o.oracle_precision = 64; /* the cheapest the oracle allows */
 	o.tile_elements = 64; /* exercise streaming on small kernels */
 	if (usc_eval_create(m, &o, &ev, &err) != USC_OK)
 		return;
@@ -70,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		run_domain(m, USC_DOMAIN_REFERENCE);
 		run_domain(m, USC_DOMAIN_TIER);
+		run_domain(m, USC_DOMAIN_ORACLE);
 	}
 	usc_hlo_file_destroy(f);
 	return 0;
