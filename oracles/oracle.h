@@ -183,6 +183,22 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 					usc__oracle_ulp_error *out,
 					usc_error *err);
 
+/*
+ * The two halves of a ULP-error decision that do not depend on how the
+ * exact value is held, shared by the oracle and the f64 tier.
+ * usc__ulp_error_special settles the cases that need no arithmetic (the
+ * value undecided; NaN on either side; infinities, the value's kind
+ * being given) and returns true when *out is final.
+ * usc__ulp_error_finish takes the four quotient bounds (lo/umin,
+ * lo/umax rounded down; hi/umin, hi/umax rounded up) and a representative
+ * mid, and decides at resolution res (NULL: 1/8 ulp).
+ */
+bool usc__ulp_error_special(usc__oracle_kind kind, usc_dtype t, uint64_t y,
+			    usc__oracle_ulp_error *out);
+void usc__ulp_error_finish(const double d[4], double mid,
+			   const usc__oracle_resolution *res,
+			   usc__oracle_ulp_error *out);
+
 /* ------------------------------------------------ interval functions */
 
 /*

@@ -138,53 +138,37 @@ static bool meets(const usc__oracle_resolution *res, double lo, double hi)
 	return abs_ok || rel_ok;
 }
 
-usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
-					usc_dtype t, uint64_t y,
-					const usc__oracle_resolution *res,
-					usc__oracle_ulp_error *out,
-					usc_error *err)
+bool usc__ulp_error_special(usc__oracle_kind kind, usc_dtype t, uint64_t y,
+			    usc__oracle_ulp_error *out)
 {
-	static const usc__oracle_resolution eighth = {0.125, 0};
-	bool y_nan, y_inf;
-	usc__mpfr_range range;
-	mpfr_t yv, lo, hi, m, M, umin, umax, q;
-	double d[4];
-	int i;
+	bool y_nan = usc_bits_is_nan(t, y), y_inf = usc_bits_is_inf(t, y);
 
 	out->kind = USC__ORC_UNDECIDED;
 	out->lo = out->hi = out->mid = NAN;
 	out->decided = false;
-	if (!usc_dtype_is_float(t))
-		return usc__fail(err, USC_EINVAL,
-				 "oracle: ULP error needs a float type, not %s",
-				 usc_dtype_name(t));
-	if (!res)
-		res = &eighth;
-	if (v->kind == USC__ORC_UNDECIDED)
-		return USC_OK;
-	y_nan = usc_bits_is_nan(t, y);
-	y_inf = usc_bits_is_inf(t, y);
-	if (y_nan || v->kind == USC__ORC_NAN) {
-		bool both = y_nan && v->kind == USC__ORC_NAN;
+	if (kind == USC__ORC_UNDECIDED)
+		return true;
+	if (y_nan || kind == USC__ORC_NAN) {
+		bool both = y_nan && kind == USC__ORC_NAN;
 
 		out->kind = both ? USC__ORC_FINITE : USC__ORC_NAN;
 		out->lo = out->hi = out->mid = both ? 0.0 : NAN;
 		out->decided = true;
-		return USC_OK;
+		return true;
 	}
-	usc__mpfr_range_widen(&range);
-	mpfr_inits2(ERR_PREC, yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
-	(void)usc_decode_mpfr(t, y, yv);
-	if (v->kind != USC__ORC_FINITE || y_inf) {
+	if (kind != USC__ORC_FINITE || y_inf) {
 		/*
 		 * Infinities: 0 when both are the same infinity, else an
 		 * infinite error toward y - y* (y* finite is below +Inf).
 		 */
-		int sv = v->kind == USC__ORC_POS_INF   ? 2
-			 : v->kind == USC__ORC_NEG_INF ? -2
-						       : 0;
-		int sy = y_inf ? (mpfr_sgn(yv) > 0 ? 2 : -2) : 0;
+		double yv = 0;
+		int sv = kind == USC__ORC_POS_INF   ? 2
+			 : kind == USC__ORC_NEG_INF ? -2
+						    : 0;
+		int sy;
 
+		(void)usc_decode_double(t, y, &yv);
+		sy = y_inf ? (yv > 0 ? 2 : -2) : 0;
 		out->decided = true;
 		if (sv == sy) {
 			out->kind = USC__ORC_FINITE;
@@ -194,10 +178,54 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 			out->lo = out->hi = out->mid =
 				sy > sv ? INFINITY : -INFINITY;
 		}
-		mpfr_clears(yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
-		usc__mpfr_range_restore(&range);
-		return USC_OK;
+		return true;
 	}
+	return false;
+}
+
+void usc__ulp_error_finish(const double d[4], double mid,
+			   const usc__oracle_resolution *res,
+			   usc__oracle_ulp_error *out)
+{
+	static const usc__oracle_resolution eighth = {0.125, 0};
+
+	out->lo = fmin(d[0], d[1]);
+	out->hi = fmax(d[2], d[3]);
+	for (int i = 0; i < 4; i++)
+		if (isnan(d[i]))
+			out->lo = out->hi = NAN;
+	out->mid = mid;
+	if (isnan(out->lo)) {
+		out->kind = USC__ORC_UNDECIDED;
+	} else {
+		out->kind = USC__ORC_FINITE;
+		out->decided = meets(res ? res : &eighth, out->lo, out->hi);
+	}
+}
+
+usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
+					usc_dtype t, uint64_t y,
+					const usc__oracle_resolution *res,
+					usc__oracle_ulp_error *out,
+					usc_error *err)
+{
+	usc__mpfr_range range;
+	mpfr_t yv, lo, hi, m, M, umin, umax, q;
+	double d[4], mid;
+
+	if (!usc_dtype_is_float(t)) {
+		out->kind = USC__ORC_UNDECIDED;
+		out->lo = out->hi = out->mid = NAN;
+		out->decided = false;
+		return usc__fail(err, USC_EINVAL,
+				 "oracle: ULP error needs a float type, not %s",
+				 usc_dtype_name(t));
+	}
+	if (usc__ulp_error_special((usc__oracle_kind)v->kind, t, y, out))
+		return USC_OK;
+	usc__mpfr_range_widen(&range);
+	mpfr_inits2(ERR_PREC, yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
+	(void)usc_decode_mpfr(t, y, yv);
 	/* Numerator y - y*: [y - hi, y - lo], rounded outward. */
 	mpfr_sub(lo, yv, &v->x->right, MPFR_RNDD);
 	mpfr_sub(hi, yv, &v->x->left, MPFR_RNDU);
@@ -227,26 +255,21 @@ usc_status usc__oracle_decide_ulp_error(const usc__oracle_value *v,
 	d[2] = mpfr_get_d(q, MPFR_RNDU);
 	mpfr_div(q, hi, umax, MPFR_RNDU);
 	d[3] = mpfr_get_d(q, MPFR_RNDU);
-	out->lo = fmin(d[0], d[1]);
-	out->hi = fmax(d[2], d[3]);
-	for (i = 0; i < 4; i++)
-		if (isnan(d[i]))
-			out->lo = out->hi = NAN;
 	/* The representative: the error at the enclosure's midpoint. */
 	mpfi_mid(m, v->x);
 	if (mpfr_number_p(m)) {
 		mpfr_sub(q, yv, m, MPFR_RNDN);
 		(void)usc_ulp_mpfr(t, m, umin);
 		mpfr_div(q, q, umin, MPFR_RNDN);
-		out->mid = mpfr_get_d(q, MPFR_RNDN);
-	} else
-		out->mid = out->lo > 0 ? out->lo : out->hi;
-	if (isnan(out->lo)) {
-		out->kind = USC__ORC_UNDECIDED;
+		mid = mpfr_get_d(q, MPFR_RNDN);
+	} else if (isnan(d[0]) || isnan(d[1]) || isnan(d[2]) || isnan(d[3])) {
+		mid = NAN;
 	} else {
-		out->kind = USC__ORC_FINITE;
-		out->decided = meets(res, out->lo, out->hi);
+		double l = fmin(d[0], d[1]);
+
+		mid = l > 0 ? l : fmax(d[2], d[3]);
 	}
+	usc__ulp_error_finish(d, mid, res, out);
 	mpfr_clears(yv, lo, hi, m, M, umin, umax, q, (mpfr_ptr)0);
 	usc__mpfr_range_restore(&range);
 	return USC_OK;

@@ -1861,24 +1861,6 @@ static usc_status tier_to_index(void *state, usc_dtype t, const void *v,
 
 /* ----------------------------------------------------------- ULP error */
 
-static bool meets(const usc__oracle_resolution *res, double lo, double hi)
-{
-	bool abs_ok = false, rel_ok = false;
-
-	if (res->abs_ulps > 0)
-		abs_ok = hi - lo <= res->abs_ulps;
-	if (res->sig_digits > 0) {
-		if (lo == 0 && hi == 0)
-			rel_ok = true;
-		else if ((lo > 0 || hi < 0) && isfinite(lo) && isfinite(hi)) {
-			double m = fmin(fabs(lo), fabs(hi));
-
-			rel_ok = hi - lo <= m * pow(10.0, -res->sig_digits);
-		}
-	}
-	return abs_ok || rel_ok;
-}
-
 /* a / p rounded down (up) for a power of two p: one step outward. */
 static double div_down(double a, double p)
 {
@@ -1900,50 +1882,20 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 				      usc__oracle_ulp_error *out,
 				      usc_error *err)
 {
-	static const usc__oracle_resolution eighth = {0.125, 0};
 	double yv = 0, lo, hi, nlo, nhi, m, M, umin, umax, d[4], um;
-	bool y_nan, y_inf;
-	int i;
+	double mid = NAN;
 
-	out->kind = USC__ORC_UNDECIDED;
-	out->lo = out->hi = out->mid = NAN;
-	out->decided = false;
-	if (!is_float(t))
+	if (!is_float(t)) {
+		out->kind = USC__ORC_UNDECIDED;
+		out->lo = out->hi = out->mid = NAN;
+		out->decided = false;
 		return usc__fail(err, USC_EINVAL,
 				 "tier: ULP error needs a float type, not %s",
 				 usc_dtype_name(t));
-	if (!res)
-		res = &eighth;
-	if (v->kind == USC__ORC_UNDECIDED)
-		return USC_OK;
-	y_nan = usc_bits_is_nan(t, y);
-	y_inf = usc_bits_is_inf(t, y);
-	if (y_nan || v->kind == USC__ORC_NAN) {
-		bool both = y_nan && v->kind == USC__ORC_NAN;
-
-		out->kind = both ? USC__ORC_FINITE : USC__ORC_NAN;
-		out->lo = out->hi = out->mid = both ? 0.0 : NAN;
-		out->decided = true;
-		return USC_OK;
 	}
+	if (usc__ulp_error_special((usc__oracle_kind)v->kind, t, y, out))
+		return USC_OK;
 	(void)usc_decode_double(t, y, &yv);
-	if (v->kind != USC__ORC_FINITE || y_inf) {
-		int sv = v->kind == USC__ORC_POS_INF   ? 2
-			 : v->kind == USC__ORC_NEG_INF ? -2
-						       : 0;
-		int sy = y_inf ? (yv > 0 ? 2 : -2) : 0;
-
-		out->decided = true;
-		if (sv == sy) {
-			out->kind = USC__ORC_FINITE;
-			out->lo = out->hi = out->mid = 0.0;
-		} else {
-			out->kind = sy > sv ? USC__ORC_POS_INF : USC__ORC_NEG_INF;
-			out->lo = out->hi = out->mid =
-				sy > sv ? INFINITY : -INFINITY;
-		}
-		return USC_OK;
-	}
 	usc__tier_bounds(v, &lo, &hi);
 	/* Numerator y - y*: [y - hi, y - lo], rounded outward. */
 	{
@@ -1969,19 +1921,9 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 	d[1] = div_down(nlo, umax);
 	d[2] = div_up(nhi, umin);
 	d[3] = div_up(nhi, umax);
-	out->lo = fmin(d[0], d[1]);
-	out->hi = fmax(d[2], d[3]);
-	for (i = 0; i < 4; i++)
-		if (isnan(d[i]))
-			out->lo = out->hi = NAN;
 	if (usc_ulp_double(t, v->mid, &um) == USC_OK)
-		out->mid = (yv - v->mid) / um;
-	if (isnan(out->lo)) {
-		out->kind = USC__ORC_UNDECIDED;
-	} else {
-		out->kind = USC__ORC_FINITE;
-		out->decided = meets(res, out->lo, out->hi);
-	}
+		mid = (yv - v->mid) / um;
+	usc__ulp_error_finish(d, mid, res, out);
 	return USC_OK;
 }
 
