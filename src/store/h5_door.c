@@ -103,18 +103,24 @@ static usc_status file_new(const char *path, hid_t id, usc__h5_file **out,
 	return USC_OK;
 }
 
-usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
-				  usc_error *err)
+static hid_t checked_fapl(void);
+
+/*
+ * Opens an existing HDF5 file: read-only, or read-write with the result
+ * files' checked access list.  The OS is asked first, since HDF5's own
+ * message for a missing or unreadable file is obscure.
+ */
+static usc_status open_existing(const char *path, bool write,
+				usc__h5_file **out, usc_error *err)
 {
 	quiet q;
 	FILE *fp;
 	htri_t is;
-	hid_t id;
+	hid_t fapl = H5P_DEFAULT, id = -1;
 	usc_status st;
 
 	*out = NULL;
-	/* HDF5's own message for a missing file is obscure; ask the OS. */
-	fp = fopen(path, "rb");
+	fp = fopen(path, write ? "r+b" : "rb");
 	if (!fp)
 		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
 				 "%s: cannot open: %s", path, strerror(errno));
@@ -126,7 +132,12 @@ usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
 		st = usc__fail(err, USC_EPARSE, "%s: not an HDF5 file", path);
 		goto done;
 	}
-	id = is > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+	if (write)
+		fapl = checked_fapl();
+	if (is > 0 && fapl >= 0)
+		id = H5Fopen(path, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+	if (write && fapl >= 0)
+		H5Pclose(fapl);
 	if (id < 0) {
 		st = h5_fail(err, USC_EIO, "%s: cannot open HDF5 file", path);
 		goto done;
@@ -135,6 +146,12 @@ usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
 done:
 	quiet_end(q);
 	return st;
+}
+
+usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
+				  usc_error *err)
+{
+	return open_existing(path, false, out, err);
 }
 
 usc_status usc__h5_file_create(const char *path, usc__h5_file **out,
@@ -683,38 +700,7 @@ usc_status usc__h5_file_create_checked(const char *path, usc__h5_file **out,
 usc_status usc__h5_file_open_rdwr(const char *path, usc__h5_file **out,
 				  usc_error *err)
 {
-	quiet q;
-	FILE *fp;
-	htri_t is;
-	hid_t fapl, id = -1;
-	usc_status st;
-
-	*out = NULL;
-	fp = fopen(path, "r+b");
-	if (!fp)
-		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
-				 "%s: cannot open: %s", path, strerror(errno));
-	fclose(fp);
-	q = quiet_begin();
-	is = H5Fis_hdf5(path);
-	if (is == 0) {
-		H5Eclear2(H5E_DEFAULT);
-		st = usc__fail(err, USC_EPARSE, "%s: not an HDF5 file", path);
-		goto done;
-	}
-	fapl = checked_fapl();
-	if (is > 0 && fapl >= 0)
-		id = H5Fopen(path, H5F_ACC_RDWR, fapl);
-	if (fapl >= 0)
-		H5Pclose(fapl);
-	if (id < 0) {
-		st = h5_fail(err, USC_EIO, "%s: cannot open HDF5 file", path);
-		goto done;
-	}
-	st = file_new(path, id, out, err);
-done:
-	quiet_end(q);
-	return st;
+	return open_existing(path, true, out, err);
 }
 
 const char *usc__h5_file_path(const usc__h5_file *f)
