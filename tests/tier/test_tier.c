@@ -24,37 +24,8 @@
 #include <mpfr.h>
 #include <mpfi.h>
 
-#include "oracles/oracle.h"
-#include "oracles/tier.h"
-
-typedef usc__oracle_value ovalue;
-typedef usc__tier_value tvalue;
-
-#define ORACLE_PREC 256
-
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-/* xorshift64*: reproducible samples. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static double unif(void)
-{
-	return (double)(rnd() >> 11) * 0x1p-53;
-}
+#define TIER_TEST_SEED 0x9E3779B97F4A7C15ull
+#include "tier_test_util.h"
 
 /* A double with a random 53-bit significand, magnitude near 2^e. */
 static double rand_sig(int e)
@@ -142,39 +113,7 @@ static double gen_rad(double mid)
 	return ldexp(unif() + 0.5, -(int)(10 + rnd() % 50));
 }
 
-/* Both domains' value of the exact ball [mid - rad, mid + rad]. */
-typedef struct pair {
-	void *os, *ts;
-} pair;
-
-static void set_both(pair *p, ovalue *o, tvalue *t, double mid, double rad)
-{
-	usc_error err;
-
-	if (rad == 0) {
-		uint64_t bits;
-
-		memcpy(&bits, &mid, sizeof bits);
-		assert_int_equal(usc__domain_oracle.load(p->os, USC_F64, bits,
-							  o, &err), USC_OK);
-		assert_int_equal(usc__domain_tier.load(p->ts, USC_F64, bits, t,
-							&err), USC_OK);
-		return;
-	}
-	{
-		mpfr_t m, r, lo, hi;
-
-		/* 2200 bits hold mid +- rad exactly for any two doubles. */
-		mpfr_inits2(2200, m, r, lo, hi, (mpfr_ptr)0);
-		mpfr_set_d(m, mid, MPFR_RNDN);
-		mpfr_set_d(r, rad, MPFR_RNDN);
-		mpfr_sub(lo, m, r, MPFR_RNDN);
-		mpfr_add(hi, m, r, MPFR_RNDN);
-		usc__oracle_value_set_interval(o, lo, hi);
-		mpfr_clears(m, r, lo, hi, (mpfr_ptr)0);
-	}
-	usc__tier_value_set(t, mid, rad);
-}
+typedef tier_pair pair;
 
 typedef struct counts {
 	long n, undecided, both_undecided, oracle_undecided, violations;

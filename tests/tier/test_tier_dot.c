@@ -27,40 +27,11 @@
 #include <mpfi.h>
 
 #include "eval/eval_values.h"
-#include "oracles/oracle.h"
-#include "oracles/tier.h"
+#define TIER_TEST_SEED 0x2545F4914F6CDD1Dull
+#include "tier_test_util.h"
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
-
-typedef usc__oracle_value ovalue;
-typedef usc__tier_value tvalue;
-
-#define ORACLE_PREC 256
-
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-/* xorshift64*: reproducible samples. */
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static double unif(void)
-{
-	return (double)(rnd() >> 11) * 0x1p-53;
-}
 
 static double sgn(void)
 {
@@ -91,38 +62,7 @@ static double gen(int kind)
 	}
 }
 
-typedef struct ctx {
-	void *os, *ts;
-} ctx;
-
-/* Both domains' value of the ball [mid - rad, mid + rad]. */
-static void set_both(ctx *c, ovalue *o, tvalue *t, double mid, double rad)
-{
-	usc_error err;
-
-	if (rad == 0) {
-		uint64_t bits;
-
-		memcpy(&bits, &mid, sizeof bits);
-		assert_int_equal(usc__domain_oracle.load(c->os, USC_F64, bits,
-							  o, &err), USC_OK);
-		assert_int_equal(usc__domain_tier.load(c->ts, USC_F64, bits, t,
-							&err), USC_OK);
-		return;
-	}
-	{
-		mpfr_t m, r, lo, hi;
-
-		mpfr_inits2(2200, m, r, lo, hi, (mpfr_ptr)0);
-		mpfr_set_d(m, mid, MPFR_RNDN);
-		mpfr_set_d(r, rad, MPFR_RNDN);
-		mpfr_sub(lo, m, r, MPFR_RNDN);
-		mpfr_add(hi, m, r, MPFR_RNDN);
-		usc__oracle_value_set_interval(o, lo, hi);
-		mpfr_clears(m, r, lo, hi, (mpfr_ptr)0);
-	}
-	usc__tier_value_set(t, mid, rad);
-}
+typedef tier_pair ctx;
 
 typedef struct stats {
 	long n, undecided, exact, violations, declined;
