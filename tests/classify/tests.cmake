@@ -1,0 +1,1 @@
+usc_add_test(test_classify classify/test_classify.c)
