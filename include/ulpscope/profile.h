@@ -87,6 +87,7 @@ enum {
 };
 
 #define USC_PROFILE_NAME_MAX 64
+#define USC_PROFILE_DESCRIPTION_MAX 128
 
 typedef struct usc_profile {
 	char name[USC_PROFILE_NAME_MAX];
@@ -123,6 +124,12 @@ typedef struct usc_profile {
 	unsigned char flush[USC_DTYPE_COUNT];
 	usc_profile_fp8_overflow fp8_overflow;
 	usc_profile_minmax_nan minmax_nan;
+	/*
+	 * One line for people ("description = ..."); "" when not given.  It
+	 * states no freedom: usc_profile_equal ignores it, and a profile
+	 * that starts from a base does not inherit it.
+	 */
+	char description[USC_PROFILE_DESCRIPTION_MAX];
 } usc_profile;
 
 /* The names of the built-in profiles, NULL-terminated. */
@@ -157,12 +164,21 @@ usc_status usc_profile_resolve(const char *name_or_path, usc_profile *out,
 
 /*
  * The profile as profile text that usc_profile_parse reads back equal
- * (every key, canonical order).  *text is malloc'd; the caller frees it.
+ * (every key, canonical order).  *text is malloc'd; the caller frees it
+ * with usc_profile_text_free (which keeps the library's allocation count
+ * exact; plain free() releases it too).  USC_EINVAL if a field holds a
+ * value the text format cannot state.
  */
 usc_status usc_profile_format(const usc_profile *p, char **text,
 			      usc_error *err);
 
-/* Whether two profiles state the same freedoms (names compared too). */
+/* Frees the text of usc_profile_format; NULL is allowed. */
+void usc_profile_text_free(char *text);
+
+/*
+ * Whether two profiles state the same freedoms (names compared too, the
+ * descriptions not; flush is compared for the real floating types only).
+ */
 bool usc_profile_equal(const usc_profile *a, const usc_profile *b);
 
 /* The key and opcode spelling of a function. */

@@ -35,6 +35,10 @@ static const usc_cli_command commands[] = {
 	 "[--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
+	{"profiles", usc_cli_profiles, "profiles [NAME | FILE]",
+	 "list the built-in device profiles; with a name or a profile file, "
+	 "validate it and print every key in canonical form "
+	 "(docs/profiles.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",

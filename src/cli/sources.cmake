@@ -3,4 +3,5 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_formats.c
   src/cli/cmd_hlo.c
   src/cli/cmd_eval.c
-  src/cli/cmd_check.c)
+  src/cli/cmd_check.c
+  src/cli/cmd_profile.c)

@@ -1,0 +1,2 @@
+name = broken
+fmaa = yes
