@@ -148,6 +148,19 @@ typedef struct usc__domain_ops {
 	 */
 	usc_status (*matmul)(void *state, const usc__dom_matmul *m,
 			     usc_error *err);
+
+	/*
+	 * Optional: the reduction of n values (contiguous, n >= 1) and
+	 * init by add, in an order the domain chooses: what a reduce or
+	 * reduce-window whose body is one add of its two parameters
+	 * computes.  NULL, or USC_EUNSUPPORTED for one call, means the
+	 * interpreter combines through the body in its stated order (the
+	 * same contract as matmul).  The envelope uses it for a profile
+	 * that lets reductions reassociate.
+	 */
+	usc_status (*sum)(void *state, const usc__dom_op *add, size_t n,
+			  const void *values, const void *init, void *out,
+			  usc_error *err);
 } usc__domain_ops;
 
 /* The reference domain: every op correctly rounded to its declared type. */

@@ -49,7 +49,13 @@ typedef enum usc_eval_domain {
 	 * rigorous error radius (docs/tier.md); values it cannot bound are
 	 * undecided and left to the oracle.
 	 */
-	USC_DOMAIN_TIER
+	USC_DOMAIN_TIER,
+	/*
+	 * The legitimate envelope (docs/envelope.md): per element, a sound
+	 * set of every value a correct compiler may produce under the
+	 * device profile usc_eval_options.profile (NULL: strict).
+	 */
+	USC_DOMAIN_ENVELOPE
 } usc_eval_domain;
 
 /* The order in which reduce, reduce-window, dot and convolution sum. */
@@ -89,6 +95,11 @@ typedef struct usc_eval_options {
 	 * the same either way.
 	 */
 	size_t tile_elements;
+	/*
+	 * Envelope: the device profile whose freedoms it propagates
+	 * (include/ulpscope/profile.h), copied at create; NULL: strict.
+	 */
+	const struct usc_profile *profile;
 } usc_eval_options;
 
 #define USC_EVAL_TILE_DEFAULT 4096

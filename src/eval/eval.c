@@ -14,6 +14,7 @@
 #include "eval_values.h"
 #include "../../oracles/oracle.h"
 #include "../../oracles/tier.h"
+#include "../../oracles/envelope.h"
 
 /* ------------------------------------------------------------ support */
 
@@ -1161,7 +1162,8 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	ev->opts = opts ? *opts : usc_eval_options_default();
 	if (ev->opts.domain != USC_DOMAIN_REFERENCE &&
 	    ev->opts.domain != USC_DOMAIN_ORACLE &&
-	    ev->opts.domain != USC_DOMAIN_TIER) {
+	    ev->opts.domain != USC_DOMAIN_TIER &&
+	    ev->opts.domain != USC_DOMAIN_ENVELOPE) {
 		usc__free(ev);
 		return usc__fail(err, USC_EINVAL, "unknown domain %d",
 				 (int)ev->opts.domain);
@@ -1174,13 +1176,23 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	}
 	ev->dom = ev->opts.domain == USC_DOMAIN_ORACLE ? &usc__domain_oracle
 		  : ev->opts.domain == USC_DOMAIN_TIER ? &usc__domain_tier
-						       : &usc__domain_reference;
+		  : ev->opts.domain == USC_DOMAIN_ENVELOPE
+			  ? &usc__domain_envelope
+			  : &usc__domain_reference;
 	ev->comp = c;
 	st = ev->dom->create(&ev->dstate, err);
 	if (st != USC_OK) {
 		ev->dstate = NULL;
 		usc_eval_destroy(ev);
 		return st;
+	}
+	if (ev->opts.domain == USC_DOMAIN_ENVELOPE) {
+		st = usc__envelope_set_profile(ev->dstate, ev->opts.profile,
+					       err);
+		if (st != USC_OK) {
+			usc_eval_destroy(ev);
+			return st;
+		}
 	}
 	if (ev->opts.domain == USC_DOMAIN_ORACLE) {
 		usc__oracle_options oo;

@@ -199,6 +199,62 @@ static usc_status combiner_init(combiner *c, usc_eval *ev,
 	return USC_OK;
 }
 
+/*
+ * Whether in's body is one add of its two parameters (either order), so
+ * that a domain's sum entry may reduce in an order of its choosing
+ * (domain.h).  Only the plain add: a body that converts or does more
+ * keeps the interpreter's combination.
+ */
+static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
+{
+	const usc_hlo_computation *c;
+	const usc_hlo_instr *r;
+	usc_error e;
+
+	if (in->called_count < 1 || in->operand_count != 2)
+		return false;
+	c = in->called[0];
+	r = c->root;
+	if (!r || r->opcode != USC_HLO_OP_ADD || r->operand_count != 2 ||
+	    c->instr_count != 3)
+		return false;
+	if (r->operands[0]->opcode != USC_HLO_OP_PARAMETER ||
+	    r->operands[1]->opcode != USC_HLO_OP_PARAMETER ||
+	    r->operands[0]->parameter_number ==
+		    r->operands[1]->parameter_number)
+		return false;
+	return usc__build_op(r, op, &e) == USC_OK;
+}
+
+/*
+ * The domain's sum of the m elements at flats (m >= 1) and the init into
+ * dst; *done false when the domain declined (then err is clear).
+ */
+static usc_status domain_sum(usc_eval *ev, const usc__dom_op *add,
+			     const usc__ebuf *input, const void *init,
+			     const size_t *flats, size_t m, scratch *tmp,
+			     void *dst, bool *done, usc_error *err)
+{
+	size_t j;
+	usc_status st;
+
+	*done = false;
+	for (j = 0; j < m; j++)
+		usc__copy_values(ev, SV(ev, tmp, j), USC__VAL(ev, input, flats[j]),
+				 1);
+	st = ev->dom->sum(ev->dstate, add, m, tmp->v, init, dst, err);
+	if (st == USC_EUNSUPPORTED) {
+		if (err) {
+			err->code = USC_OK;
+			err->message[0] = '\0';
+		}
+		return USC_OK;
+	}
+	if (st == USC_OK)
+		*done = true;
+	return st;
+}
+
 /* ------------------------------------------------------------- reduce */
 
 usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
@@ -215,6 +271,9 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 	void *dst[64];
 	size_t *flats = NULL;
 	combiner c;
+	usc__dom_op add;
+	scratch sv = {0, NULL};
+	bool use_sum;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -244,8 +303,18 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 			   err);
 	if (st != USC_OK)
 		return st;
+	use_sum = ev->dom->sum && m > 0 && body_is_add(in, &add);
+	if (use_sum) {
+		st = scratch_new(ev, &sv, m, err);
+		if (st != USC_OK) {
+			usc__free(flats);
+			scratch_free(ev, &c.tmp);
+			return st;
+		}
+	}
 	for (i = begin; i < end; i++) {
 		size_t j = 0;
+		bool done = false;
 
 		usc__unravel(i, kdims, nk, oidx);
 		for (k = 0; k < nk; k++)
@@ -260,12 +329,23 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 		}
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		st = combine(&c, flats, m, dst, err);
+		if (use_sum) {
+			st = domain_sum(ev, &add, inputs[0], inits[0], flats, m,
+					&sv, dst[0], &done, err);
+			if (st != USC_OK)
+				break;
+			/* A domain that declines once declines for good. */
+			use_sum = done;
+		}
+		if (!done)
+			st = combine(&c, flats, m, dst, err);
 		if (st != USC_OK)
 			break;
 	}
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
+	if (sv.v)
+		scratch_free(ev, &sv);
 	return st;
 }
 
@@ -284,6 +364,9 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 	void *dst[64];
 	size_t *flats = NULL;
 	combiner c;
+	usc__dom_op add;
+	scratch sv = {0, NULL};
+	bool use_sum;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -312,8 +395,18 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 			   err);
 	if (st != USC_OK)
 		return st;
+	use_sum = ev->dom->sum && m > 0 && body_is_add(in, &add);
+	if (use_sum) {
+		st = scratch_new(ev, &sv, m, err);
+		if (st != USC_OK) {
+			usc__free(flats);
+			scratch_free(ev, &c.tmp);
+			return st;
+		}
+	}
 	for (i = begin; i < end; i++) {
 		size_t j = 0;
+		bool done = false;
 
 		usc__unravel(i, os->dims, rank, oidx);
 		memset(widx, 0, sizeof widx);
@@ -349,12 +442,22 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 		}
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		st = combine(&c, flats, j, dst, err);
+		if (use_sum && j > 0) {
+			st = domain_sum(ev, &add, inputs[0], inits[0], flats, j,
+					&sv, dst[0], &done, err);
+			if (st != USC_OK)
+				break;
+			use_sum = done;
+		}
+		if (!done)
+			st = combine(&c, flats, j, dst, err);
 		if (st != USC_OK)
 			break;
 	}
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
+	if (sv.v)
+		scratch_free(ev, &sv);
 	return st;
 }
 

@@ -1,0 +1,94 @@
+/*
+ * The legitimate envelope (internal): per element, a sound set that
+ * contains every value a correct compiler may produce for the kernel
+ * under a device profile (include/ulpscope/profile.h): excess precision,
+ * FMA contraction, reassociated reductions and dots, approximate
+ * functions within stated ULP bounds, denormal flushing, fp8 overflow and
+ * NaN-dropping min/max.  docs/envelope.md states every freedom and its
+ * bound.
+ *
+ * A float element is the union of a finite interval [lo, hi] (doubles,
+ * rounded outward), NaN, +Inf and -Inf, each possible or not; or UNKNOWN
+ * when the domain cannot bound it (the element is then undecided, never a
+ * defect).  Integer and pred elements are integer intervals.  The exact
+ * range of each op over its operand sets comes from the MPFI oracle
+ * (oracles/oracle.h); the freedoms are then applied with the dtype
+ * core's directed roundings (usc_encode_mpfr), so nothing rests on libm.
+ *
+ * The interpreter creates the domain through usc__domain_envelope.create
+ * (the strict profile), then calls usc__envelope_set_profile with
+ * usc_eval_options.profile before it evaluates anything.
+ */
+#ifndef USC_ORACLES_ENVELOPE_H
+#define USC_ORACLES_ENVELOPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ulpscope/dtype.h"
+#include "ulpscope/profile.h"
+#include "ulpscope/status.h"
+
+#include "domain.h"
+
+extern const usc__domain_ops usc__domain_envelope;
+
+/* What an envelope element may be (usc__envelope_elem.flags). */
+enum {
+	USC__ENV_FINITE = 1u << 0,       /* a finite value in [lo, hi] */
+	USC__ENV_NAN = 1u << 1,          /* NaN (any payload, any sign) */
+	USC__ENV_POS_INF = 1u << 2,
+	USC__ENV_NEG_INF = 1u << 3,
+	USC__ENV_UNKNOWN = 1u << 4,      /* not bounded: undecided */
+	USC__ENV_RANGE_CLIPPED = 1u << 5 /* a function's range clipped it */
+};
+
+/*
+ * The certificate to_output writes when its enclosure argument is not
+ * NULL.  With USC__ENV_FINITE, lo <= hi are values of the output type
+ * (the finite set rounded to nearest-even into it, a monotone map, so
+ * every finite device value a correct compiler may produce lies in
+ * [lo, hi]).  UNKNOWN may come with other flags (a representative).
+ */
+typedef struct usc__envelope_elem {
+	double lo, hi;
+	unsigned flags;
+} usc__envelope_elem;
+
+/*
+ * Whether the device encoding device_bits of type t lies inside e: NaN
+ * needs USC__ENV_NAN, +-Inf the matching flag, a finite value FINITE and
+ * lo <= d <= hi (a zero of either sign is inside when 0 is).  An UNKNOWN
+ * element contains everything: it can never prove a defect.  Integer and
+ * pred types compare their exact values.
+ */
+bool usc__envelope_contains(const usc__envelope_elem *e, usc_dtype t,
+			    uint64_t device_bits);
+
+/* The strict profile: the reference semantics, nothing more. */
+void usc__envelope_profile_strict(usc_profile *p);
+
+/*
+ * Sets the profile of the domain state (copied; NULL: strict).  Call it
+ * before evaluating.  USC_EINVAL for an excess type that is not a float
+ * type.
+ */
+usc_status usc__envelope_set_profile(void *state, const usc_profile *p,
+				     usc_error *err);
+
+/*
+ * One element of the domain, for tests and for callers whose inputs are
+ * themselves sets: lo, hi bound the finite part; flags are the
+ * USC__ENV_* above plus private bits (the signs a zero may have, whether
+ * an integer is an exact point held in bits).
+ */
+typedef struct usc__envelope_value {
+	double lo, hi;
+	uint64_t bits;
+	unsigned flags;
+} usc__envelope_value;
+
+/* v = the finite interval [lo, hi] of a float type (zeros of both signs). */
+void usc__envelope_value_set(usc__envelope_value *v, double lo, double hi);
+
+#endif /* USC_ORACLES_ENVELOPE_H */
