@@ -49,7 +49,14 @@ typedef enum usc_eval_domain {
 	 * rigorous error radius (docs/tier.md); values it cannot bound are
 	 * undecided and left to the oracle.
 	 */
-	USC_DOMAIN_TIER
+	USC_DOMAIN_TIER,
+	/*
+	 * Plain f64, certifying nothing: every float value a double, every
+	 * op the native double operation or libm call, no op rounding to
+	 * its declared type; outputs rounded to nearest into their types
+	 * (docs/tier.md, "Plain f64").  The baseline of the tier's speed.
+	 */
+	USC_DOMAIN_F64
 } usc_eval_domain;
 
 /* The order in which reduce, reduce-window, dot and convolution sum. */

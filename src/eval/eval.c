@@ -1161,7 +1161,8 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	ev->opts = opts ? *opts : usc_eval_options_default();
 	if (ev->opts.domain != USC_DOMAIN_REFERENCE &&
 	    ev->opts.domain != USC_DOMAIN_ORACLE &&
-	    ev->opts.domain != USC_DOMAIN_TIER) {
+	    ev->opts.domain != USC_DOMAIN_TIER &&
+	    ev->opts.domain != USC_DOMAIN_F64) {
 		usc__free(ev);
 		return usc__fail(err, USC_EINVAL, "unknown domain %d",
 				 (int)ev->opts.domain);
@@ -1174,6 +1175,7 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	}
 	ev->dom = ev->opts.domain == USC_DOMAIN_ORACLE ? &usc__domain_oracle
 		  : ev->opts.domain == USC_DOMAIN_TIER ? &usc__domain_tier
+		  : ev->opts.domain == USC_DOMAIN_F64  ? &usc__domain_f64
 						       : &usc__domain_reference;
 	ev->comp = c;
 	st = ev->dom->create(&ev->dstate, err);
