@@ -12,19 +12,21 @@
  *           nothing, certifies nothing and ignores special values);
  *   oracle  usc_eval with USC_DOMAIN_ORACLE at 128 bits;
  *   tier    usc_eval with USC_DOMAIN_TIER (f64 with error radii);
- *   f64     usc_eval with USC_DOMAIN_REFERENCE on a copy of the kernel whose
- *           float types (bf16, f16, f32) are all rewritten to f64: every op
- *           correctly rounded to f64, the stand-in for "plain f64 evaluation
- *           by the same evaluator" until the fast tier exists;
+ *   f64     usc_eval with USC_DOMAIN_F64 on the same kernel: every float
+ *           value a double, every op the native double operation or libm
+ *           call, nothing rounded to the declared types, nothing certified
+ *           ("plain f64 evaluation by the same evaluator");
  *   check   usc_check_run end to end (files read, reference, oracle at
  *           rising precision, ULP errors, summary), with the reference
  *           output as the device output.
  *
- * Prints elements/s of each and the ratios oracle/naive (speed-up, goal
- * >= 100) and oracle/f64 (slow-down, goal <= 3).  The machines are shared
- * and noisy, so only ratios mean anything; each time is the best of REPS.
+ * Prints elements/s of each and the ratios naive/oracle and naive/tier
+ * (speed-up, goal >= 100) and oracle/f64, tier/f64 (slow-down, goal <= 3).
+ * The machines are shared and noisy, so only ratios mean anything; each
+ * time is the best of REPS.  --tier-only skips the oracle and the check
+ * (their columns print 0), for large N and for profiling the tier.
  *
- * Usage: bench_oracle [--quick] [--n N] [--reps R] [KERNEL...]
+ * Usage: bench_oracle [--quick] [--tier-only] [--n N] [--reps R] [KERNEL...]
  * The kernels directory is $USC_KERNELS_DIR, else the source tree's.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -134,7 +136,7 @@ static char *replace(const char *s, const char *from, const char *to)
 	return out;
 }
 
-static char *scaled_text(const kernel_def *k, long r, int to_f64)
+static char *scaled_text(const kernel_def *k, long r)
 {
 	char path[4096], to[64], *text, *t;
 	const char *dir = getenv("USC_KERNELS_DIR");
@@ -152,16 +154,6 @@ static char *scaled_text(const kernel_def *k, long r, int to_f64)
 		free(text);
 		text = t;
 	}
-	if (to_f64) {
-		/* bf16 first: "f16" is a suffix of it. */
-		static const char *const ft[] = {"bf16[", "f16[", "f32["};
-
-		for (size_t i = 0; i < 3; i++) {
-			t = replace(text, ft[i], "f64[");
-			free(text);
-			text = t;
-		}
-	}
 	return text;
 }
 
@@ -176,8 +168,7 @@ static usc_hlo_file *parse_text(const char *text, const char *name)
 }
 
 /* Inputs: uniform in [-3, 3] (normal-ish activations), rounded to type. */
-static usc_tensor **make_inputs(const usc_hlo_module *m, int as_f64,
-				uint64_t seed)
+static usc_tensor **make_inputs(const usc_hlo_module *m, uint64_t seed)
 {
 	const usc_hlo_computation *e = m->entry;
 	usc_tensor **in = calloc(e->param_count, sizeof *in);
@@ -185,7 +176,7 @@ static usc_tensor **make_inputs(const usc_hlo_module *m, int as_f64,
 
 	for (size_t i = 0; i < e->param_count; i++) {
 		const usc_hlo_shape *s = &e->params[i].shape;
-		usc_dtype t = as_f64 ? USC_F64 : s->dtype;
+		usc_dtype t = s->dtype;
 		uint64_t x = seed + 7919 * i, n;
 
 		if (usc_tensor_create(t, s->rank, s->dims, &in[i], &err))
@@ -199,12 +190,7 @@ static usc_tensor **make_inputs(const usc_hlo_module *m, int as_f64,
 			x ^= x >> 7;
 			x ^= x << 17;
 			v = ((double)(x >> 11) * 0x1p-53) * 6.0 - 3.0;
-			/* Same values in every variant: round to the narrow type. */
 			usc_encode_double(s->dtype, v, NULL, &bits, NULL);
-			if (as_f64) {
-				usc_decode_double(s->dtype, bits, &v);
-				usc_encode_double(USC_F64, v, NULL, &bits, NULL);
-			}
 			usc_tensor_set_bits(in[i], j, bits);
 		}
 	}
@@ -555,32 +541,32 @@ static double time_check(const char *text, usc_tensor **in, size_t nin,
 /* --------------------------------------------------------------- main */
 
 static double gelu_oracle_rate; /* set by run_kernel, elements/s */
+static double gelu_f64_rate, gelu_tier_rate;
+static int tier_only; /* --tier-only: no oracle, no check */
 
 static void run_kernel(const kernel_def *k, long n, int reps)
 {
 	long r = n / k->rowlen > 0 ? n / k->rowlen : 1;
-	char *text = scaled_text(k, r, 0), *text64 = scaled_text(k, r, 1);
+	char *text = scaled_text(k, r);
 	usc_hlo_file *f = parse_text(text, k->name);
-	usc_hlo_file *f64 = parse_text(text64, k->name);
 	usc_hlo_module *m = usc_hlo_file_module(f, 0);
-	usc_hlo_module *m64 = usc_hlo_file_module(f64, 0);
 	size_t np = m->entry->param_count;
-	usc_tensor **in = make_inputs(m, 0, 0x9e3779b97f4a7c15u);
-	/* The same values as f64 tensors, for the f64 rewrite. */
-	usc_tensor **in64 = make_inputs(m, 1, 0x9e3779b97f4a7c15u);
-	usc_eval *ev_o, *ev_r, *ev_64, *ev_t;
-	const usc_tensor *out_o, *out_r;
-	double t_naive = 1e300, t_o, t_64, t_t, t_chk, maxrel = 0;
+	usc_tensor **in = make_inputs(m, 0x9e3779b97f4a7c15u);
+	usc_eval *ev_o = NULL, *ev_r, *ev_64, *ev_t;
+	const usc_tensor *out_t, *out_r;
+	double t_naive = 1e300, t_o = 0, t_64, t_t, t_chk = 0, maxrel = 0;
 	uint64_t elems;
 	nval *nv = NULL;
 	usc_error err;
 
-	ev_o = make_eval(m, USC_DOMAIN_ORACLE, in);
+	if (!tier_only)
+		ev_o = make_eval(m, USC_DOMAIN_ORACLE, in);
 	ev_r = make_eval(m, USC_DOMAIN_REFERENCE, in);
-	ev_64 = make_eval(m64, USC_DOMAIN_REFERENCE, in64);
+	ev_64 = make_eval(m, USC_DOMAIN_F64, in);
 	ev_t = make_eval(m, USC_DOMAIN_TIER, in);
 	t_64 = time_eval(ev_64, reps);
-	t_o = time_eval(ev_o, reps);
+	if (!tier_only)
+		t_o = time_eval(ev_o, reps);
 	t_t = time_eval(ev_t, reps);
 	for (int i = 0; i < reps; i++) {
 		double t = now();
@@ -592,28 +578,37 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 			t_naive = t;
 	}
 	time_eval(ev_r, 1);
-	usc_eval_output(ev_o, 0, &out_o, &err);
+	usc_eval_output(ev_t, 0, &out_t, &err);
 	usc_eval_output(ev_r, 0, &out_r, &err);
-	elems = usc_tensor_count(out_o);
-	/* Sanity: the naive values and the oracle's agree to the output type. */
+	elems = usc_tensor_count(out_t);
+	/* Sanity: the naive values and the tier's agree to the output type. */
 	for (uint64_t i = 0; i < elems; i++) {
 		double o, v = mpfr_get_d(nv->v[i], MPFR_RNDN), d;
 
-		usc_tensor_get_double(out_o, i, &o);
+		usc_tensor_get_double(out_t, i, &o);
 		d = fabs(o - v) / fmax(fabs(v), 1e-30);
 		if (d > maxrel && !(fabs(v) < 1e-30 && fabs(o) < 1e-30))
 			maxrel = d;
 	}
-	t_chk = time_check(text, in, np, out_r, reps);
+	if (!tier_only)
+		t_chk = time_check(text, in, np, out_r, reps);
 
+#define RATE(t) ((t) > 0 ? (double)elems / (t) : 0.0)
+#define RATIO(a, b) ((a) > 0 && (b) > 0 ? (a) / (b) : 0.0)
 	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %11.0f %9.1f %9.1f "
 	       "%9.1f %9.2f %8.1e\n",
-	       k->name, (unsigned long long)elems, elems / t_naive,
-	       elems / t_o, elems / t_t, elems / t_64, elems / t_chk,
-	       t_naive / t_o, t_o / t_64, t_naive / t_t, t_t / t_64, maxrel);
+	       k->name, (unsigned long long)elems, RATE(t_naive), RATE(t_o),
+	       RATE(t_t), RATE(t_64), RATE(t_chk), RATIO(t_naive, t_o),
+	       RATIO(t_o, t_64), RATIO(t_naive, t_t), RATIO(t_t, t_64),
+	       maxrel);
+#undef RATE
+#undef RATIO
 	fflush(stdout);
-	if (!strcmp(k->name, "gelu_tanh_f32"))
-		gelu_oracle_rate = (double)elems / t_o;
+	if (!strcmp(k->name, "gelu_tanh_f32")) {
+		gelu_oracle_rate = t_o > 0 ? (double)elems / t_o : 0;
+		gelu_f64_rate = (double)elems / t_64;
+		gelu_tier_rate = (double)elems / t_t;
+	}
 
 	nval_free(nv);
 	usc_eval_destroy(ev_o);
@@ -621,11 +616,8 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	usc_eval_destroy(ev_64);
 	usc_eval_destroy(ev_t);
 	free_inputs(in, np);
-	free_inputs(in64, np);
 	usc_hlo_file_destroy(f);
-	usc_hlo_file_destroy(f64);
 	free(text);
-	free(text64);
 }
 
 /*
@@ -665,8 +657,12 @@ static void run_native_gelu(long n, int reps)
 	printf("%-16s %9ld native C double loop: %.3g elements/s",
 	       "gelu_tanh_f32", n, (double)n / best);
 	if (gelu_oracle_rate > 0)
-		printf(", oracle / native = %.0f (slow-down)",
+		printf(", oracle / native = %.0f",
 		       (double)n / best / gelu_oracle_rate);
+	if (gelu_tier_rate > 0)
+		printf(", tier / native = %.1f, f64 / native = %.1f "
+		       "(slow-downs)", (double)n / best / gelu_tier_rate,
+		       (double)n / best / gelu_f64_rate);
 	printf("\n");
 	free(x);
 	free(y);
@@ -679,7 +675,9 @@ int main(int argc, char **argv)
 	const char *sel[16];
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
+		if (!strcmp(argv[i], "--tier-only")) {
+			tier_only = 1;
+		} else if (!strcmp(argv[i], "--quick")) {
 			n = 1L << 11;
 			reps = 1;
 		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
@@ -694,8 +692,8 @@ int main(int argc, char **argv)
 	       "(elements/s; ratios are what count)\n", n, reps);
 	printf("naive: MPFR %d bits, every op, written in the bench; "
 	       "oracle: USC_DOMAIN_ORACLE %d bits;\n", NAIVE_PREC, ORACLE_PREC);
-	printf("f64: USC_DOMAIN_REFERENCE on the kernel rewritten to f64; "
-	       "check: usc_check_run end to end\n\n");
+	printf("tier: USC_DOMAIN_TIER; f64: USC_DOMAIN_F64 (plain doubles, "
+	       "libm); check: usc_check_run end to end\n\n");
 	printf("%-16s %9s %11s %11s %11s %11s %11s %9s %9s %9s %9s %8s\n",
 	       "kernel", "elements", "naive/s", "oracle/s", "tier/s", "f64/s",
 	       "check/s", "naive/or", "or/f64", "naive/tr", "tier/f64",
@@ -716,6 +714,6 @@ int main(int argc, char **argv)
 	printf("naive/tr, tier/f64: the same for the f64 tier, which "
 	       "decides most elements before the oracle runs\n");
 	printf("agree:    largest relative gap between the naive values and "
-	       "the oracle's outputs\n");
+	       "the tier's outputs\n");
 	return 0;
 }

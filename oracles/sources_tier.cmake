@@ -1,4 +1,5 @@
 # The fast certified f64 tier (oracles/tier.h, docs/tier.md).
 list(APPEND USC_LIB_SOURCES
   oracles/tier.c
-  oracles/tier_dot.c)
+  oracles/tier_dot.c
+  oracles/f64.c)

@@ -30,6 +30,14 @@
 extern const usc__domain_ops usc__domain_tier;
 
 /*
+ * Plain f64 (oracles/f64.c), the tier's speed baseline: every float value
+ * a double, every op the native double operation or libm call, no
+ * rounding to declared types and no certification; integer and pred
+ * values exact encodings.  One uint64_t per element.
+ */
+extern const usc__domain_ops usc__domain_f64;
+
+/*
  * The tier's matmul entry (domain.h), in tier_dot.c: C = A B with
  * OpenBLAS's dgemm and a rigorous radius (docs/tier.md, "Dot").  Declines
  * (USC_EUNSUPPORTED) integer operands and operands that are not all
@@ -37,6 +45,13 @@ extern const usc__domain_ops usc__domain_tier;
  */
 usc_status usc__tier_matmul(void *state, const usc__dom_matmul *m,
 			    usc_error *err);
+
+/*
+ * How many dot output elements usc__tier_matmul has recomputed exactly
+ * because cancellation made the gamma_K bound too wide (docs/tier.md,
+ * "Exact accumulation"), counted over the process; for tests and benches.
+ */
+size_t usc__tier_dot_exact_elements(void);
 
 /*
  * One element.  Float types use kind (a usc__oracle_kind: FINITE,
@@ -52,6 +67,16 @@ typedef struct usc__tier_value {
 	unsigned char kind;
 	unsigned char flags;
 } usc__tier_value;
+
+/*
+ * The domain's apply entry without the array loops' fast paths: every
+ * element through the general per-element code.  The fast paths must
+ * give the same bits (tests/tier/test_tier_fast.c checks that).
+ */
+usc_status usc__tier_apply_general(void *state, const usc__dom_op *op,
+				   size_t n, void *out,
+				   const void *const *args,
+				   unsigned scalar_args, usc_error *err);
 
 /* Whether v (one element) is undecided. */
 bool usc__tier_is_undecided(const void *v);

@@ -49,6 +49,23 @@
  *      reaching 2^(q + 53) cannot round below it).  An exact zero takes
  *      the sign IEEE 754 gives the sum: -0 only when every product is
  *      -0.
+ *   5. Exact accumulation.  With every radius 0, an element whose radius
+ *      from step 3 exceeds 2^-(p+2) |Cm|, p the precision of the dot's
+ *      result type capped at 24 (or whose Cm is 0 while the radius is
+ *      not: complete cancellation), is too wide to decide a rounding to
+ *      that type: cancellation has made gamma_K sum |a||b| large against
+ *      the sum itself.  Such an element alone is recomputed exactly: each
+ *      product of two doubles is exact in 106 bits (mpfr_mul at 106 bits:
+ *      two 53-bit significands), and mpfr_sum adds the K products with a
+ *      single correct rounding to 53 bits (MPFR's documentation of
+ *      mpfr_sum: "the result is correctly rounded").  The nearest double
+ *      d of that sum is then the midpoint and the radius is 0 when MPFR
+ *      reports the sum exact and d equals it, else rup(u |d|), which
+ *      bounds the one or two roundings (|x - fl(x)| <= u |fl(x)| in
+ *      round-to-nearest; a second rounding into the subnormal range adds
+ *      at most 2^-1075, inside rup's floor).  The cost is K MPFR
+ *      operations per such element, so it stays proportional to the
+ *      cancellation.
  * The dgemm results are trusted to be IEEE 754 double operations in
  * round-to-nearest with gradual underflow (no flush-to-zero), the state
  * the process runs in; OpenBLAS does not change it and uses no fast
@@ -59,6 +76,7 @@
 
 #include <cblas.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <string.h>
 
@@ -78,6 +96,14 @@ typedef usc__tier_value value;
 static double rup(double x)
 {
 	return x * (1.0 + 0x1p-49) + 0x1p-1060;
+}
+
+/* How many elements took the exact path (step 5), process-wide. */
+static atomic_size_t exact_elements;
+
+size_t usc__tier_dot_exact_elements(void)
+{
+	return atomic_load(&exact_elements);
 }
 
 /* The exponent of the least set bit of a nonzero finite double. */
@@ -108,6 +134,11 @@ static void gemm(size_t m, size_t n, size_t k, const double *a,
 typedef struct work {
 	double *am, *aa, *bm, *ba, *cm, *p; /* mid, |mid|, results */
 	double *as, *bq, *q;                 /* the propagation product */
+	/* Step 5, set up at the first element that needs it. */
+	size_t nprod;                        /* products initialized */
+	mpfr_t *prod;                        /* k products, 106 bits each */
+	mpfr_ptr *ptr;                       /* mpfr_sum's argument */
+	mpfr_t sum;                          /* 53 bits */
 } work;
 
 static void work_free(work *w)
@@ -121,6 +152,84 @@ static void work_free(work *w)
 	usc__free(w->as);
 	usc__free(w->bq);
 	usc__free(w->q);
+	if (w->prod) {
+		size_t l;
+
+		for (l = 0; l < w->nprod; l++)
+			mpfr_clear(w->prod[l]);
+		mpfr_clear(w->sum);
+	}
+	usc__free(w->prod);
+	usc__free(w->ptr);
+}
+
+/* The MPFR numbers of step 5 for sums of k products; false: no memory. */
+static bool exact_new(work *w, size_t k)
+{
+	size_t l;
+
+	if (w->prod)
+		return true;
+	w->prod = usc__calloc(k, sizeof *w->prod);
+	w->ptr = usc__calloc(k, sizeof *w->ptr);
+	if (!w->prod || !w->ptr) {
+		usc__free(w->prod);
+		usc__free(w->ptr);
+		w->prod = NULL;
+		w->ptr = NULL;
+		return false;
+	}
+	for (l = 0; l < k; l++) {
+		mpfr_init2(w->prod[l], 106);
+		w->ptr[l] = w->prod[l];
+	}
+	w->nprod = k;
+	mpfr_init2(w->sum, 53);
+	return true;
+}
+
+/*
+ * Step 5: the exact sum of the k products of row i of A (mid, row-major
+ * m x k in am) and column j of B (k x n in bm), rounded once to 53 bits,
+ * as a ball in r.  The 106-bit products are exact (two 53-bit
+ * significands; MPFR's exponent range holds every product of doubles).
+ */
+static void exact_element(work *w, size_t n, size_t k, size_t i, size_t j,
+			  value *r)
+{
+	size_t l;
+	int t;
+	double d;
+
+	for (l = 0; l < k; l++) {
+		(void)mpfr_set_d(w->prod[l], w->am[i * k + l], MPFR_RNDN);
+		(void)mpfr_mul_d(w->prod[l], w->prod[l], w->bm[l * n + j],
+				 MPFR_RNDN);
+	}
+	t = mpfr_sum(w->sum, w->ptr, (unsigned long)k, MPFR_RNDN);
+	d = mpfr_get_d(w->sum, MPFR_RNDN);
+	memset(r, 0, sizeof *r);
+	r->kind = USC__ORC_FINITE;
+	if (!isfinite(d)) {
+		r->kind = USC__ORC_UNDECIDED; /* beyond double's range */
+		return;
+	}
+	if (d == 0 && t == 0 && mpfr_zero_p(w->sum)) {
+		/*
+		 * An exact zero from cancellation (some product is nonzero,
+		 * or step 4 would have taken it): IEEE 754 6.3 gives +0 to
+		 * x + (-x) in round-to-nearest, and the oracle's exact value
+		 * is 0 with that sign rule too.
+		 */
+		r->mid = 0.0;
+		return;
+	}
+	r->mid = d;
+	if (t == 0 && mpfr_cmp_d(w->sum, d) == 0)
+		r->rad = 0; /* the double is the exact sum */
+	else
+		r->rad = rup(U * fabs(d));
+	atomic_fetch_add(&exact_elements, 1);
 }
 
 static bool work_new(work *w, size_t m, size_t n, size_t k)
@@ -186,8 +295,9 @@ static unsigned char zero_sign(const value *A, const value *B, size_t i,
  * One product C = A B of m x k and k x n tier values (the argument at the
  * top of the file).
  */
-static void matmul_one(work *w, size_t m, size_t n, size_t k,
-		       const value *A, const value *B, value *C)
+static usc_status matmul_one(work *w, size_t m, size_t n, size_t k,
+			     double thr, const value *A, const value *B,
+			     value *C, usc_error *err)
 {
 	const double c1 = (double)k * (1.0 + 0x1p-20) * U;
 	const double c2 = 1.0 + 0x1p-20;
@@ -269,6 +379,14 @@ static void matmul_one(work *w, size_t m, size_t n, size_t k,
 				continue;
 			}
 			rad = rup(c1 * p + c2 * q + E);
+			if (!anyrad && (rad > thr * fabs(cm) || !isfinite(rad))) {
+				/* Step 5: cancellation defeats the bound. */
+				if (!exact_new(w, k))
+					return usc__fail(err, USC_ENOMEM,
+							 "out of memory");
+				exact_element(w, n, k, i, j, r);
+				continue;
+			}
 			if (!isfinite(rad) || !isfinite(fabs(cm) + rad)) {
 				r->kind = USC__ORC_UNDECIDED;
 				continue;
@@ -276,6 +394,7 @@ static void matmul_one(work *w, size_t m, size_t n, size_t k,
 			r->mid = cm;
 			r->rad = rad;
 		}
+	return USC_OK;
 }
 
 usc_status usc__tier_matmul(void *state, const usc__dom_matmul *mm,
@@ -284,6 +403,8 @@ usc_status usc__tier_matmul(void *state, const usc__dom_matmul *mm,
 	const value *A = mm->a, *B = mm->b;
 	value *C = mm->c;
 	size_t b;
+	double thr;
+	usc_status st = USC_OK;
 	work w;
 
 	(void)state;
@@ -305,9 +426,20 @@ usc_status usc__tier_matmul(void *state, const usc__dom_matmul *mm,
 		work_free(&w);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
-	for (b = 0; b < mm->batch; b++)
-		matmul_one(&w, mm->m, mm->n, mm->k, A + b * mm->m * mm->k,
-			   B + b * mm->k * mm->n, C + b * mm->m * mm->n);
+	/* Step 5's threshold 2^-(p+2), p the result's precision up to 24. */
+	{
+		usc_float_info fi;
+		int p = 24;
+
+		if (usc_float_info_of(mm->result, &fi) == USC_OK &&
+		    fi.precision < p)
+			p = fi.precision;
+		thr = ldexp(1.0, -(p + 2));
+	}
+	for (b = 0; b < mm->batch && st == USC_OK; b++)
+		st = matmul_one(&w, mm->m, mm->n, mm->k, thr,
+				A + b * mm->m * mm->k, B + b * mm->k * mm->n,
+				C + b * mm->m * mm->n, err);
 	work_free(&w);
-	return USC_OK;
+	return st;
 }

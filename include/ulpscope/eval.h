@@ -51,6 +51,13 @@ typedef enum usc_eval_domain {
 	 */
 	USC_DOMAIN_TIER,
 	/*
+	 * Plain f64, certifying nothing: every float value a double, every
+	 * op the native double operation or libm call, no op rounding to
+	 * its declared type; outputs rounded to nearest into their types
+	 * (docs/tier.md, "Plain f64").  The baseline of the tier's speed.
+	 */
+	USC_DOMAIN_F64,
+	/*
 	 * The legitimate envelope (docs/envelope.md): per element, a sound
 	 * set of every value a correct compiler may produce under the
 	 * device profile usc_eval_options.profile (NULL: strict).

@@ -1163,6 +1163,7 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	if (ev->opts.domain != USC_DOMAIN_REFERENCE &&
 	    ev->opts.domain != USC_DOMAIN_ORACLE &&
 	    ev->opts.domain != USC_DOMAIN_TIER &&
+	    ev->opts.domain != USC_DOMAIN_F64 &&
 	    ev->opts.domain != USC_DOMAIN_ENVELOPE) {
 		usc__free(ev);
 		return usc__fail(err, USC_EINVAL, "unknown domain %d",
@@ -1176,6 +1177,7 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 	}
 	ev->dom = ev->opts.domain == USC_DOMAIN_ORACLE ? &usc__domain_oracle
 		  : ev->opts.domain == USC_DOMAIN_TIER ? &usc__domain_tier
+		  : ev->opts.domain == USC_DOMAIN_F64 ? &usc__domain_f64
 		  : ev->opts.domain == USC_DOMAIN_ENVELOPE
 			  ? &usc__domain_envelope
 			  : &usc__domain_reference;

@@ -5,3 +5,13 @@ target_include_directories(test_tier PRIVATE ${PROJECT_SOURCE_DIR})
 # The tier's dot products (oracles/tier_dot.c) against the MPFI oracle.
 usc_add_test(test_tier_dot tier/test_tier_dot.c)
 target_include_directories(test_tier_dot PRIVATE ${PROJECT_SOURCE_DIR})
+# The tier's array loops against its general per-element code, the
+# outward step against nextafter, the in-line codecs against the library.
+usc_add_test(test_tier_fast tier/test_tier_fast.c)
+target_include_directories(test_tier_fast PRIVATE ${PROJECT_SOURCE_DIR})
+# The plain f64 domain (oracles/f64.c) on hand-derived kernels.
+usc_add_test(test_tier_f64 tier/test_tier_f64.c)
+target_include_directories(test_tier_f64 PRIVATE ${PROJECT_SOURCE_DIR})
+# The tier dot's exact accumulation where cancellation defeats gamma_K.
+usc_add_test(test_tier_exact tier/test_tier_exact.c)
+target_include_directories(test_tier_exact PRIVATE ${PROJECT_SOURCE_DIR})

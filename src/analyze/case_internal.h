@@ -1,0 +1,22 @@
+/*
+ * Internal: reading case.json (src/analyze/case_json.c).
+ */
+#ifndef USC_ANALYZE_CASE_INTERNAL_H
+#define USC_ANALYZE_CASE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "ulpscope/status.h"
+
+/*
+ * Validates text (len bytes of the JSON file path) and returns in
+ * values[k] a malloc'd copy of the top-level member keys[k] when it is a
+ * string, else NULL (absent, or not a string).  Malformed JSON fails with
+ * USC_EPARSE and "PATH:LINE:COL: malformed JSON: what"; nothing is
+ * returned then.
+ */
+usc_status usc__case_json_strings(const char *path, const char *text,
+				  size_t len, const char *const *keys,
+				  size_t nkeys, char **values, usc_error *err);
+
+#endif /* USC_ANALYZE_CASE_INTERNAL_H */

@@ -1,0 +1,44 @@
+/*
+ * Internal: the classification step of usc_check_run
+ * (src/analyze/check_classify.c).
+ */
+#ifndef USC_ANALYZE_CHECK_INTERNAL_H
+#define USC_ANALYZE_CHECK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ulpscope/check.h"
+
+/*
+ * With req->profile: the envelope of every element, its class, the
+ * counts, the verdict and its reason (r->classified set).  Without: does
+ * nothing.  Reads the reference's and the oracle's figures from r.
+ */
+usc_status usc__check_classify(const usc_check_request *req,
+			       usc_check_report *r, usc_error *err);
+
+/*
+ * Whether element a of o is worse than element b for the worst list of a
+ * classified output: by class (mismatches and defects, suspicious,
+ * undecided, the rest), then by steps outside the envelope, then by
+ * |ulp_oracle| (NaN first).
+ */
+bool usc__check_worse(const usc_check_output *o, uint64_t a, uint64_t b);
+
+/* Steps outside the envelope of element k of o (0 inside or unknown). */
+double usc__check_outside(const usc_check_output *o, uint64_t k);
+
+/*
+ * For a classified report, fills outs[i]'s envelope_lo, envelope_hi,
+ * envelope_flags and cls from r's per-element envelopes and classes
+ * (allocating the first three); nothing otherwise.  Free them with
+ * usc__check_envelope_arrays_free, also after a failure.
+ */
+usc_status usc__check_envelope_arrays(const usc_check_report *r,
+				      usc_results_output *outs,
+				      usc_error *err);
+void usc__check_envelope_arrays_free(const usc_check_report *r,
+				     usc_results_output *outs);
+
+#endif /* USC_ANALYZE_CHECK_INTERNAL_H */
