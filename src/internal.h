@@ -44,6 +44,14 @@ void usc__alloc_fail_after(long n);
 long usc__alloc_live(void);
 
 /*
+ * Reads the whole file at path: *out (malloc'd, NUL-terminated, freed with
+ * usc__free) and its length.  USC_ENOTFOUND when it does not exist,
+ * USC_EIO when it cannot be read; the message names the path.
+ */
+usc_status usc__read_file(const char *path, char **out, size_t *len,
+			  usc_error *err);
+
+/*
  * Records an error in err (which may be NULL) and returns code, so a
  * failing path reads: return usc__fail(err, USC_EINVAL, "bad %s", what);
  */

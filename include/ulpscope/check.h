@@ -18,8 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ulpscope/classify.h"
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
+#include "ulpscope/profile.h"
 #include "ulpscope/results.h"
 #include "ulpscope/status.h"
 #include "ulpscope/tensor.h"
@@ -47,6 +49,19 @@ typedef struct usc_check_request {
 	 */
 	bool strict_oracle;
 	size_t worst;                  /* worst elements kept per output */
+	/*
+	 * The device profile to classify against (docs/profiles.md); NULL:
+	 * no envelope, no classes, no verdict.  Borrowed for the run.
+	 */
+	const usc_profile *profile;
+	/*
+	 * usc_check_case only: do not take the profile that case.json names
+	 * (its "profile", or its "platform": cpu -> xla-cpu, gpu -> xla-gpu,
+	 * tpu -> xla-tpu) when profile is NULL.
+	 */
+	bool no_profile;
+	/* The expected-error lambda (docs/method.md); <= 0: the default. */
+	double lambda;
 } usc_check_request;
 
 /* The defaults: sequential reductions, a 4096-bit cap, 5 worst elements. */
@@ -62,6 +77,10 @@ typedef struct usc_check_element {
 	double ulp_oracle;  /* (device - exact) / ulp(exact) */
 	double ulp_reference;
 	bool undecided;
+	/* With a profile: the envelope and the class. */
+	usc_envelope envelope;
+	usc_class cls;
+	double outside_ulps; /* steps outside the envelope, 0 inside */
 } usc_check_element;
 
 typedef struct usc_check_output {
@@ -76,9 +95,18 @@ typedef struct usc_check_output {
 	usc_results_summary summary;
 	/* Elements whose error the f64 tier decided (the rest: the oracle). */
 	uint64_t tier_decided;
-	/* The worst elements by |ulp_oracle| (NaN first), at most worst. */
+	/*
+	 * The worst elements, at most worst: with a profile, by class
+	 * (mismatches and defects first, by distance outside the envelope),
+	 * then by |ulp_oracle|; without, by |ulp_oracle| (NaN first).
+	 */
 	size_t worst_count;
 	usc_check_element *worst;
+	/* With a profile (else NULL / zero): per element, and the counts. */
+	usc_envelope *envelope;
+	uint8_t *cls;            /* usc_class values */
+	double *expected_ulps;   /* the suspicious threshold, NaN if none */
+	usc_classify_counts counts;
 } usc_check_output;
 
 typedef struct usc_check_report {
@@ -94,6 +122,14 @@ typedef struct usc_check_report {
 	/* The highest precision the MPFR oracle used; 0 when the f64 tier
 	 * decided every element and the oracle did not run. */
 	unsigned long oracle_precision;
+	/*
+	 * With a profile: its copy, the verdict over all outputs, and a
+	 * one-line reason naming the worst element.
+	 */
+	bool classified;
+	usc_profile profile;
+	usc_verdict verdict;
+	char reason[512];
 } usc_check_report;
 
 /*

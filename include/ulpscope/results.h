@@ -77,6 +77,16 @@ typedef struct usc_results_output {
 	const double *ulp_error_oracle;    /* signed, NaN where undefined */
 	const double *ulp_error_reference; /* signed, NaN where undefined */
 	const uint8_t *undecided;          /* 1: the oracle could not decide */
+	/*
+	 * With a device profile (all four, or all NULL: the output was not
+	 * classified): the legitimate envelope's bounds (NaN where it has no
+	 * finite value), its flags (USC_ENV_* of classify.h), and the class
+	 * of each element (usc_class values, stored as the HDF5 enum "class").
+	 */
+	const double *envelope_lo;
+	const double *envelope_hi;
+	const uint8_t *envelope_flags;
+	const uint8_t *cls;
 } usc_results_output;
 
 /*
@@ -113,7 +123,9 @@ typedef struct usc_results_kernel {
 	 * (NULL: an empty table). */
 	const usc_hlo_computation *computation;
 	int64_t oracle_precision_max; /* the most bits the oracle used */
-	const char *verdict;          /* NULL: "" (no classification yet) */
+	const char *verdict;          /* NULL: "" (not classified) */
+	const char *verdict_reason;   /* NULL: "" */
+	const char *profile;          /* the profile's name; NULL: "" */
 	size_t output_count;
 	const usc_results_output *outputs;
 } usc_results_kernel;
@@ -212,6 +224,8 @@ typedef struct usc_results_kernel_info {
 	char *hlo_file;
 	char *fusion;
 	char *verdict;
+	char *verdict_reason; /* "" in files written without it */
+	char *profile;        /* the same */
 	char *hlo_text;
 	size_t hlo_text_len;
 	int64_t oracle_precision_max;
@@ -238,6 +252,11 @@ typedef struct usc_results_output_data {
 	double *ulp_error_oracle;
 	double *ulp_error_reference;
 	uint8_t *undecided;
+	/* NULL when the output was not classified. */
+	double *envelope_lo;
+	double *envelope_hi;
+	uint8_t *envelope_flags;
+	uint8_t *cls;
 	usc_results_summary summary; /* the attributes, as stored */
 } usc_results_output_data;
 

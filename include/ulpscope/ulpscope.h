@@ -15,6 +15,8 @@
 #include "ulpscope/tensor.h"
 #include "ulpscope/eval.h"
 #include "ulpscope/results.h"
+#include "ulpscope/profile.h"
+#include "ulpscope/classify.h"
 #include "ulpscope/check.h"
 
 #ifdef __cplusplus

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analyze/case_internal.h"
 #include "ulpscope/check.h"
+#include "ulpscope/profile.h"
 
 #define MAX_FILES 4096
 
@@ -84,6 +86,84 @@ static void free_list(char **list, size_t n)
 	usc__free(list);
 }
 
+/* The built-in profile of a case.json "platform". */
+static const char *platform_profile(const char *platform)
+{
+	static const struct {
+		const char *platform, *profile;
+	} map[] = {
+		{"cpu", "xla-cpu"}, {"host", "xla-cpu"}, {"gpu", "xla-gpu"},
+		{"cuda", "xla-gpu"}, {"rocm", "xla-gpu"}, {"tpu", "xla-tpu"},
+	};
+
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(platform, map[i].platform) == 0)
+			return map[i].profile;
+	return NULL;
+}
+
+/*
+ * The profile a case asks for: case.json's "profile" (a built-in name, or
+ * a profile file, relative to the case directory), else the built-in
+ * profile of its "platform".  *have is false when case.json is absent or
+ * names neither (or an unknown platform: then there is no profile rather
+ * than a guessed one).
+ */
+static usc_status case_profile(const char *dir, usc_profile *out, bool *have,
+			       usc_error *err)
+{
+	static const char *const keys[] = {"profile", "platform"};
+	char *path = join(dir, "case.json"), *vals[2] = {NULL, NULL};
+	char *text = NULL;
+	size_t len = 0;
+	usc_status st = USC_OK;
+
+	*have = false;
+	if (!path)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	if (!file_exists(path))
+		goto done;
+	st = usc__read_file(path, &text, &len, err);
+	if (st == USC_OK)
+		st = usc__case_json_strings(path, text, len, keys, 2, vals,
+					    err);
+	if (st != USC_OK)
+		goto done;
+	if (vals[0]) {
+		const char *const *names = usc_profile_builtin_names();
+		bool builtin = false;
+
+		for (size_t i = 0; names[i]; i++)
+			builtin = builtin || strcmp(names[i], vals[0]) == 0;
+		if (builtin || vals[0][0] == '/') {
+			st = usc_profile_resolve(vals[0], out, err);
+		} else {
+			char *file = join(dir, vals[0]);
+
+			st = file ? usc_profile_resolve(file, out, err)
+				  : usc__fail(err, USC_ENOMEM, "out of memory");
+			usc__free(file);
+		}
+		if (st != USC_OK) {
+			char msg[USC_ERROR_MESSAGE_SIZE];
+
+			snprintf(msg, sizeof msg, "%s", err ? err->message : "");
+			st = usc__fail(err, st, "%s: \"profile\": %s", path,
+				       msg);
+		}
+		*have = st == USC_OK;
+	} else if (vals[1] && platform_profile(vals[1])) {
+		st = usc_profile_builtin(platform_profile(vals[1]), out, err);
+		*have = st == USC_OK;
+	}
+done:
+	usc__free(vals[0]);
+	usc__free(vals[1]);
+	usc__free(text);
+	usc__free(path);
+	return st;
+}
+
 usc_status usc_check_case(const char *dir, const usc_check_request *base,
 			  usc_check_report **out, usc_error *err)
 {
@@ -91,6 +171,8 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 	char *hlo = NULL;
 	char **inputs = NULL, **devices = NULL;
 	size_t ni = 0, nd = 0;
+	usc_profile prof;
+	bool have_prof = false;
 	usc_status st;
 
 	hlo = join(dir, "kernel.hlo");
@@ -113,6 +195,13 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 	if (nd == 0) {
 		st = usc__fail(err, USC_EIO, "%s: no device_0.npy", dir);
 		goto done;
+	}
+	if (!req.profile && !req.no_profile) {
+		st = case_profile(dir, &prof, &have_prof, err);
+		if (st != USC_OK)
+			goto done;
+		if (have_prof)
+			req.profile = &prof;
 	}
 	req.hlo_path = hlo;
 	req.input_count = ni;

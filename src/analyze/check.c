@@ -24,6 +24,7 @@
 #include "eval/eval_values.h"
 #include "../../oracles/oracle.h"
 #include "../../oracles/tier.h"
+#include "analyze/check_internal.h"
 
 /* The first oracle precision, and the factor between runs. */
 #define ORACLE_PREC_START 128
@@ -55,6 +56,9 @@ static void output_free(usc_check_output *o)
 	usc__free(o->ulp_reference);
 	usc__free(o->undecided);
 	usc__free(o->worst);
+	usc__free(o->envelope);
+	usc__free(o->cls);
+	usc__free(o->expected_ulps);
 }
 
 void usc_check_report_destroy(usc_check_report *r)
@@ -524,8 +528,10 @@ static usc_status pick_worst(const usc_check_request *req,
 		size_t pos = m;
 		usc_check_element el;
 
-		while (pos > 0 && worse(o->ulp_oracle[e],
-					o->worst[pos - 1].ulp_oracle))
+		while (pos > 0 &&
+		       (o->cls ? usc__check_worse(o, e, o->worst[pos - 1].index)
+			       : worse(o->ulp_oracle[e],
+				       o->worst[pos - 1].ulp_oracle)))
 			pos--;
 		if (pos >= k)
 			continue;
@@ -537,6 +543,10 @@ static usc_status pick_worst(const usc_check_request *req,
 		el.ulp_oracle = o->ulp_oracle[e];
 		el.ulp_reference = o->ulp_reference[e];
 		el.undecided = o->undecided[e];
+		el.cls = o->cls ? (usc_class)o->cls[e] : USC_CLASS_UNDECIDED;
+		el.envelope = o->envelope ? o->envelope[e]
+					  : (usc_envelope){0, 0, USC_ENV_UNKNOWN};
+		el.outside_ulps = o->cls ? usc__check_outside(o, e) : 0;
 		if (m < k)
 			m++;
 		memmove(&o->worst[pos + 1], &o->worst[pos],
@@ -551,6 +561,7 @@ static usc_results_output results_view(const usc_check_output *o)
 {
 	usc_results_output v;
 
+	memset(&v, 0, sizeof v);
 	v.device = o->device;
 	v.reference = o->reference;
 	v.oracle_mid = o->oracle_mid;
@@ -590,6 +601,8 @@ usc_status usc_check_run(const usc_check_request *req,
 		st = run_tier(req, r, err);
 	if (st == USC_OK && any_undecided(r))
 		st = run_oracle(req, r, err);
+	if (st == USC_OK)
+		st = usc__check_classify(req, r, err);
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
 		usc_results_output v = results_view(&r->outputs[i]);
 
@@ -619,7 +632,18 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->output_count; i++)
 		outs[i] = results_view(&r->outputs[i]);
+	st = usc__check_envelope_arrays(r, outs, err);
+	if (st != USC_OK) {
+		usc__check_envelope_arrays_free(r, outs);
+		usc__free(outs);
+		return st;
+	}
 	memset(&k, 0, sizeof k);
+	if (r->classified) {
+		k.verdict = usc_verdict_name(r->verdict);
+		k.verdict_reason = r->reason;
+		k.profile = r->profile.name;
+	}
 	k.name = r->kernel_name;
 	k.hlo_file = r->hlo_path;
 	k.fusion = r->fusion;
@@ -648,6 +672,7 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 			usc_results_abort(w);
 		usc_hlo_text_free(text);
 	}
+	usc__check_envelope_arrays_free(r, outs);
 	usc__free(outs);
 	return st;
 }

@@ -1,7 +1,10 @@
 /*
  * ulpscope check: a kernel's device output against the certified oracle
- * and the strict reference.  Exit status: 0 the check ran, 1 an input was
- * bad or the kernel could not be evaluated, 2 usage.
+ * and the strict reference, and with a device profile the class of every
+ * element and the kernel's verdict.  Exit status (docs/check.md): 0 the
+ * check ran (and the verdict, if any, is legit), 1 an input was bad or the
+ * kernel could not be evaluated, 2 usage, 3 suspicious, 4 defect, 5
+ * undecided.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "ulpscope/check.h"
+#include "ulpscope/profile.h"
 
 #define MAX_SOURCES 256
 
@@ -19,8 +23,26 @@ static const char usage_text[] =
 	"usage: ulpscope check CASE_DIR [options]\n"
 	"       ulpscope check KERNEL.hlo [--fusion NAME] --input SRC... "
 	"--device SRC... [options]\n"
-	"options: --out FILE.h5 [--append] --json --worst K --pairwise "
-	"--precision-max BITS --quantize --strict-oracle --input-raw";
+	"options: --profile NAME|FILE --no-profile --lambda X --out FILE.h5 "
+	"[--append] --json --worst K --pairwise --precision-max BITS "
+	"--quantize --strict-oracle --input-raw";
+
+/* The exit status of a verdict (docs/check.md). */
+static int verdict_exit(const usc_check_report *r)
+{
+	if (!r->classified)
+		return USC_EXIT_OK;
+	switch (r->verdict) {
+	case USC_VERDICT_SUSPICIOUS:
+		return 3;
+	case USC_VERDICT_DEFECT:
+		return 4;
+	case USC_VERDICT_UNDECIDED:
+		return 5;
+	default:
+		return USC_EXIT_OK;
+	}
+}
 
 static bool is_dir(const char *path)
 {
@@ -52,6 +74,42 @@ static void json_str(const char *s)
 			putchar(c);
 	}
 	putchar('"');
+}
+
+/* An envelope as {"lo": ..., "hi": ..., "nan": ..., ...}. */
+static void json_envelope(const usc_envelope *e)
+{
+	if (e->flags & USC_ENV_UNKNOWN) {
+		printf("null");
+		return;
+	}
+	printf("{\"lo\": ");
+	json_num(e->flags & USC_ENV_FINITE ? e->lo : NAN);
+	printf(", \"hi\": ");
+	json_num(e->flags & USC_ENV_FINITE ? e->hi : NAN);
+	printf(", \"nan\": %s, \"pos_inf\": %s, \"neg_inf\": %s}",
+	       e->flags & USC_ENV_NAN ? "true" : "false",
+	       e->flags & USC_ENV_POS_INF ? "true" : "false",
+	       e->flags & USC_ENV_NEG_INF ? "true" : "false");
+}
+
+/* An envelope for people: "[lo, hi]" plus what else it allows. */
+static void print_envelope(const usc_envelope *e)
+{
+	if (e->flags & USC_ENV_UNKNOWN) {
+		printf("unknown");
+		return;
+	}
+	if (e->flags & USC_ENV_FINITE)
+		printf("[%.9g, %.9g]", e->lo, e->hi);
+	else
+		printf("no finite value");
+	if (e->flags & USC_ENV_NAN)
+		printf(" or NaN");
+	if (e->flags & USC_ENV_POS_INF)
+		printf(" or +Inf");
+	if (e->flags & USC_ENV_NEG_INF)
+		printf(" or -Inf");
 }
 
 static void json_stats(const char *name, const usc_results_stats *s)
@@ -109,8 +167,17 @@ static void print_json(const usc_check_report *r)
 		json_str(r->fusion);
 	else
 		printf("null");
-	printf(", \"oracle_precision\": %lu, \"outputs\": [",
-	       r->oracle_precision);
+	printf(", \"oracle_precision\": %lu, ", r->oracle_precision);
+	if (r->classified) {
+		printf("\"profile\": ");
+		json_str(r->profile.name);
+		printf(", \"verdict\": \"%s\", \"reason\": ",
+		       usc_verdict_name(r->verdict));
+		json_str(r->reason);
+	} else {
+		printf("\"profile\": null, \"verdict\": null, \"reason\": null");
+	}
+	printf(", \"outputs\": [");
 	for (size_t i = 0; i < r->output_count; i++) {
 		const usc_check_output *o = &r->outputs[i];
 		usc_tensor_spec spec = usc_tensor_spec_of(o->device);
@@ -120,6 +187,14 @@ static void print_json(const usc_check_report *r)
 		for (size_t d = 0; d < spec.rank; d++)
 			printf("%s%" PRId64, d ? ", " : "", spec.dims[d]);
 		printf("], \"count\": %" PRIu64 ", ", o->summary.count);
+		if (r->classified) {
+			printf("\"classes\": {");
+			for (int c = 0; c < USC_CLASS_COUNT; c++)
+				printf("%s\"%s\": %" PRIu64, c ? ", " : "",
+				       usc_class_name((usc_class)c),
+				       o->counts.n[c]);
+			printf("}, ");
+		}
 		json_stats("oracle", &o->summary.oracle);
 		printf(", ");
 		json_stats("reference", &o->summary.reference);
@@ -130,7 +205,16 @@ static void print_json(const usc_check_report *r)
 		for (size_t w = 0; w < o->worst_count; w++) {
 			const usc_check_element *e = &o->worst[w];
 
-			printf("%s{\"index\": [", w ? ", " : "");
+			printf("%s{", w ? ", " : "");
+			if (r->classified) {
+				printf("\"class\": \"%s\", \"envelope\": ",
+				       usc_class_name(e->cls));
+				json_envelope(&e->envelope);
+				printf(", \"outside_ulps\": ");
+				json_num(e->outside_ulps);
+				printf(", ");
+			}
+			printf("\"index\": [");
 			print_index(stdout, o->device, e->index);
 			printf("], \"device\": \"0x%" PRIx64
 			       "\", \"reference\": \"0x%" PRIx64
@@ -195,6 +279,11 @@ static void print_text(const usc_check_report *r)
 		printf("oracle precision %lu bits\n", r->oracle_precision);
 	else
 		printf("every element decided by the f64 tier\n");
+	if (r->classified)
+		printf("verdict under profile %s: %s\n  %s\n", r->profile.name,
+		       usc_verdict_name(r->verdict), r->reason);
+	else
+		printf("no device profile: no verdict (--profile NAME|FILE)\n");
 	for (size_t i = 0; i < r->output_count; i++) {
 		const usc_check_output *o = &r->outputs[i];
 		usc_tensor_spec spec = usc_tensor_spec_of(o->device);
@@ -210,6 +299,15 @@ static void print_text(const usc_check_report *r)
 		       "\n",
 		       o->summary.bit_exact_count, o->summary.count,
 		       o->summary.undecided_count, o->tier_decided);
+		if (r->classified) {
+			printf("  classes:");
+			for (int c = 0; c < USC_CLASS_COUNT; c++)
+				if (o->counts.n[c])
+					printf(" %s %" PRIu64,
+					       usc_class_name((usc_class)c),
+					       o->counts.n[c]);
+			putchar('\n');
+		}
 		if (o->worst_count)
 			printf("  worst elements:\n");
 		for (size_t w = 0; w < o->worst_count; w++) {
@@ -226,6 +324,16 @@ static void print_text(const usc_check_report *r)
 			       e->oracle_mid, e->oracle_rad, e->ulp_oracle,
 			       e->undecided ? " (undecided)" : "",
 			       e->ulp_reference);
+			if (r->classified) {
+				printf("        %s: envelope ",
+				       usc_class_name(e->cls));
+				print_envelope(&e->envelope);
+				if (e->outside_ulps > 0 &&
+				    isfinite(e->outside_ulps))
+					printf(", %.0f ulp outside",
+					       e->outside_ulps);
+				putchar('\n');
+			}
 			for (size_t j = 0; j < r->input_count; j++) {
 				uint64_t bits;
 
@@ -248,9 +356,11 @@ int usc_cli_check(int argc, char **argv)
 	const char *target = NULL, *out = NULL;
 	bool json = false, append = false;
 	usc_check_report *r = NULL;
+	usc_profile profile;
 	usc_error err;
 	usc_status st;
 	int list = 0; /* 1: --input sources follow, 2: --device */
+	int rc;
 
 	req.inputs = inputs;
 	req.devices = devices;
@@ -277,6 +387,29 @@ int usc_cli_check(int argc, char **argv)
 			req.strict_oracle = true, list = 0;
 		else if (strcmp(a, "--input-raw") == 0)
 			req.raw = true, list = 0;
+		else if (strcmp(a, "--no-profile") == 0)
+			req.no_profile = true, req.profile = NULL, list = 0;
+		else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
+			if (usc_profile_resolve(argv[++i], &profile, &err) !=
+			    USC_OK) {
+				usc_cli_error("%s", err.message);
+				return USC_EXIT_USAGE;
+			}
+			req.profile = &profile;
+			list = 0;
+		} else if (strcmp(a, "--lambda") == 0 && i + 1 < argc) {
+			char *end;
+			double v = strtod(argv[++i], &end);
+
+			if (*end || end == argv[i] || !(v > 0) || !isfinite(v)) {
+				usc_cli_error("--lambda expects a positive "
+					      "number, found '%s'",
+					      argv[i]);
+				return USC_EXIT_USAGE;
+			}
+			req.lambda = v;
+			list = 0;
+		}
 		else if ((strcmp(a, "--worst") == 0 ||
 			  strcmp(a, "--precision-max") == 0) &&
 			 i + 1 < argc) {
@@ -345,6 +478,7 @@ int usc_cli_check(int argc, char **argv)
 	}
 	if (out && !json)
 		printf("results written to %s\n", out);
+	rc = verdict_exit(r);
 	usc_check_report_destroy(r);
-	return USC_EXIT_OK;
+	return rc;
 }

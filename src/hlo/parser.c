@@ -1631,46 +1631,23 @@ usc_status usc_hlo_parse(const char *text, size_t len, const char *filename,
 usc_status usc_hlo_parse_file(const char *path, usc_hlo_file **out,
 			      usc_error *err)
 {
-	FILE *fp;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	char *buf;
+	size_t len;
 	usc_status st;
 
 	if (!path || !out)
 		return usc__fail(err, USC_EINVAL,
 				 "usc_hlo_parse_file: NULL argument");
 	*out = NULL;
-	fp = fopen(path, "rb");
-	if (!fp)
-		return usc__fail(err, USC_EIO, "%s: cannot open: %s", path,
-				 strerror(errno));
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 65536) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 262144;
-			nb = usc__realloc(buf, cap);
-			if (!nb) {
-				usc__free(buf);
-				fclose(fp);
-				return usc__fail(err, USC_ENOMEM,
-						 "out of memory");
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-		if (n == 0)
-			break;
+	st = usc__read_file(path, &buf, &len, err);
+	if (st == USC_ENOTFOUND) {
+		/* As documented: a file that cannot be opened is an I/O error. */
+		st = USC_EIO;
+		if (err)
+			err->code = st;
 	}
-	if (ferror(fp)) {
-		usc__free(buf);
-		fclose(fp);
-		return usc__fail(err, USC_EIO, "%s: read error", path);
-	}
-	fclose(fp);
+	if (st != USC_OK)
+		return st;
 	st = usc_hlo_parse(buf, len, path, out, err);
 	usc__free(buf);
 	return st;

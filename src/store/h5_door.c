@@ -956,6 +956,35 @@ usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 			     data, err);
 }
 
+usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
+				 size_t rank, const int64_t *dims,
+				 const uint8_t *data, const char *const *names,
+				 size_t count, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t type = H5Tenum_create(H5T_NATIVE_UINT8);
+	usc_status st;
+
+	for (size_t i = 0; type >= 0 && i < count; i++) {
+		uint8_t v = (uint8_t)i;
+
+		if (H5Tenum_insert(type, names[i], &v) < 0) {
+			H5Tclose(type);
+			type = -1;
+		}
+	}
+	if (type < 0) {
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the enum",
+			     f->path, dataset);
+		quiet_end(q);
+		return st;
+	}
+	quiet_end(q);
+	st = write_dataset(f, dataset, type, type, 1, rank, dims, data, err);
+	H5Tclose(type);
+	return st;
+}
+
 usc_status usc__h5_write_string(usc__h5_file *f, const char *dataset,
 				const char *text, usc_error *err)
 {

@@ -172,6 +172,15 @@ usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 				 usc_error *err);
 
 /*
+ * Writes bytes as a new dataset of an HDF5 enum over uint8 whose member i
+ * is names[i] (count of them), so that h5py and h5dump show the names.
+ */
+usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
+				 size_t rank, const int64_t *dims,
+				 const uint8_t *data, const char *const *names,
+				 size_t count, usc_error *err);
+
+/*
  * Writes text as a scalar dataset of one fixed-length UTF-8 string (its
  * length and a NUL).  Fixed-length, never variable-length: see
  * fixed_string_type in h5_door.c.

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "store/h5_door.h"
+#include "ulpscope/classify.h"
 #include "store/results_internal.h"
 
 struct usc_results_reader {
@@ -146,6 +147,8 @@ void usc_results_kernel_info_free(usc_results_kernel_info *k)
 	usc__free(k->hlo_file);
 	usc__free(k->fusion);
 	usc__free(k->verdict);
+	usc__free(k->verdict_reason);
+	usc__free(k->profile);
 	usc__free(k->hlo_text);
 	for (size_t i = 0; k->ops && i < k->op_count; i++) {
 		usc__free(k->ops[i].name);
@@ -187,6 +190,27 @@ static usc_status take_ops(usc_results_kernel_info *k, usc__h5_op_row *rows,
 	return USC_OK;
 }
 
+/*
+ * A string attribute that files written before it existed lack: "" then
+ * (the schema version did not change, docs/results.md).
+ */
+static usc_status get_optional_string(usc__h5_file *f, const char *obj,
+				      const char *name, char **out,
+				      usc_error *err)
+{
+	usc_error e;
+	usc_status st = usc__h5_attr_get_string(f, obj, name, out, &e);
+
+	if (st == USC_ENOTFOUND) {
+		*out = usc__strndup("", 0);
+		return *out ? USC_OK
+			    : usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (st != USC_OK && err)
+		*err = e;
+	return st;
+}
+
 usc_status usc_results_read_kernel(usc_results_reader *r, const char *name,
 				   usc_results_kernel_info **out,
 				   usc_error *err)
@@ -217,6 +241,12 @@ usc_status usc_results_read_kernel(usc_results_reader *r, const char *name,
 	if (st == USC_OK)
 		st = usc__h5_attr_get_string(r->f, kg, "verdict", &k->verdict,
 					     err);
+	if (st == USC_OK)
+		st = get_optional_string(r->f, kg, "verdict_reason",
+					 &k->verdict_reason, err);
+	if (st == USC_OK)
+		st = get_optional_string(r->f, kg, "profile", &k->profile,
+					 err);
 	if (st == USC_OK)
 		st = usc__h5_attr_get_int(r->f, kg, "oracle_precision_max",
 					  &k->oracle_precision_max, err);
@@ -259,8 +289,21 @@ void usc_results_output_data_free(usc_results_output_data *o)
 	usc__free(o->ulp_error_oracle);
 	usc__free(o->ulp_error_reference);
 	usc__free(o->undecided);
+	usc__free(o->envelope_lo);
+	usc__free(o->envelope_hi);
+	usc__free(o->envelope_flags);
+	usc__free(o->cls);
 	usc__free(o);
 }
+
+/*
+ * A classified output's envelope and classes (all four datasets, or none
+ * when the output was written without a profile).  n is the element count
+ * plus one.
+ */
+static usc_status read_classes(usc__h5_file *f, const char *g,
+			       usc_results_output_data *o, size_t n,
+			       usc_error *err);
 
 /* What a dataset of an output must be. */
 typedef struct expect {
@@ -557,11 +600,62 @@ usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
 			  (size_t)o->count, err);
 	if (st == USC_OK)
 		st = read_summary(r->f, g, o->count, &o->summary, err);
+	if (st == USC_OK)
+		st = read_classes(r->f, g, o, n, err);
 	if (st != USC_OK)
 		goto fail;
 	*out = o;
 	return USC_OK;
 fail:
 	usc_results_output_data_free(o);
+	return st;
+}
+
+static usc_status read_classes(usc__h5_file *f, const char *g,
+			       usc_results_output_data *o, size_t n,
+			       usc_error *err)
+{
+	static const expect f64 = {USC__H5_FLOAT, 8, "IEEE binary64"};
+	static const expect u8 = {USC__H5_INTEGER, 1,
+				  "unsigned 8-bit integers"};
+	static const expect cls = {USC__H5_ENUM, 1, "a one-byte enum"};
+	char path[USC__RESULTS_PATH_SIZE];
+	size_t rank = usc_tensor_rank(o->device);
+	const int64_t *dims = usc_tensor_dims(o->device);
+	bool exists = false;
+	usc_status st;
+
+	usc__results_path(path, sizeof path, "%s/class", g);
+	usc__h5_exists(f, path, &exists, NULL, NULL);
+	if (!exists)
+		return USC_OK;
+	o->envelope_lo = usc__reallocarray(NULL, n, sizeof(double));
+	o->envelope_hi = usc__reallocarray(NULL, n, sizeof(double));
+	o->envelope_flags = usc__malloc(n);
+	o->cls = usc__malloc(n);
+	if (!o->envelope_lo || !o->envelope_hi || !o->envelope_flags ||
+	    !o->cls)
+		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				 usc__h5_file_path(f), g);
+	st = read_checked(f, g, "envelope_lo", &f64, rank, dims,
+			  o->envelope_lo, (size_t)o->count * sizeof(double),
+			  err);
+	if (st == USC_OK)
+		st = read_checked(f, g, "envelope_hi", &f64, rank, dims,
+				  o->envelope_hi,
+				  (size_t)o->count * sizeof(double), err);
+	if (st == USC_OK)
+		st = read_checked(f, g, "envelope_flags", &u8, rank, dims,
+				  o->envelope_flags, (size_t)o->count, err);
+	if (st == USC_OK)
+		st = read_checked(f, g, "class", &cls, rank, dims, o->cls,
+				  (size_t)o->count, err);
+	for (uint64_t k = 0; st == USC_OK && k < o->count; k++)
+		if (o->cls[k] >= USC_CLASS_COUNT)
+			st = usc__fail(err, USC_EPARSE,
+				       "%s:%s/class: element %llu holds %u, "
+				       "not a class",
+				       usc__h5_file_path(f), g,
+				       (unsigned long long)k, o->cls[k]);
 	return st;
 }

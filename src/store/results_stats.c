@@ -116,6 +116,17 @@ usc_status usc__results_check_output(const usc_results_output *o,
 				 : !o->ulp_error_reference
 					 ? "ulp_error_reference"
 					 : "undecided");
+	{
+		int given = !!o->envelope_lo + !!o->envelope_hi +
+			    !!o->envelope_flags + !!o->cls;
+
+		if (given != 0 && given != 4)
+			return usc__fail(err, USC_EINVAL,
+					 "%s: envelope_lo, envelope_hi, "
+					 "envelope_flags and class go together "
+					 "(%d of 4 given)",
+					 what, given);
+	}
 	return USC_OK;
 }
 

@@ -233,6 +233,50 @@ static usc_status write_stats(usc__h5_file *f, const char *g,
 	return st;
 }
 
+/*
+ * Writes a classified output's envelope, its flags and the class of each
+ * element (an HDF5 enum whose names are the classes'), and the count of
+ * each class as attributes "class_count_<name>" of the output's group.
+ */
+static usc_status write_classes(usc__h5_file *f, const char *g,
+				const usc_results_output *o, size_t rank,
+				const int64_t *dims, usc_error *err)
+{
+	static const char *const names[USC_CLASS_COUNT] = {
+#define X_(e, name, v) [v] = name,
+		USC_CLASS_LIST(X_)
+#undef X_
+	};
+	char path[USC__RESULTS_PATH_SIZE], attr[64];
+	uint64_t n = usc_tensor_count(o->device), counts[USC_CLASS_COUNT];
+	usc_status st;
+
+	usc__results_path(path, sizeof path, "%s/envelope_lo", g);
+	st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank, dims,
+				   o->envelope_lo, err);
+	usc__results_path(path, sizeof path, "%s/envelope_hi", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank,
+					   dims, o->envelope_hi, err);
+	usc__results_path(path, sizeof path, "%s/envelope_flags", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_U8, rank,
+					   dims, o->envelope_flags, err);
+	usc__results_path(path, sizeof path, "%s/class", g);
+	if (st == USC_OK)
+		st = usc__h5_write_enum_u8(f, path, rank, dims, o->cls, names,
+					   USC_CLASS_COUNT, err);
+	memset(counts, 0, sizeof counts);
+	for (uint64_t k = 0; k < n; k++)
+		if (o->cls[k] < USC_CLASS_COUNT)
+			counts[o->cls[k]]++;
+	for (size_t c = 0; st == USC_OK && c < USC_CLASS_COUNT; c++) {
+		snprintf(attr, sizeof attr, "class_count_%s", names[c]);
+		st = usc__h5_attr_set_uint(f, g, attr, counts[c], err);
+	}
+	return st;
+}
+
 /* Writes output i of a kernel whose group is kg. */
 static usc_status write_output(usc__h5_file *f, const char *kg, size_t i,
 			       const usc_results_output *o,
@@ -265,6 +309,8 @@ static usc_status write_output(usc__h5_file *f, const char *kg, size_t i,
 	if (st == USC_OK)
 		st = usc__h5_write_numeric(f, path, USC__H5_STORE_U8, rank,
 					   dims, o->undecided, err);
+	if (st == USC_OK && o->cls)
+		st = write_classes(f, g, o, rank, dims, err);
 	usc_tensor_spec_format(&spec, shape, sizeof shape);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_string(f, g, "dtype",
@@ -384,6 +430,13 @@ static usc_status write_kernel(usc__h5_file *f, const char *kg,
 		st = usc__h5_attr_set_string(f, kg, "verdict",
 					     k->verdict ? k->verdict : "",
 					     err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(
+			f, kg, "verdict_reason",
+			k->verdict_reason ? k->verdict_reason : "", err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(f, kg, "profile",
+					     k->profile ? k->profile : "", err);
 	usc__results_path(path, sizeof path, "%s/hlo_text", kg);
 	if (st == USC_OK)
 		st = usc__h5_write_string(f, path,

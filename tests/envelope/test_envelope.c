@@ -643,7 +643,7 @@ static bool is_dir(const char *p)
 static void example_case(const char *cdir, tally *ty, size_t *dev_out,
 			 size_t *dev_n)
 {
-	char path[4600];
+	char path[5000];
 	usc_hlo_file *f = NULL;
 	usc_eval_options o = usc_eval_options_default();
 	usc_eval *er = NULL, *ec, *es;

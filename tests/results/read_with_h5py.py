@@ -89,6 +89,32 @@ def expect_output(g, o, dtype, shape, container):
         check(got == [float(x) for x in want], f"{g.name} {against} stats {got} {want}")
     check(int(g.attrs["bit_exact_count"]) == int((dev == ref).sum()), f"{g.name} bit exact")
     check(int(g.attrs["undecided_count"]) == int(und.sum()), f"{g.name} undecided")
+    # Output 0 is classified: an HDF5 enum whose names are the classes of
+    # docs/method.md, the envelope, and a count attribute per class.
+    classes = ["exact", "rounding", "envelope", "suspicious", "defect",
+               "nan-mismatch", "inf-mismatch", "sign-mismatch", "undecided"]
+    if o != 0:
+        check("class" not in g and "envelope_lo" not in g, f"{g.name} unclassified")
+        return
+    d = g["class"]
+    mapping = h5py.check_enum_dtype(d.dtype)
+    check(mapping == {name: v for v, name in enumerate(classes)},
+          f"{d.name} enum {mapping}")
+    cls = np.asarray(d[()]).reshape(-1)
+    check(np.array_equal(cls, (i % 9).astype(cls.dtype)), f"{d.name} values")
+    for v, name in enumerate(classes):
+        check(int(g.attrs[f"class_count_{name}"]) == int((i % 9 == v).sum()),
+              f"{g.name} class_count_{name}")
+    lo = np.asarray(g["envelope_lo"][()]).reshape(-1)
+    hi = np.asarray(g["envelope_hi"][()]).reshape(-1)
+    fl = np.asarray(g["envelope_flags"][()]).reshape(-1)
+    want_lo = 1.0 + np.ldexp(i.astype(np.float64), -7)
+    check(np.array_equal(lo, want_lo), f"{g.name} envelope_lo")
+    check(np.array_equal(np.isnan(hi), i % 5 == 0) and
+          np.array_equal(hi[i % 5 != 0], want_lo[i % 5 != 0] + 0.5),
+          f"{g.name} envelope_hi")
+    check(np.array_equal(fl, np.where(i % 5 == 0, 2, 1).astype(fl.dtype)),
+          f"{g.name} envelope_flags")
 
 
 def main():

@@ -40,6 +40,9 @@ typedef struct fixture {
 	double *mid[FIXTURE_OUTPUTS], *rad[FIXTURE_OUTPUTS];
 	double *eo[FIXTURE_OUTPUTS], *er[FIXTURE_OUTPUTS];
 	uint8_t *und[FIXTURE_OUTPUTS];
+	/* Output 0 only is classified: its envelope and classes. */
+	double *env_lo, *env_hi;
+	uint8_t *env_flags, *cls;
 	usc_results_output out[FIXTURE_OUTPUTS];
 	usc_results_kernel k1, k2;
 } fixture;
@@ -49,6 +52,12 @@ static const usc_dtype fixture_types[FIXTURE_OUTPUTS] = {USC_BF16,
 static const size_t fixture_ranks[FIXTURE_OUTPUTS] = {3, 0, 3};
 static const int64_t fixture_dims[FIXTURE_OUTPUTS][3] = {
 	{2, 3, 4}, {0, 0, 0}, {8, 16, 10}};
+
+/* The class of element i of output 0: every class, in turn. */
+static inline uint8_t fixture_class(uint64_t i)
+{
+	return (uint8_t)(i % 9);
+}
 
 /* The encodings of element i of output o (device, reference). */
 static inline uint64_t fixture_device_bits(int o, uint64_t i)
@@ -103,6 +112,10 @@ static inline void fixture_free(fixture *fx)
 		free(fx->er[o]);
 		free(fx->und[o]);
 	}
+	free(fx->env_lo);
+	free(fx->env_hi);
+	free(fx->env_flags);
+	free(fx->cls);
 	usc_hlo_file_destroy(fx->hlo);
 	memset(fx, 0, sizeof *fx);
 }
@@ -145,9 +158,33 @@ static inline int fixture_build(fixture *fx)
 			fx->und[o][i] = i % 6 == 0;
 		}
 		fx->out[o] = (usc_results_output){
-			fx->device[o], fx->reference[o], fx->mid[o],
-			fx->rad[o],    fx->eo[o],	 fx->er[o],
-			fx->und[o]};
+			.device = fx->device[o],
+			.reference = fx->reference[o],
+			.oracle_mid = fx->mid[o],
+			.oracle_rad = fx->rad[o],
+			.ulp_error_oracle = fx->eo[o],
+			.ulp_error_reference = fx->er[o],
+			.undecided = fx->und[o]};
+		if (o == 0) {
+			fx->env_lo = calloc(n, sizeof(double));
+			fx->env_hi = calloc(n, sizeof(double));
+			fx->env_flags = calloc(n, 1);
+			fx->cls = calloc(n, 1);
+			if (!fx->env_lo || !fx->env_hi || !fx->env_flags ||
+			    !fx->cls)
+				return -1;
+			for (uint64_t i = 0; i < n; i++) {
+				fx->env_lo[i] = 1.0 + ldexp((double)i, -7);
+				fx->env_hi[i] = i % 5 == 0 ? NAN
+							   : fx->env_lo[i] + 0.5;
+				fx->env_flags[i] = (uint8_t)(i % 5 == 0 ? 2 : 1);
+				fx->cls[i] = fixture_class(i);
+			}
+			fx->out[o].envelope_lo = fx->env_lo;
+			fx->out[o].envelope_hi = fx->env_hi;
+			fx->out[o].envelope_flags = fx->env_flags;
+			fx->out[o].cls = fx->cls;
+		}
 	}
 	fx->k1 = (usc_results_kernel){
 		.name = "fusion.1",

@@ -101,6 +101,18 @@ static void check_output(usc_results_reader *r, const char *kernel,
 	assert_memory_equal(d->ulp_error_reference, fx->er[o],
 			    n * sizeof(double));
 	assert_memory_equal(d->undecided, fx->und[o], n);
+	if (fx->out[o].cls) {
+		assert_non_null(d->cls);
+		assert_memory_equal(d->envelope_lo, fx->env_lo,
+				    n * sizeof(double));
+		assert_memory_equal(d->envelope_hi, fx->env_hi,
+				    n * sizeof(double));
+		assert_memory_equal(d->envelope_flags, fx->env_flags, n);
+		assert_memory_equal(d->cls, fx->cls, n);
+	} else {
+		assert_null(d->cls);
+		assert_null(d->envelope_lo);
+	}
 	check_summary(&d->summary, &hands[o]);
 	usc_results_output_data_free(d);
 }
