@@ -160,7 +160,8 @@ static void print_json(const usc_check_report *r)
 			}
 			printf("]}");
 		}
-		printf("]}");
+		printf("], \"oracle_elements\": %" PRIu64 "}",
+		       o->oracle_elements);
 	}
 	printf("]}\n");
 }
@@ -207,9 +208,10 @@ static void print_text(const usc_check_report *r)
 		print_stats("reference", &o->summary.reference);
 		printf("  bit-identical to the reference: %" PRIu64 " of %" PRIu64
 		       "; undecided: %" PRIu64 "; decided by the f64 tier: %" PRIu64
-		       "\n",
+		       "; evaluated by the oracle: %" PRIu64 "\n",
 		       o->summary.bit_exact_count, o->summary.count,
-		       o->summary.undecided_count, o->tier_decided);
+		       o->summary.undecided_count, o->tier_decided,
+		       o->oracle_elements);
 		if (o->worst_count)
 			printf("  worst elements:\n");
 		for (size_t w = 0; w < o->worst_count; w++) {
