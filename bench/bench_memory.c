@@ -3,17 +3,23 @@
  * peak resident set of at most 2 × (inputs + outputs) + 64 MB.
  *
  * The kernel is kernels/gelu_tanh_f32.hlo enlarged to N f32 elements (one
- * input, one output, 13 elementwise ops).  Every configuration (domain, N)
- * runs in a child process of its own (fork), so that one peak does not
- * hide the next; the child reads its peak RSS (getrusage, ru_maxrss) once
- * its input tensor exists and again after the run, and sends both back.
- * The first figure is the floor (the program, the libraries, the parsed
- * kernel and the input); the second is the peak of the evaluation.
+ * input, one output, 13 elementwise ops).  Every configuration runs in a
+ * child process of its own (fork), so that one peak does not hide the
+ * next; the child reads its peak RSS (getrusage, ru_maxrss) once its input
+ * exists and again after the run, and sends both back.  The first figure
+ * is the floor (the program, the libraries, the parsed kernel and the
+ * input); the second is the peak of the evaluation.
  *
- * Usage: bench_memory [--quick | --full | --log2 L]
- *   default: reference and oracle at 2^22 (about a minute)
- *   --quick: 2^16 and 2^18; --full: 2^20, 2^22 and 2^24 (the oracle at
- *   2^24 needs about 9.3 GB and a few minutes); --log2 L: 2^L alone
+ * Rows: usc_eval_run in the reference, tier and oracle domains (outputs as
+ * tensors only: a streamed run keeps no domain values), and "check", the
+ * whole usc_check_run path (kernel, input and device files written to a
+ * temporary directory by an earlier child; its floor is taken before
+ * usc_check_run reads them, so it holds no input).
+ *
+ * Usage: bench_memory [--quick | --full | --log2 L] [--only ROW]
+ *   default: every row at 2^22 (about a minute)
+ *   --quick: 2^16 and 2^18; --full: 2^20, 2^22 and 2^24; --log2 L: 2^L
+ *   alone; --only reference|tier|oracle|check: that row alone
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -21,11 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ulpscope/check.h"
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
@@ -107,28 +115,14 @@ static char *kernel_text(long n)
 	return out;
 }
 
-/* The child: evaluates once and reports its peaks. */
-static void child(usc_eval_domain d, long n, child_report *rep)
+/* The bench's input: N values uniform in [-3, 3], rounded to f32. */
+static int make_input(long n, usc_tensor **x, usc_error *err)
 {
-	char *text = kernel_text(n);
-	usc_eval_options o = usc_eval_options_default();
-	const usc_tensor *out;
-	usc_hlo_file *f;
-	usc_tensor *x;
-	usc_eval *ev;
-	usc_error err;
 	int64_t dims[1] = {n};
 	uint64_t s = 88172645463325252u;
-	double t;
 
-	if (!text) {
-		snprintf(rep->message, sizeof rep->message,
-			 "cannot read the kernel");
-		return;
-	}
-	if (usc_hlo_parse(text, strlen(text), "gelu", &f, &err) ||
-	    usc_tensor_create(USC_F32, 1, dims, &x, &err))
-		goto fail;
+	if (usc_tensor_create(USC_F32, 1, dims, x, err))
+		return -1;
 	for (long i = 0; i < n; i++) {
 		uint64_t bits;
 
@@ -137,11 +131,112 @@ static void child(usc_eval_domain d, long n, child_report *rep)
 		s ^= s << 17;
 		usc_encode_double(USC_F32, (double)(s >> 11) * 0x1p-53 * 6 - 3,
 				  NULL, &bits, NULL);
-		usc_tensor_set_bits(x, (uint64_t)i, bits);
+		usc_tensor_set_bits(*x, (uint64_t)i, bits);
 	}
+	return 0;
+}
+
+/* The rows: the three domains, then the check path. */
+#define ROW_CHECK 3
+
+static char case_dir[256];
+
+/*
+ * The child of a check row, first pass (prepare): writes the kernel, the
+ * input and the device output (the reference's) into case_dir.  Second
+ * pass: runs usc_check_run on them.
+ */
+static void child_check(long n, int prepare, child_report *rep)
+{
+	char path[512];
+	usc_error err;
+
+	if (prepare) {
+		char *text = kernel_text(n);
+		usc_eval *ev = NULL;
+		usc_hlo_file *f = NULL;
+		usc_tensor *x = NULL;
+		const usc_tensor *y;
+		FILE *fp;
+
+		snprintf(path, sizeof path, "%s/kernel.hlo", case_dir);
+		fp = text ? fopen(path, "w") : NULL;
+		if (!fp) {
+			snprintf(rep->message, sizeof rep->message,
+				 "cannot write %s", path);
+			free(text);
+			return;
+		}
+		fputs(text, fp);
+		fclose(fp);
+		if (usc_hlo_parse(text, strlen(text), "gelu", &f, &err) ||
+		    make_input(n, &x, &err) ||
+		    usc_eval_create(usc_hlo_file_module(f, 0), NULL, &ev,
+				    &err) ||
+		    usc_eval_bind(ev, 0, x, &err) || usc_eval_run(ev, &err) ||
+		    usc_eval_output(ev, 0, &y, &err))
+			goto fail;
+		snprintf(path, sizeof path, "%s/input_0.npy", case_dir);
+		if (usc_tensor_write_npy(x, path, &err))
+			goto fail;
+		snprintf(path, sizeof path, "%s/device_0.npy", case_dir);
+		if (usc_tensor_write_npy(y, path, &err))
+			goto fail;
+		free(text);
+		rep->ok = 1;
+		return;
+	} else {
+		usc_check_report *r = NULL;
+		double t;
+
+		rep->floor_kb = maxrss_kb();
+		t = now();
+		if (usc_check_case(case_dir, NULL, &r, &err))
+			goto fail;
+		rep->seconds = now() - t;
+		rep->peak_kb = maxrss_kb();
+		snprintf(rep->message, sizeof rep->message,
+			 "tier decided %llu, oracle evaluated %llu",
+			 (unsigned long long)r->outputs[0].tier_decided,
+			 (unsigned long long)r->outputs[0].oracle_elements);
+		usc_check_report_destroy(r);
+		rep->ok = 1;
+		return;
+	}
+fail:
+	snprintf(rep->message, sizeof rep->message, "%s", err.message);
+}
+
+/* The child: evaluates once and reports its peaks. */
+static void child(int row, long n, int prepare, child_report *rep)
+{
+	static const usc_eval_domain doms[3] = {
+		USC_DOMAIN_REFERENCE, USC_DOMAIN_TIER, USC_DOMAIN_ORACLE};
+	char *text;
+	usc_eval_options o = usc_eval_options_default();
+	const usc_tensor *out;
+	usc_hlo_file *f;
+	usc_tensor *x;
+	usc_eval *ev;
+	usc_error err;
+	double t;
+
+	if (row == ROW_CHECK) {
+		child_check(n, prepare, rep);
+		return;
+	}
+	text = kernel_text(n);
+	if (!text) {
+		snprintf(rep->message, sizeof rep->message,
+			 "cannot read the kernel");
+		return;
+	}
+	if (usc_hlo_parse(text, strlen(text), "gelu", &f, &err) ||
+	    make_input(n, &x, &err))
+		goto fail;
 	free(text);
 	rep->floor_kb = maxrss_kb();
-	o.domain = d;
+	o.domain = doms[row];
 	o.oracle_precision = 128;
 	t = now();
 	if (usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev, &err) ||
@@ -156,7 +251,7 @@ fail:
 	snprintf(rep->message, sizeof rep->message, "%s", err.message);
 }
 
-static int measure(usc_eval_domain d, long n, child_report *rep)
+static int measure(int row, long n, int prepare, child_report *rep)
 {
 	int fd[2], status;
 	pid_t pid;
@@ -174,7 +269,7 @@ static int measure(usc_eval_domain d, long n, child_report *rep)
 
 		memset(&r, 0, sizeof r);
 		close(fd[0]);
-		child(d, n, &r);
+		child(row, n, prepare, &r);
 		if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r)
 			_exit(2);
 		_exit(0);
@@ -193,7 +288,9 @@ static int measure(usc_eval_domain d, long n, child_report *rep)
 
 int main(int argc, char **argv)
 {
-	int lo = 22, hi = 22;
+	static const char *const names[4] = {"reference", "tier", "oracle",
+					     "check"};
+	int lo = 22, hi = 22, only = -1;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
@@ -204,45 +301,81 @@ int main(int argc, char **argv)
 			hi = 24;
 		} else if (!strcmp(argv[i], "--log2") && i + 1 < argc) {
 			lo = hi = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			i++;
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(argv[i], names[k]))
+					only = k;
+			if (only < 0) {
+				fprintf(stderr, "bench_memory: no row %s\n",
+					argv[i]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr,
+				"usage: bench_memory [--quick | --full | "
+				"--log2 L] [--only reference|tier|oracle|"
+				"check]\n");
+			return 2;
 		}
 	}
+	snprintf(case_dir, sizeof case_dir, "/tmp/usc_bench_memory_%ld",
+		 (long)getpid());
 	printf("peak RSS of one evaluation of gelu_tanh_f32 at N f32 elements "
 	       "(a child per row)\n");
 	printf("goal: peak <= 2 x (inputs + outputs) + 64 MB\n\n");
-	printf("%-9s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "domain",
+	printf("%-9s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "row",
 	       "log2N", "in+out MB", "floor MB", "peak MB", "goal MB",
 	       "peak/goal", "B/elem", "met", "run s");
-	for (int dom = 0; dom < 3; dom++) {
-		static const usc_eval_domain doms[3] = {
-			USC_DOMAIN_REFERENCE, USC_DOMAIN_TIER,
-			USC_DOMAIN_ORACLE};
-		static const char *const names[3] = {"reference", "tier",
-						     "oracle"};
-		usc_eval_domain d = doms[dom];
-
+	for (int row = 0; row < 4; row++) {
+		if (only >= 0 && row != only)
+			continue;
 		for (int l = lo; l <= hi; l += 2) {
 			long n = 1L << l;
 			double io = 2.0 * 4.0 * (double)n, goal, peak;
 			child_report r;
 
-			if (measure(d, n, &r) != 0 || !r.ok) {
-				printf("%-9s %5d failed: %s\n", names[dom], l,
+			if (row == ROW_CHECK) {
+				char cmd[400];
+
+				if (mkdir(case_dir, 0700) != 0 ||
+				    measure(row, n, 1, &r) != 0 || !r.ok) {
+					printf("%-9s %5d failed to prepare: "
+					       "%s\n",
+					       names[row], l, r.message);
+					snprintf(cmd, sizeof cmd,
+						 "rm -rf '%s'", case_dir);
+					if (system(cmd) != 0)
+						return 1;
+					continue;
+				}
+				measure(row, n, 0, &r);
+				snprintf(cmd, sizeof cmd, "rm -rf '%s'",
+					 case_dir);
+				if (system(cmd) != 0)
+					return 1;
+			} else if (measure(row, n, 0, &r) != 0) {
+				r.ok = 0;
+			}
+			if (!r.ok) {
+				printf("%-9s %5d failed: %s\n", names[row], l,
 				       r.message);
 				continue;
 			}
 			peak = (double)r.peak_kb * 1024.0;
 			goal = 2.0 * io + 64.0 * 1048576.0;
 			printf("%-9s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
-			       "%10.0f %6s %8.2f\n",
-			       names[dom], l, io / 1048576.0,
+			       "%10.0f %6s %8.2f%s%s\n",
+			       names[row], l, io / 1048576.0,
 			       (double)r.floor_kb / 1024.0, peak / 1048576.0,
 			       goal / 1048576.0, peak / goal,
 			       (peak - (double)r.floor_kb * 1024.0) /
 				       (double)n,
-			       peak <= goal ? "yes" : "no", r.seconds);
+			       peak <= goal ? "yes" : "no", r.seconds,
+			       r.message[0] ? "  " : "", r.message);
 		}
 	}
-	printf("\nB/elem: (peak - floor) / N, the evaluation's own bytes per "
+	printf("\nB/elem: (peak - floor) / N, the run's own bytes per "
 	       "element\n");
 	return 0;
 }

@@ -96,6 +96,14 @@ typedef struct usc_check_output {
 	/* Elements whose error the f64 tier decided (the rest: the oracle). */
 	uint64_t tier_decided;
 	/*
+	 * Elements the MPFR oracle evaluated, summed over its runs (an
+	 * element evaluated at 128 and again at 512 bits counts twice).  A
+	 * loop kernel's oracle runs evaluate only the tiles (4096 elements)
+	 * that hold an undecided element; any other kernel's, every element.
+	 * 0 when the tier decided everything.
+	 */
+	uint64_t oracle_elements;
+	/*
 	 * The worst elements, at most worst: with a profile, by class
 	 * (mismatches and defects first, by distance outside the envelope),
 	 * then by |ulp_oracle|; without, by |ulp_oracle| (NaN first).

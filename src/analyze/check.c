@@ -3,12 +3,15 @@
  * and the certified oracle.
  *
  * The reference run gives each output's encodings.  The fast tier (f64
- * values with rigorous radii) then decides every element it can; only if
- * some remain does the MPFR oracle run, at a rising working precision
- * (Ziv's strategy, applied to the whole kernel): after each run every
- * element whose error is not yet decided to 1/8 ulp takes the new
- * enclosure, until all are decided or the precision cap is reached.  The figures are then summarized exactly as
- * the HDF5 result file stores them (usc_results_summarize).
+ * values with rigorous radii) then decides every element it can, tile by
+ * tile as the evaluator streams them; only if some remain does the MPFR
+ * oracle run, at a rising working precision (Ziv's strategy): each run
+ * evaluates the tiles that still hold an undecided element (the whole
+ * kernel when it is not a loop computation), and every element whose
+ * error is not yet decided to 1/8 ulp takes the new enclosure, until all
+ * are decided or the precision cap is reached.  The figures are then
+ * summarized exactly as the HDF5 result file stores them
+ * (usc_results_summarize).
  */
 #include "internal.h"
 
@@ -325,25 +328,23 @@ static void set_enclosure(usc_check_output *o, uint64_t k,
 }
 
 /*
- * Takes one oracle run's values for the elements still undecided.
- * Returns the number that remain undecided in *left.
+ * The oracle's values of output i's elements [first, first + count), as
+ * one run hands them over, taken for the elements still undecided.  The
+ * number that remain undecided is added to *left.
  */
 static usc_status take_oracle_values(usc_eval *ev, usc_check_output *o,
-				     size_t i, uint64_t *left, usc_error *err)
+				     size_t first, size_t count,
+				     const void *values, usc_dtype t,
+				     uint64_t *left, usc_error *err)
 {
-	const void *values;
-	size_t count;
-	usc_dtype t;
 	usc_status st;
 
-	st = usc__eval_output_values(ev, i, &values, &count, &t);
-	if (st != USC_OK)
-		return usc__fail(err, st, "the oracle kept no output %zu", i);
-	for (size_t k = 0; k < count; k++) {
+	for (size_t j = 0; j < count; j++) {
 		const usc__oracle_value *v =
 			(const usc__oracle_value *)((const unsigned char *)values +
-						    k * usc__domain_oracle
+						    j * usc__domain_oracle
 								.value_size);
+		size_t k = first + j;
 		usc__oracle_enclosure e;
 		uint64_t bits, d;
 
@@ -382,17 +383,85 @@ static usc_status take_oracle_values(usc_eval *ev, usc_check_output *o,
 	return USC_OK;
 }
 
+/* What a visitor of a tier or oracle run works on. */
+typedef struct run_ctx {
+	usc_check_report *r;
+	usc_eval *ev;
+	uint64_t left; /* oracle: elements still undecided after the run */
+} run_ctx;
+
 /*
- * The fast tier: one f64 run with error radii.  Every float element whose
- * error it decides is final; the rest stay undecided for the oracle.  The
- * tier only accelerates: a kernel it cannot evaluate at all (an op it
- * does not bound) is left to the oracle whole.
+ * One tile (or one whole output) of the tier: every float element whose
+ * error it decides is final; the rest stay undecided for the oracle.
+ */
+static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
+			     const void *values, usc_dtype t, usc_error *err)
+{
+	run_ctx *c = ctx;
+	usc_check_output *out = &c->r->outputs[i];
+	usc_status st;
+
+	if (!usc_dtype_is_float(t))
+		return USC_OK;
+	for (size_t j = 0; j < count; j++) {
+		const usc__tier_value *v =
+			(const usc__tier_value *)((const unsigned char *)values +
+						  j * usc__domain_tier
+							      .value_size);
+		size_t k = first + j;
+		usc__oracle_enclosure e;
+		usc__oracle_ulp_error ue;
+		uint64_t bits, d;
+
+		usc_tensor_get_bits(out->device, k, &d);
+		st = usc__tier_decide_ulp_error(v, t, d, &resolution, &ue,
+						err);
+		if (st != USC_OK)
+			return st;
+		if (!ue.decided)
+			continue;
+		st = usc__domain_tier.to_output(usc__eval_domain_state(c->ev),
+						t, v, &bits, &e, err);
+		if (st != USC_OK)
+			return st;
+		set_enclosure(out, k, &e);
+		out->ulp_oracle[k] = ue.mid;
+		out->undecided[k] = 0;
+		out->tier_decided++;
+	}
+	return USC_OK;
+}
+
+/* Every element back to "not decided", as output_alloc left it. */
+static void forget_decisions(usc_check_report *r)
+{
+	for (size_t i = 0; i < r->output_count; i++) {
+		usc_check_output *o = &r->outputs[i];
+		uint64_t n = usc_tensor_count(o->device);
+
+		for (uint64_t k = 0; k < n; k++) {
+			o->oracle_mid[k] = 0;
+			o->oracle_rad[k] = 0;
+			o->ulp_oracle[k] = NAN;
+			o->undecided[k] = 1;
+		}
+		o->tier_decided = 0;
+	}
+}
+
+/*
+ * The fast tier: one f64 run with error radii, streamed: each tile's
+ * values are decided as soon as they exist and then dropped, so the
+ * tier's values never exist whole (docs/evaluator.md, "Tiles").  The tier
+ * only accelerates: a kernel it cannot evaluate at all (an op it does not
+ * bound) is left to the oracle whole, its partial decisions forgotten.
  */
 static usc_status run_tier(const usc_check_request *req, usc_check_report *r,
 			   usc_error *err)
 {
 	usc_eval_options o = usc_eval_options_default();
-	usc_eval *ev = NULL;
+	usc__eval_stream s;
+	run_ctx c;
 	usc_status st;
 
 	/* The tier does not model explicit quantization (docs/tier.md). */
@@ -400,57 +469,35 @@ static usc_status run_tier(const usc_check_request *req, usc_check_report *r,
 		return USC_OK;
 	o.domain = USC_DOMAIN_TIER;
 	o.reduce_order = req->reduce_order;
-	st = usc_eval_create_computation(r->computation, &o, &ev, err);
+	memset(&c, 0, sizeof c);
+	c.r = r;
+	memset(&s, 0, sizeof s);
+	s.visit = tier_visit;
+	s.ctx = &c;
+	st = usc_eval_create_computation(r->computation, &o, &c.ev, err);
 	if (st == USC_OK)
-		st = bind_all(ev, r, err);
+		st = bind_all(c.ev, r, err);
 	if (st == USC_OK)
-		st = usc_eval_run(ev, err);
-	if (st == USC_ENOMEM) {
-		usc_eval_destroy(ev);
-		return st;
-	}
-	if (st != USC_OK) {
-		usc_eval_destroy(ev);
+		st = usc__eval_run_stream(c.ev, &s, err);
+	usc_eval_destroy(c.ev);
+	if (st != USC_OK && st != USC_ENOMEM) {
+		forget_decisions(r);
 		usc_error_clear(err);
 		return USC_OK;
 	}
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
-		usc_check_output *out = &r->outputs[i];
-		const void *values;
-		size_t count;
-		usc_dtype t;
-
-		st = usc__eval_output_values(ev, i, &values, &count, &t);
-		if (st != USC_OK || !usc_dtype_is_float(t))
-			continue;
-		for (size_t k = 0; st == USC_OK && k < count; k++) {
-			const usc__tier_value *v =
-				(const usc__tier_value *)((const unsigned char *)
-								  values +
-							  k * usc__domain_tier
-								      .value_size);
-			usc__oracle_enclosure e;
-			usc__oracle_ulp_error ue;
-			uint64_t bits, d;
-
-			usc_tensor_get_bits(out->device, k, &d);
-			st = usc__tier_decide_ulp_error(v, t, d, &resolution,
-							&ue, err);
-			if (st != USC_OK || !ue.decided)
-				continue;
-			st = usc__domain_tier.to_output(
-				usc__eval_domain_state(ev), t, v, &bits, &e,
-				err);
-			if (st != USC_OK)
-				break;
-			set_enclosure(out, k, &e);
-			out->ulp_oracle[k] = ue.mid;
-			out->undecided[k] = 0;
-			out->tier_decided++;
-		}
-	}
-	usc_eval_destroy(ev);
 	return st;
+}
+
+/* One tile (or one whole output) of an oracle run. */
+static usc_status oracle_visit(void *ctx, size_t i, size_t first,
+			       size_t count, const void *values, usc_dtype t,
+			       usc_error *err)
+{
+	run_ctx *c = ctx;
+
+	c->r->outputs[i].oracle_elements += count;
+	return take_oracle_values(c->ev, &c->r->outputs[i], first, count,
+				  values, t, &c->left, err);
 }
 
 /* Whether any element still waits for the oracle. */
@@ -466,7 +513,12 @@ static bool any_undecided(const usc_check_report *r)
 	return false;
 }
 
-/* The oracle runs, at rising precision while elements stay undecided. */
+/*
+ * The oracle runs, at rising precision while elements stay undecided.
+ * Each run evaluates only the tiles that hold an undecided element (a
+ * loop computation; any other kernel is evaluated whole) and takes its
+ * values tile by tile.
+ */
 static usc_status run_oracle(const usc_check_request *req,
 			     usc_check_report *r, usc_error *err)
 {
@@ -474,34 +526,46 @@ static usc_status run_oracle(const usc_check_request *req,
 				    ? req->oracle_precision_max
 				    : ORACLE_PREC_CAP_DEFAULT;
 	unsigned long prec = ORACLE_PREC_START < cap ? ORACLE_PREC_START : cap;
+	const uint8_t **wanted;
 	usc_status st = USC_OK;
 
+	wanted = usc__calloc(r->output_count ? r->output_count : 1,
+			     sizeof *wanted);
+	if (!wanted)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->output_count; i++)
+		wanted[i] = r->outputs[i].undecided;
 	for (;;) {
 		usc_eval_options o = usc_eval_options_default();
-		usc_eval *ev = NULL;
-		uint64_t left = 0;
+		usc__eval_stream s;
+		run_ctx c;
 
 		o.domain = USC_DOMAIN_ORACLE;
 		o.reduce_order = req->reduce_order;
 		o.oracle_precision = prec;
 		o.quantize = req->quantize;
-		st = usc_eval_create_computation(r->computation, &o, &ev, err);
+		memset(&c, 0, sizeof c);
+		c.r = r;
+		memset(&s, 0, sizeof s);
+		s.visit = oracle_visit;
+		s.ctx = &c;
+		s.wanted = wanted;
+		st = usc_eval_create_computation(r->computation, &o, &c.ev, err);
 		if (st == USC_OK)
-			st = bind_all(ev, r, err);
+			st = bind_all(c.ev, r, err);
 		if (st == USC_OK)
-			st = usc_eval_run(ev, err);
-		for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
-			st = take_oracle_values(ev, &r->outputs[i], i, &left,
-						err);
-		usc_eval_destroy(ev);
+			st = usc__eval_run_stream(c.ev, &s, err);
+		usc_eval_destroy(c.ev);
 		if (st != USC_OK)
-			return st;
+			break;
 		r->oracle_precision = prec;
-		if (left == 0 || prec >= cap)
-			return USC_OK;
+		if (c.left == 0 || prec >= cap)
+			break;
 		prec = prec * ORACLE_PREC_GROWTH > cap ? cap
 						       : prec * ORACLE_PREC_GROWTH;
 	}
+	usc__free(wanted);
+	return st;
 }
 
 /* Orders elements for the worst list: NaN errors first, then by |error|. */

@@ -244,7 +244,8 @@ static void print_json(const usc_check_report *r)
 			}
 			printf("]}");
 		}
-		printf("]}");
+		printf("], \"oracle_elements\": %" PRIu64 "}",
+		       o->oracle_elements);
 	}
 	printf("]}\n");
 }
@@ -296,9 +297,10 @@ static void print_text(const usc_check_report *r)
 		print_stats("reference", &o->summary.reference);
 		printf("  bit-identical to the reference: %" PRIu64 " of %" PRIu64
 		       "; undecided: %" PRIu64 "; decided by the f64 tier: %" PRIu64
-		       "\n",
+		       "; evaluated by the oracle: %" PRIu64 "\n",
 		       o->summary.bit_exact_count, o->summary.count,
-		       o->summary.undecided_count, o->tier_decided);
+		       o->summary.undecided_count, o->tier_decided,
+		       o->oracle_elements);
 		if (r->classified) {
 			printf("  classes:");
 			for (int c = 0; c < USC_CLASS_COUNT; c++)

@@ -829,24 +829,216 @@ static bool streamable(const usc_hlo_computation *c, size_t tile)
 }
 
 /*
+ * Where a streamed computation reads its parameters and leaves its root.
+ * Nested in a whole evaluation (a fusion's body inside a computation that
+ * does not stream), the parameters are whole values (args) and the root
+ * is returned whole.  At the top of a run (run_streamed below), parameter
+ * j is the bound tensor of entry parameter pmap[j], loaded tile by tile,
+ * and each tile of the root goes to the output tensor, the kept values
+ * and the visitor as soon as it is computed, so that neither the inputs
+ * nor the outputs exist whole as domain values.
+ */
+typedef struct stream_io {
+	const usc__evalue *args;
+	size_t nargs;
+	const size_t *pmap;         /* top: non-NULL, one per parameter */
+	size_t npmap;
+	usc_tensor *out;            /* top: the output tensor */
+	usc__ebuf *keep;            /* top: whole values kept, or NULL */
+	const usc__eval_stream *s;  /* top: visitor and subset, or NULL */
+} stream_io;
+
+/*
+ * The source elements [*lo, *hi) that broadcast b reads for its outputs
+ * [t0, t1).  A row-major range of outputs does not map to a monotone
+ * range of sources (a row vector broadcast over rows wraps around), so
+ * the indices are walked, unless the source is no larger than the tile,
+ * when it is taken whole.  Attributes that usc__eval_data would refuse
+ * take the whole source too, and let it report them.
+ */
+static void broadcast_span(const usc_hlo_instr *b, size_t t0, size_t t1,
+			   size_t *lo, size_t *hi)
+{
+	const usc_hlo_shape *s = &b->operands[0]->shape, *o = &b->shape;
+	const usc_hlo_attr *a = usc__attr_ints(b, "dimensions");
+	size_t count = (size_t)usc_hlo_shape_elements(s), d, i;
+	int64_t oi[USC_TENSOR_MAX_RANK], si[USC_TENSOR_MAX_RANK];
+
+	*lo = 0;
+	*hi = count;
+	if (count <= t1 - t0 || !a || a->count != s->rank ||
+	    o->rank > USC_TENSOR_MAX_RANK || s->rank > USC_TENSOR_MAX_RANK)
+		return;
+	for (d = 0; d < s->rank; d++)
+		if (a->ints[d] < 0 || (size_t)a->ints[d] >= o->rank ||
+		    o->dims[a->ints[d]] != s->dims[d])
+			return;
+	*lo = count;
+	*hi = 0;
+	usc__unravel(t0, o->dims, o->rank, oi);
+	for (i = t0; i < t1; i++) {
+		size_t f;
+
+		for (d = 0; d < s->rank; d++)
+			si[d] = oi[a->ints[d]];
+		f = usc__ravel(si, s->dims, s->rank);
+		if (f < *lo)
+			*lo = f;
+		if (f + 1 > *hi)
+			*hi = f + 1;
+		usc__next_index(oi, o->dims, o->rank);
+	}
+}
+
+/*
+ * The elements [*lo, *hi) of parameter p that the tile [t0, t1) reads:
+ * the tile itself for an elementwise operand of the output's size, the
+ * one element of a scalar, what a broadcast reads; their union when p
+ * has several uses.
+ */
+static void param_span(const usc_hlo_computation *c, const bool *live,
+		       const usc_hlo_instr *p, size_t total, size_t t0,
+		       size_t t1, size_t *lo, size_t *hi)
+{
+	size_t count = (size_t)usc_hlo_shape_elements(&p->shape);
+
+	*lo = SIZE_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < c->instr_count; i++) {
+		const usc_hlo_instr *in = c->instrs[i];
+
+		if (!live[in->index] || whole_input(in))
+			continue;
+		for (size_t k = 0; k < in->operand_count; k++) {
+			size_t a, b;
+
+			if (in->operands[k] != p)
+				continue;
+			if (in->opcode == USC_HLO_OP_BROADCAST) {
+				broadcast_span(in, t0, t1, &a, &b);
+			} else if (count == total) {
+				a = t0;
+				b = t1;
+			} else {
+				a = 0;
+				b = count;
+			}
+			if (a < *lo)
+				*lo = a;
+			if (b > *hi)
+				*hi = b;
+		}
+	}
+	if (*lo >= *hi)
+		*lo = *hi = 0;
+}
+
+/*
+ * Loads the elements [lo, hi) of tensor t into the window of v (a
+ * parameter of count elements), growing the window when it is too small.
+ */
+static usc_status load_window(usc_eval *ev, const usc_hlo_instr *p,
+			      const usc_tensor *t, usc__evalue *v, size_t lo,
+			      size_t hi, usc_error *err)
+{
+	usc__ebuf *b = v->leaves[0];
+	usc_dtype dt = usc_tensor_dtype(t);
+	usc_status st;
+
+	if (!b || b->len < hi - lo) {
+		usc__ebuf_release(ev, b);
+		v->leaves[0] = NULL;
+		st = usc__ebuf_new_window(
+			ev, dt, (size_t)usc_hlo_shape_elements(&p->shape),
+			hi - lo, &b, err);
+		if (st != USC_OK)
+			return st;
+		v->leaves[0] = b;
+	}
+	b->base = lo;
+	for (size_t k = lo; k < hi; k++) {
+		uint64_t bits;
+
+		st = usc_tensor_get_bits(t, k, &bits);
+		if (st != USC_OK)
+			return usc__eval_fail(err, st, p,
+					      "cannot read element %zu of the "
+					      "parameter",
+					      k);
+		st = ev->dom->load(ev->dstate, dt, bits, USC__VAL(ev, b, k),
+				   err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/* Whether a byte map wants any element of [t0, t1). */
+static bool any_wanted(const uint8_t *wanted, size_t t0, size_t t1)
+{
+	if (!wanted)
+		return true;
+	for (size_t k = t0; k < t1; k++)
+		if (wanted[k])
+			return true;
+	return false;
+}
+
+/*
+ * A finished tile of the root at the top of a run: its encodings into the
+ * output tensor, its values to the kept copy and to the visitor.
+ */
+static usc_status emit_tile(usc_eval *ev, const stream_io *io,
+			    usc__ebuf *root, size_t t0, size_t t1,
+			    usc_error *err)
+{
+	usc_status st;
+
+	for (size_t k = t0; k < t1; k++) {
+		uint64_t bits;
+
+		st = ev->dom->to_output(ev->dstate, root->dtype,
+					USC__VAL(ev, root, k), &bits, NULL,
+					err);
+		if (st != USC_OK)
+			return st;
+		st = usc_tensor_set_bits(io->out, k, bits);
+		if (st != USC_OK)
+			return usc__fail(err, st, "cannot write output element "
+						  "%zu", k);
+	}
+	if (io->keep)
+		usc__copy_values(ev, USC__VAL(ev, io->keep, t0),
+				 USC__VAL(ev, root, t0), t1 - t0);
+	if (io->s && io->s->visit)
+		return io->s->visit(io->s->ctx, 0, t0, t1 - t0,
+				    USC__VAL(ev, root, t0), root->dtype, err);
+	return USC_OK;
+}
+
+/*
  * Evaluates a streamable computation tile by tile: every intermediate is
- * a window of tile elements, reused from tile to tile, and only the root
- * is whole.  Each element sees the same ops in the same order as in the
- * whole evaluation, so the values are identical.
+ * a window of tile elements, reused from tile to tile; the root is whole
+ * when nested, a window too at the top of a run, where the parameters are
+ * also loaded a window at a time.  Each element sees the same ops in the
+ * same order as in the whole evaluation, so the values are identical.
  */
 static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
-				const usc__evalue *args, size_t nargs,
-				size_t tile, usc__evalue *result,
-				usc_error *err)
+				const stream_io *io, size_t tile,
+				usc__evalue *result, usc_error *err)
 {
 	size_t n = c->instr_count, total, t0, i, k;
 	usc__evalue *vals = usc__calloc(n ? n : 1, sizeof *vals);
 	usc__evalue *ops = usc__calloc(4, sizeof *ops);
 	size_t *order = usc__calloc(n ? n : 1, sizeof *order);
 	bool *live = usc__calloc(n ? n : 1, sizeof *live);
+	size_t *span = usc__calloc(2 * (n ? n : 1), sizeof *span);
+	const uint8_t *wanted = io->s && io->s->wanted ? io->s->wanted[0]
+						       : NULL;
+	bool top = io->pmap != NULL;
 	usc_status st = USC_OK;
 
-	if (!vals || !ops || !order || !live) {
+	if (!vals || !ops || !order || !live || !span) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -863,33 +1055,68 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 				live[in->operands[k]->index] = true;
 	}
 	total = (size_t)usc_hlo_shape_elements(&c->root->shape);
-	/* Whole inputs first, then the windows and the whole root. */
+	/* Whole inputs first, then the windows (and the whole root). */
 	for (i = 0; st == USC_OK && i < n; i++) {
 		const usc_hlo_instr *in = c->instrs[order[i]];
 
 		if (!live[in->index])
 			continue;
-		if (whole_input(in))
-			st = eval_instr(ev, in, NULL, args, nargs,
+		if (top && in->opcode == USC_HLO_OP_PARAMETER) {
+			/* Loaded per tile; the window comes with the first. */
+			if (in->parameter_number < 0 ||
+			    (size_t)in->parameter_number >= io->npmap)
+				st = usc__eval_fail(err, USC_EINVAL, in,
+						    "parameter %lld has no "
+						    "argument",
+						    (long long)
+							    in->parameter_number);
+			else
+				st = evalue_alloc(&vals[in->index], 1, err);
+			span[2 * in->index] = SIZE_MAX;
+		} else if (whole_input(in)) {
+			st = eval_instr(ev, in, NULL, io->args, io->nargs,
 					&vals[in->index], err);
-		else if ((st = evalue_alloc(&vals[in->index], 1, err)) ==
-			 USC_OK)
+		} else if ((st = evalue_alloc(&vals[in->index], 1, err)) ==
+			   USC_OK) {
 			st = usc__ebuf_new_window(
 				ev, in->shape.dtype, total,
-				in == c->root ? total : tile,
+				in == c->root && !top ? total : tile,
 				&vals[in->index].leaves[0], err);
+		}
 	}
 	for (t0 = 0; st == USC_OK && t0 < total; t0 += tile) {
 		size_t t1 = total - t0 < tile ? total : t0 + tile;
 
+		if (!any_wanted(wanted, t0, t1))
+			continue;
 		for (i = 0; st == USC_OK && i < n; i++) {
 			const usc_hlo_instr *in = c->instrs[order[i]];
 			usc__ebuf *out;
 
-			if (!live[in->index] || whole_input(in))
+			if (!live[in->index])
+				continue;
+			if (top && in->opcode == USC_HLO_OP_PARAMETER) {
+				size_t lo, hi;
+
+				param_span(c, live, in, total, t0, t1, &lo,
+					   &hi);
+				/* A scalar is loaded once, not per tile. */
+				if (span[2 * in->index] == lo &&
+				    span[2 * in->index + 1] == hi)
+					continue;
+				st = load_window(
+					ev, in,
+					ev->bound[io->pmap[in->parameter_number]],
+					&vals[in->index], lo, hi, err);
+				span[2 * in->index] = st == USC_OK ? lo
+								   : SIZE_MAX;
+				span[2 * in->index + 1] = hi;
+				continue;
+			}
+			if (whole_input(in))
 				continue;
 			out = vals[in->index].leaves[0];
-			if (in != c->root)
+			if (in != c->root || top)
 				out->base = t0;
 			for (k = 0; k < in->operand_count && k < 4; k++)
 				ops[k] = vals[in->operands[k]->index];
@@ -900,8 +1127,14 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 				st = eval_elementwise(ev, in, ops, out, t0, t1,
 						      err);
 		}
+		if (st == USC_OK && top) {
+			st = emit_tile(ev, io, vals[c->root->index].leaves[0],
+				       t0, t1, err);
+			ev->last_elements += t1 - t0;
+			ev->last_tiles++;
+		}
 	}
-	if (st == USC_OK) {
+	if (st == USC_OK && !top) {
 		*result = vals[c->root->index];
 		vals[c->root->index].leaves = NULL;
 		vals[c->root->index].n = 0;
@@ -914,6 +1147,7 @@ done:
 	usc__free(ops);
 	usc__free(order);
 	usc__free(live);
+	usc__free(span);
 	return st;
 }
 
@@ -928,8 +1162,14 @@ static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 	size_t *uses, *order;
 	usc_status st = USC_OK;
 
-	if (tile != USC_EVAL_NO_TILES && streamable(c, tile))
-		return eval_streamed(ev, c, args, nargs, tile, result, err);
+	if (tile != USC_EVAL_NO_TILES && streamable(c, tile)) {
+		stream_io io;
+
+		memset(&io, 0, sizeof io);
+		io.args = args;
+		io.nargs = nargs;
+		return eval_streamed(ev, c, &io, tile, result, err);
+	}
 	vals = usc__calloc(n ? n : 1, sizeof *vals);
 	uses = usc__calloc(n ? n : 1, sizeof *uses);
 	order = usc__calloc(n ? n : 1, sizeof *order);
@@ -1351,22 +1591,132 @@ static void collect_leaf_shapes(const usc_hlo_shape *s,
 		collect_leaf_shapes(&s->tuple[i], out, n);
 }
 
-usc_status usc_eval_run(usc_eval *ev, usc_error *err)
+/*
+ * The loop computation a run can stream from the bound tensors to the
+ * output tensor: the entry itself, or the computation that its root
+ * fusion (or call) calls when that root reads entry parameters only,
+ * through any depth of such wrappers (the shape of a kernel file: its
+ * parameters and one kLoop fusion).  *pmap receives, for each parameter
+ * of it, the entry parameter it reads (*npmap of them).  *loop NULL: none,
+ * the run evaluates whole.
+ */
+static usc_status top_loop(const usc_eval *ev, size_t tile,
+			   const usc_hlo_computation **loop, size_t **pmap,
+			   size_t *npmap, usc_error *err)
+{
+	const usc_hlo_computation *c = ev->comp;
+	const usc_hlo_shape *want = &c->root->shape;
+	size_t *map = usc__calloc(ev->nparams ? ev->nparams : 1, sizeof *map);
+	size_t nmap = ev->nparams;
+
+	*loop = NULL;
+	*pmap = NULL;
+	if (!map)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t j = 0; j < nmap; j++)
+		map[j] = j;
+	for (int depth = 0; depth < 64; depth++) {
+		const usc_hlo_instr *r = c->root;
+		const usc_hlo_computation *callee;
+		size_t *next, nnext;
+
+		if (streamable(c, tile)) {
+			/* The output tensor takes the entry root's shape. */
+			bool same = want->kind == USC_HLO_SHAPE_ARRAY &&
+				    r->shape.dtype == want->dtype &&
+				    r->shape.rank == want->rank;
+
+			for (size_t d = 0; same && d < want->rank; d++)
+				same = r->shape.dims[d] == want->dims[d];
+			if (same) {
+				*loop = c;
+				*pmap = map;
+				*npmap = nmap;
+				return USC_OK;
+			}
+			break;
+		}
+		if ((r->opcode != USC_HLO_OP_FUSION &&
+		     r->opcode != USC_HLO_OP_CALL) ||
+		    r->called_count < 1)
+			break;
+		for (size_t k = 0; k < r->operand_count; k++)
+			if (r->operands[k]->opcode != USC_HLO_OP_PARAMETER ||
+			    r->operands[k]->parameter_number < 0 ||
+			    (size_t)r->operands[k]->parameter_number >= nmap)
+				goto none;
+		callee = r->called[0];
+		nnext = r->operand_count;
+		next = usc__calloc(nnext ? nnext : 1, sizeof *next);
+		if (!next) {
+			usc__free(map);
+			return usc__fail(err, USC_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < nnext; k++)
+			next[k] = map[r->operands[k]->parameter_number];
+		usc__free(map);
+		map = next;
+		nmap = nnext;
+		c = callee;
+	}
+none:
+	usc__free(map);
+	return USC_OK;
+}
+
+/* A run whose entry streams (top_loop): one output, made tile by tile. */
+static usc_status run_streamed(usc_eval *ev, const usc_hlo_computation *loop,
+			       const size_t *pmap, size_t npmap, size_t tile,
+			       const usc__eval_stream *s, usc_error *err)
+{
+	const usc_hlo_shape *shape = &ev->comp->root->shape;
+	usc__evalue unused = {0, NULL};
+	usc__ebuf *keep = NULL;
+	stream_io io;
+	usc_status st;
+
+	ev->outputs = usc__calloc(1, sizeof *ev->outputs);
+	if (!ev->outputs)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	st = usc_tensor_create(shape->dtype, shape->rank, shape->dims,
+			       &ev->outputs[0], err);
+	if (st == USC_OK && s && s->keep)
+		st = usc__ebuf_new(ev, loop->root->shape.dtype,
+				   (size_t)usc_hlo_shape_elements(shape), &keep,
+				   err);
+	if (st == USC_OK) {
+		memset(&io, 0, sizeof io);
+		io.pmap = pmap;
+		io.npmap = npmap;
+		io.out = ev->outputs[0];
+		io.keep = keep;
+		io.s = s;
+		st = eval_streamed(ev, loop, &io, tile, &unused, err);
+	}
+	if (st == USC_OK && keep) {
+		st = evalue_alloc(&ev->kept, 1, err);
+		if (st == USC_OK) {
+			ev->kept.leaves[0] = keep;
+			keep = NULL;
+		}
+	}
+	usc__ebuf_release(ev, keep);
+	if (st != USC_OK) {
+		free_outputs(ev);
+		evalue_clear(ev, &ev->kept);
+	}
+	return st;
+}
+
+/* A run of any computation: every value whole, outputs after the run. */
+static usc_status run_whole(usc_eval *ev, const usc__eval_stream *s,
+			    usc_error *err)
 {
 	usc__evalue *args = NULL, result = {0, NULL};
 	const usc_hlo_shape **shapes = NULL;
 	usc_status st = USC_OK;
 	size_t i, n = 0;
 
-	if (!ev)
-		return usc__fail(err, USC_EINVAL, "no evaluator");
-	free_outputs(ev);
-	evalue_clear(ev, &ev->kept);
-	for (i = 0; i < ev->nparams; i++)
-		if (!ev->bound[i])
-			return usc__fail(err, USC_EINVAL,
-					 "parameter %zu ('%s') is not bound",
-					 i, ev->params[i]->name);
 	args = usc__calloc(ev->nparams ? ev->nparams : 1, sizeof *args);
 	if (!args)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
@@ -1410,16 +1760,27 @@ usc_status usc_eval_run(usc_eval *ev, usc_error *err)
 			if (st == USC_OK)
 				st = usc_tensor_set_bits(t, k, bits);
 		}
+		ev->last_elements += b->count;
 	}
+	/* The visitor sees each output whole, wanted or not. */
+	for (i = 0; st == USC_OK && s && s->visit && i < n; i++)
+		st = s->visit(s->ctx, i, 0, result.leaves[i]->count,
+			      result.leaves[i]->values,
+			      result.leaves[i]->dtype, err);
 	if (st != USC_OK)
 		free_outputs(ev);
 	if (st == USC_OK) {
-		/* Keep the values for the analysis (eval_values.h). */
+		/*
+		 * Keep the values for the analysis (eval_values.h): they
+		 * exist whole anyway.
+		 */
 		ev->kept = result;
 		result.n = 0;
 		result.leaves = NULL;
 	}
 done:
+	if (st != USC_OK)
+		ev->last_elements = 0;
 	evalue_clear(ev, &result);
 	if (args)
 		for (i = 0; i < ev->nparams; i++)
@@ -1427,6 +1788,47 @@ done:
 	usc__free(args);
 	usc__free(shapes);
 	return st;
+}
+
+usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
+				usc_error *err)
+{
+	size_t tile, *pmap = NULL, npmap = 0, i;
+	const usc_hlo_computation *loop = NULL;
+	usc_status st;
+
+	if (!ev)
+		return usc__fail(err, USC_EINVAL, "no evaluator");
+	free_outputs(ev);
+	evalue_clear(ev, &ev->kept);
+	ev->last_elements = 0;
+	ev->last_tiles = 0;
+	for (i = 0; i < ev->nparams; i++)
+		if (!ev->bound[i])
+			return usc__fail(err, USC_EINVAL,
+					 "parameter %zu ('%s') is not bound",
+					 i, ev->params[i]->name);
+	tile = ev->opts.tile_elements ? ev->opts.tile_elements
+				      : USC_EVAL_TILE_DEFAULT;
+	if (tile != USC_EVAL_NO_TILES && ev->noutputs == 1) {
+		st = top_loop(ev, tile, &loop, &pmap, &npmap, err);
+		if (st != USC_OK)
+			return st;
+	}
+	if (!loop)
+		return run_whole(ev, s, err);
+	st = run_streamed(ev, loop, pmap, npmap, tile, s, err);
+	usc__free(pmap);
+	if (st != USC_OK) {
+		ev->last_elements = 0;
+		ev->last_tiles = 0;
+	}
+	return st;
+}
+
+usc_status usc_eval_run(usc_eval *ev, usc_error *err)
+{
+	return usc__eval_run_stream(ev, NULL, err);
 }
 
 usc_status usc__eval_output_values(const usc_eval *ev, size_t i,
@@ -1444,6 +1846,18 @@ usc_status usc__eval_output_values(const usc_eval *ev, size_t i,
 void *usc__eval_domain_state(const usc_eval *ev)
 {
 	return ev ? ev->dstate : NULL;
+}
+
+const usc__domain_ops *usc__eval_domain(const usc_eval *ev)
+{
+	return ev ? ev->dom : NULL;
+}
+
+void usc__eval_last_run(const usc_eval *ev, uint64_t *elements,
+			uint64_t *tiles)
+{
+	*elements = ev ? ev->last_elements : 0;
+	*tiles = ev ? ev->last_tiles : 0;
 }
 
 size_t usc_eval_output_count(const usc_eval *ev)

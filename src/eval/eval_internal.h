@@ -8,8 +8,8 @@
  * copy share them instead of copying.
  *
  * Every op is evaluated by a function over a range [begin, end) of flat
- * output indices, so that tiling and streaming can later evaluate an
- * instruction piece by piece; today the driver passes the whole range.
+ * output indices, so that a loop computation can be evaluated tile by
+ * tile (eval_streamed in eval.c); other computations pass the whole range.
  */
 #ifndef USC_EVAL_INTERNAL_H
 #define USC_EVAL_INTERNAL_H
@@ -68,6 +68,8 @@ struct usc_eval {
 	usc__sfn *sfns;
 	/* The domain values of the last run's outputs (see eval_values.h). */
 	usc__evalue kept;
+	/* What the last run computed (usc__eval_last_run). */
+	uint64_t last_elements, last_tiles;
 };
 
 #define USC__VAL(ev, buf, i)                                                 \

@@ -1,23 +1,77 @@
 /*
  * Internal: what the analysis reads of an evaluator beyond its public API.
  *
- * After a successful run the evaluator keeps the domain values of its
- * outputs (reference encodings, oracle enclosures...) until the next run or
- * destroy, so that the analysis can read certificates that an output
- * tensor of encodings cannot carry.
+ * The domain values of the outputs (reference encodings, oracle
+ * enclosures, tier balls) carry certificates that an output tensor of
+ * encodings cannot.  Two ways to read them:
+ *
+ *   - usc__eval_run_stream hands them to a visitor piece by piece: a loop
+ *     computation (docs/evaluator.md, "Tiles") one tile at a time, while
+ *     it runs, so that they never exist whole; any other computation one
+ *     whole output at a time, after the run.  It can also evaluate only
+ *     the tiles that hold wanted elements.
+ *   - usc__eval_output_values reads them whole after a run: always after
+ *     a computation evaluated whole, and after a streamed one only when
+ *     the run was asked to keep them (keep below).
  */
 #ifndef USC_EVAL_VALUES_H
 #define USC_EVAL_VALUES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ulpscope/dtype.h"
 #include "ulpscope/eval.h"
 
+#include "../../oracles/domain.h"
+
+/*
+ * Receives count values of output `output`, those of the flat (row-major)
+ * elements [first, first + count), each the domain's value_size bytes, of
+ * element type dtype.  The values are the evaluator's and live only for
+ * the call; the output tensor already holds their encodings.  A status
+ * other than USC_OK (with err set) stops the run with that status.
+ */
+typedef usc_status (*usc__eval_visit_fn)(void *ctx, size_t output,
+					 size_t first, size_t count,
+					 const void *values, usc_dtype dtype,
+					 usc_error *err);
+
+typedef struct usc__eval_stream {
+	usc__eval_visit_fn visit; /* NULL: no visitor */
+	void *ctx;
+	/*
+	 * NULL: every element.  Otherwise one byte map per output (its
+	 * element count; nonzero: wanted), or NULL for all of that output.
+	 * A loop computation then evaluates only the tiles that hold a
+	 * wanted element: the others are neither loaded nor computed, their
+	 * elements of the output tensor stay 0 and the visitor never sees
+	 * them.  Any other computation is evaluated whole (and visited
+	 * whole).  Either way the visitor may see elements nobody wanted.
+	 */
+	const uint8_t *const *wanted;
+	/*
+	 * Keep every output's values whole for usc__eval_output_values, also
+	 * when the computation streams (which costs value_size bytes per
+	 * output element: what streaming saves).  Elements of skipped tiles
+	 * are then freshly initialized values, not results.
+	 */
+	bool keep;
+} usc__eval_stream;
+
+/*
+ * Runs the evaluator as usc_eval_run does (same outputs, same errors),
+ * with the stream's visitor and subset; s NULL is usc_eval_run.
+ */
+usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
+				usc_error *err);
+
 /*
  * The values of output i (count of them, each the domain's value_size
  * bytes, row-major) and their element type.  USC_ERANGE when there is no
- * such output or no successful run.
+ * such output, no successful run, or the last run streamed its outputs
+ * without keep.
  */
 usc_status usc__eval_output_values(const usc_eval *ev, size_t i,
 				   const void **values, size_t *count,
@@ -25,5 +79,16 @@ usc_status usc__eval_output_values(const usc_eval *ev, size_t i,
 
 /* The domain's state (oracles/oracle.h takes it, e.g. for its precision). */
 void *usc__eval_domain_state(const usc_eval *ev);
+
+/* The domain's table (value_size, to_output...). */
+const usc__domain_ops *usc__eval_domain(const usc_eval *ev);
+
+/*
+ * How the last successful run evaluated: the output elements it computed
+ * (all of them, unless a subset skipped tiles) and the tiles it streamed
+ * (0 when it evaluated the computation whole).
+ */
+void usc__eval_last_run(const usc_eval *ev, uint64_t *elements,
+			uint64_t *tiles);
 
 #endif /* USC_EVAL_VALUES_H */

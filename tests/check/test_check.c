@@ -10,6 +10,11 @@
  * device one code above it in one element shows +1 ulp against the
  * reference there, an error against the oracle in (0.5, 1.5], and heads
  * the worst list.  Errors of the inputs name the file and the parameter.
+ *
+ * exp(x) * exp(-x) over 4 tiles of 4096 elements is 1 exactly; where
+ * x = 1000 the f64 tier overflows and leaves the element undecided, and
+ * the oracle evaluates only the tiles that hold those elements, with the
+ * results it gives when it evaluates the whole kernel.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -334,6 +339,115 @@ static void test_fusion(void **state)
 	usc_tensor_destroy(y);
 }
 
+#define BIG 16384 /* four tiles of USC_EVAL_TILE_DEFAULT */
+
+static usc_check_report *run_big(const char *path, const char *x_path,
+				 const char *y_path, bool strict)
+{
+	usc_check_request req = usc_check_request_default();
+	const char *inputs[1] = {x_path}, *devs[1] = {y_path};
+	usc_check_report *r = NULL;
+	usc_error err;
+
+	req.hlo_path = path;
+	req.input_count = 1;
+	req.inputs = inputs;
+	req.device_count = 1;
+	req.devices = devs;
+	req.strict_oracle = strict;
+	if (usc_check_run(&req, &r, &err) != USC_OK)
+		fail_msg("%s", err.message);
+	return r;
+}
+
+static void test_escalation_tiles(void **state)
+{
+	static const char prog[] =
+		"HloModule cancel\n"
+		"\n"
+		"fused {\n"
+		"  p = f32[16384]{0} parameter(0)\n"
+		"  e = f32[16384]{0} exponential(p)\n"
+		"  n = f32[16384]{0} negate(p)\n"
+		"  en = f32[16384]{0} exponential(n)\n"
+		"  ROOT y = f32[16384]{0} multiply(e, en)\n"
+		"}\n"
+		"\n"
+		"ENTRY main {\n"
+		"  x = f32[16384]{0} parameter(0)\n"
+		"  ROOT f = f32[16384]{0} fusion(x), kind=kLoop, calls=fused\n"
+		"}\n";
+	static const int64_t dims[1] = {BIG};
+	static const uint64_t hard[2] = {100, 9000}; /* tiles 0 and 2 */
+	char path[320], x_path[320], y_path[320];
+	usc_tensor *x = NULL, *y = NULL;
+	usc_check_report *r, *strict;
+	const usc_check_output *o, *so;
+	usc_error err;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/cancel.hlo", dir);
+	snprintf(x_path, sizeof x_path, "%s/cx.npy", dir);
+	snprintf(y_path, sizeof y_path, "%s/cy.npy", dir);
+	write_text(path, prog);
+	assert_int_equal(usc_tensor_create(USC_F32, 1, dims, &x, &err), USC_OK);
+	assert_int_equal(usc_tensor_create(USC_F32, 1, dims, &y, &err), USC_OK);
+	for (uint64_t k = 0; k < BIG; k++) {
+		float v = (float)((double)(k % 64) / 8 - 4); /* exact */
+		uint32_t b;
+
+		if (k == hard[0] || k == hard[1])
+			v = 1000; /* exp(1000) overflows a double */
+		memcpy(&b, &v, sizeof b);
+		usc_tensor_set_bits(x, k, b);
+		usc_tensor_set_bits(y, k, 0x3f800000u); /* 1, the exact value */
+	}
+	assert_int_equal(usc_tensor_write_npy(x, x_path, &err), USC_OK);
+	assert_int_equal(usc_tensor_write_npy(y, y_path, &err), USC_OK);
+
+	r = run_big(path, x_path, y_path, false);
+	o = &r->outputs[0];
+	assert_int_equal(o->summary.count, BIG);
+	assert_int_equal(o->summary.undecided_count, 0);
+	assert_int_equal(o->tier_decided, BIG - 2);
+	/* One run at 128 bits, over the two tiles that hold 100 and 9000. */
+	assert_int_equal(r->oracle_precision, 128);
+	assert_int_equal(o->oracle_elements, 2 * 4096);
+	/* The exact value is 1 = the device: no error anywhere. */
+	for (uint64_t k = 0; k < BIG; k++) {
+		assert_false(o->undecided[k]);
+		assert_true(fabs(o->ulp_oracle[k]) <= 0x1p-20);
+	}
+
+	/* The oracle over the whole kernel gives the same for those two. */
+	strict = run_big(path, x_path, y_path, true);
+	so = &strict->outputs[0];
+	assert_int_equal(so->tier_decided, 0);
+	assert_int_equal(so->oracle_elements, BIG);
+	assert_int_equal(so->summary.undecided_count, 0);
+	assert_int_equal(so->summary.bit_exact_count,
+			 o->summary.bit_exact_count);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t k = hard[i];
+
+		assert_memory_equal(&o->ulp_oracle[k], &so->ulp_oracle[k],
+				    sizeof(double));
+		assert_memory_equal(&o->oracle_mid[k], &so->oracle_mid[k],
+				    sizeof(double));
+		assert_memory_equal(&o->oracle_rad[k], &so->oracle_rad[k],
+				    sizeof(double));
+		assert_true(o->oracle_mid[k] - o->oracle_rad[k] <= 1 &&
+			    1 <= o->oracle_mid[k] + o->oracle_rad[k]);
+	}
+	for (uint64_t k = 0; k < BIG; k++)
+		assert_memory_equal(&o->ulp_reference[k], &so->ulp_reference[k],
+				    sizeof(double));
+	usc_check_report_destroy(strict);
+	usc_check_report_destroy(r);
+	usc_tensor_destroy(x);
+	usc_tensor_destroy(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_case_dir_and_results),
 		cmocka_unit_test(test_fusion),
+		cmocka_unit_test(test_escalation_tiles),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -5,17 +5,31 @@
  * output and tiles that leave a partial last one, through a fusion and
  * as the entry itself.  Kernels that do not qualify (a reduce inside)
  * evaluate whole and give the same values too.
+ *
+ * At the top of a run the parameters are loaded and the outputs handed
+ * over a tile at a time (usc__eval_run_stream): the domain values a
+ * visitor receives are those of a whole evaluation, element for element
+ * (compared field by field, MPFI endpoints by mpfr_equal_p), also for
+ * broadcasts of non-scalar parameters whose tiles wrap around rows or run
+ * transposed; a subset run evaluates exactly the tiles that hold a wanted
+ * element.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "internal.h"
 #include "ulpscope/eval.h"
+
+#include "eval/eval_values.h"
+#include "oracles/oracle.h"
+#include "oracles/tier.h"
 
 #define ROWS 6
 #define COLS 150 /* 900 elements */
@@ -256,6 +270,433 @@ static void test_cycle(void **state)
 	usc_hlo_file_destroy(f);
 }
 
+/*
+ * Broadcasts of parameters that are not scalars: a row vector (its tiles
+ * wrap around rows), a column vector, a transposing broadcast of a [150,6]
+ * parameter (indices run backwards inside a tile), and x read both
+ * elementwise and through an identity broadcast.
+ */
+static const char bcast[] =
+	"HloModule bcast\n"
+	"\n"
+	"ENTRY main {\n"
+	"  x = f32[6,150]{1,0} parameter(0)\n"
+	"  c = f32[] parameter(1)\n"
+	"  row = f32[150]{0} parameter(2)\n"
+	"  col = f32[6]{0} parameter(3)\n"
+	"  t = f32[150,6]{1,0} parameter(4)\n"
+	"  rb = f32[6,150]{1,0} broadcast(row), dimensions={1}\n"
+	"  cb = f32[6,150]{1,0} broadcast(col), dimensions={0}\n"
+	"  tb = f32[6,150]{1,0} broadcast(t), dimensions={1,0}\n"
+	"  xb = f32[6,150]{1,0} broadcast(x), dimensions={0,1}\n"
+	"  a = f32[6,150]{1,0} add(x, rb)\n"
+	"  m = f32[6,150]{1,0} multiply(a, cb)\n"
+	"  s = f32[6,150]{1,0} subtract(m, tb)\n"
+	"  e = f32[6,150]{1,0} tanh(s)\n"
+	"  z = f32[6,150]{1,0} add(e, xb)\n"
+	"  ROOT r = f32[6,150]{1,0} clamp(c, z, x)\n"
+	"}\n";
+
+/* Parameter i of the kernels above, made from its spec. */
+static usc_tensor *make_param(const usc_eval *ev, size_t i)
+{
+	usc_tensor_spec spec;
+	usc_tensor *t = NULL;
+	usc_error err;
+
+	assert_int_equal(usc_eval_param_spec(ev, i, &spec, &err), USC_OK);
+	assert_int_equal(usc_tensor_create(spec.dtype, spec.rank, spec.dims,
+					   &t, &err),
+			 USC_OK);
+	for (uint64_t k = 0; k < usc_tensor_count(t); k++) {
+		/* Distinct small values per parameter, exact in f32. */
+		float v = i == 1 ? -0.75f
+				 : (float)((double)((k * 7 + i * 13) % 101) /
+						   16.0 -
+					   3.0);
+		uint32_t b;
+
+		memcpy(&b, &v, sizeof b);
+		usc_tensor_set_bits(t, k, b);
+	}
+	return t;
+}
+
+typedef struct runner {
+	usc_hlo_file *f;
+	usc_eval *ev;
+	usc_tensor *p[5];
+	size_t np;
+} runner;
+
+static void runner_open(runner *r, const char *text, usc_eval_domain d,
+			size_t tile)
+{
+	usc_eval_options o = usc_eval_options_default();
+	usc_error err;
+
+	memset(r, 0, sizeof *r);
+	o.domain = d;
+	o.tile_elements = tile;
+	assert_int_equal(usc_hlo_parse(text, strlen(text), "t.hlo", &r->f,
+				       &err),
+			 USC_OK);
+	assert_int_equal(usc_eval_create(usc_hlo_file_module(r->f, 0), &o,
+					 &r->ev, &err),
+			 USC_OK);
+	r->np = usc_eval_param_count(r->ev);
+	assert_true(r->np <= 5);
+	for (size_t i = 0; i < r->np; i++) {
+		r->p[i] = make_param(r->ev, i);
+		assert_int_equal(usc_eval_bind(r->ev, i, r->p[i], &err),
+				 USC_OK);
+	}
+}
+
+static void runner_close(runner *r)
+{
+	usc_eval_destroy(r->ev);
+	for (size_t i = 0; i < r->np; i++)
+		usc_tensor_destroy(r->p[i]);
+	usc_hlo_file_destroy(r->f);
+}
+
+/* Whether two domain values are the same value, field by field. */
+static bool same_value(usc_eval_domain d, const void *a, const void *b)
+{
+	if (d == USC_DOMAIN_REFERENCE)
+		return memcmp(a, b, sizeof(uint64_t)) == 0;
+	if (d == USC_DOMAIN_TIER) {
+		const usc__tier_value *x = a, *y = b;
+
+		return memcmp(&x->mid, &y->mid, sizeof x->mid) == 0 &&
+		       memcmp(&x->rad, &y->rad, sizeof x->rad) == 0 &&
+		       x->bits == y->bits && x->kind == y->kind &&
+		       x->flags == y->flags;
+	} else {
+		const usc__oracle_value *x = a, *y = b;
+		bool lo = mpfr_equal_p(&x->x->left, &y->x->left) ||
+			  (mpfr_nan_p(&x->x->left) && mpfr_nan_p(&y->x->left));
+		bool hi = mpfr_equal_p(&x->x->right, &y->x->right) ||
+			  (mpfr_nan_p(&x->x->right) &&
+			   mpfr_nan_p(&y->x->right));
+
+		return lo && hi && x->bits == y->bits && x->kind == y->kind &&
+		       x->flags == y->flags;
+	}
+}
+
+/* A visitor that compares every element with a whole run's values. */
+typedef struct compare_ctx {
+	usc_eval_domain d;
+	size_t value_size;
+	const unsigned char *whole;
+	size_t count;
+	usc_dtype dtype;
+	unsigned char *seen;
+	size_t visits, elements, fail_at; /* fail_at: fail that visit */
+} compare_ctx;
+
+static usc_status compare_visit(void *ctx, size_t output, size_t first,
+				size_t count, const void *values,
+				usc_dtype dtype, usc_error *err)
+{
+	compare_ctx *c = ctx;
+
+	if (++c->visits == c->fail_at) {
+		snprintf(err->message, sizeof err->message, "visitor says no");
+		err->code = USC_EINVAL;
+		return USC_EINVAL;
+	}
+	assert_int_equal(output, 0);
+	assert_int_equal(dtype, c->dtype);
+	assert_true(first + count <= c->count);
+	for (size_t j = 0; j < count; j++) {
+		const unsigned char *v =
+			(const unsigned char *)values + j * c->value_size;
+
+		assert_int_equal(c->seen[first + j], 0);
+		c->seen[first + j] = 1;
+		if (!same_value(c->d, v, c->whole + (first + j) * c->value_size))
+			fail_msg("element %zu differs", first + j);
+	}
+	c->elements += count;
+	return USC_OK;
+}
+
+/*
+ * The kernel streamed with tile size tile, visited (and kept when keep),
+ * against its whole evaluation; wanted NULL: every element.  Returns the
+ * number of elements visited.
+ */
+static size_t stream_vs_whole(const char *text, usc_eval_domain d,
+			      size_t tile, const uint8_t *wanted, bool keep)
+{
+	runner whole, tiled;
+	const usc_tensor *wt, *tt;
+	const void *wv, *kv;
+	const uint8_t *maps[1] = {wanted};
+	usc__eval_stream s;
+	compare_ctx c;
+	uint64_t elements, tiles;
+	size_t n, kn;
+	usc_dtype t, kt;
+	usc_error err;
+
+	runner_open(&whole, text, d, USC_EVAL_NO_TILES);
+	runner_open(&tiled, text, d, tile);
+	assert_int_equal(usc_eval_run(whole.ev, &err), USC_OK);
+	assert_int_equal(usc__eval_output_values(whole.ev, 0, &wv, &n, &t),
+			 USC_OK);
+	usc__eval_last_run(whole.ev, &elements, &tiles);
+	assert_int_equal(elements, n);
+	assert_int_equal(tiles, 0);
+	memset(&c, 0, sizeof c);
+	c.d = d;
+	c.value_size = usc__eval_domain(whole.ev)->value_size;
+	c.whole = wv;
+	c.count = n;
+	c.dtype = t;
+	c.seen = calloc(n, 1);
+	memset(&s, 0, sizeof s);
+	s.visit = compare_visit;
+	s.ctx = &c;
+	s.wanted = wanted ? maps : NULL;
+	s.keep = keep;
+	if (usc__eval_run_stream(tiled.ev, &s, &err) != USC_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(usc_eval_output(whole.ev, 0, &wt, &err), USC_OK);
+	assert_int_equal(usc_eval_output(tiled.ev, 0, &tt, &err), USC_OK);
+	usc__eval_last_run(tiled.ev, &elements, &tiles);
+	assert_int_equal(elements, c.elements);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t a, b;
+
+		usc_tensor_get_bits(wt, k, &a);
+		usc_tensor_get_bits(tt, k, &b);
+		/* Every wanted element is visited; unvisited ones stay 0. */
+		if (!wanted || wanted[k])
+			assert_int_equal(c.seen[k], 1);
+		assert_int_equal(b, c.seen[k] ? a : 0);
+	}
+	if (keep) {
+		assert_int_equal(usc__eval_output_values(tiled.ev, 0, &kv, &kn,
+							 &kt),
+				 USC_OK);
+		assert_int_equal(kn, n);
+		for (size_t k = 0; k < n; k++)
+			if (c.seen[k])
+				assert_true(same_value(
+					d,
+					(const unsigned char *)kv +
+						k * c.value_size,
+					(const unsigned char *)wv +
+						k * c.value_size));
+	} else if (tiles > 0) {
+		/* Streamed and not kept: the values never existed whole. */
+		assert_int_equal(usc__eval_output_values(tiled.ev, 0, &kv, &kn,
+							 &kt),
+				 USC_ERANGE);
+	}
+	free(c.seen);
+	runner_close(&tiled);
+	runner_close(&whole);
+	return c.elements;
+}
+
+static void stream_all(usc_eval_domain d)
+{
+	static const size_t tiles[] = {100, 128, 450};
+	uint64_t elements, t;
+
+	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+		assert_int_equal(stream_vs_whole(fused, d, tiles[i], NULL,
+						 false),
+				 900);
+		assert_int_equal(stream_vs_whole(bcast, d, tiles[i], NULL,
+						 i == 1),
+				 900);
+	}
+	/* The entry of bcast streams itself: 900 / 128 is 8 tiles. */
+	{
+		runner r;
+		usc_error err;
+
+		runner_open(&r, bcast, d, 128);
+		assert_int_equal(usc_eval_run(r.ev, &err), USC_OK);
+		usc__eval_last_run(r.ev, &elements, &t);
+		assert_int_equal(elements, 900);
+		assert_int_equal(t, 8);
+		runner_close(&r);
+	}
+}
+
+static void test_stream_reference(void **state)
+{
+	(void)state;
+	stream_all(USC_DOMAIN_REFERENCE);
+	/* Not a loop computation: one whole visit, whatever the tiles. */
+	assert_int_equal(stream_vs_whole(mixed, USC_DOMAIN_REFERENCE, 100,
+					 NULL, false),
+			 900);
+}
+
+static void test_stream_tier(void **state)
+{
+	(void)state;
+	stream_all(USC_DOMAIN_TIER);
+}
+
+static void test_stream_oracle(void **state)
+{
+	(void)state;
+	stream_all(USC_DOMAIN_ORACLE);
+}
+
+/*
+ * Subsets: wanted elements 5, 433 and 899 with tiles of 100 evaluate the
+ * tiles [0, 100), [400, 500) and [800, 900) only; a computation that does
+ * not stream evaluates (and visits) everything.
+ */
+static void test_subset(void **state)
+{
+	static const usc_eval_domain doms[3] = {
+		USC_DOMAIN_REFERENCE, USC_DOMAIN_TIER, USC_DOMAIN_ORACLE};
+	uint8_t wanted[ROWS * COLS];
+
+	(void)state;
+	memset(wanted, 0, sizeof wanted);
+	wanted[5] = wanted[433] = wanted[899] = 1;
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(stream_vs_whole(bcast, doms[i], 100, wanted,
+						 i == 2),
+				 300);
+		assert_int_equal(stream_vs_whole(fused, doms[i], 100, wanted,
+						 false),
+				 300);
+	}
+	/* 128: tiles [0, 128), [384, 512), [896, 900): 260 elements. */
+	assert_int_equal(stream_vs_whole(fused, USC_DOMAIN_TIER, 128, wanted,
+					 true),
+			 260);
+	assert_int_equal(stream_vs_whole(mixed, USC_DOMAIN_REFERENCE, 100,
+					 wanted, false),
+			 900);
+	/* Nothing wanted: nothing evaluated, nothing visited. */
+	memset(wanted, 0, sizeof wanted);
+	assert_int_equal(stream_vs_whole(bcast, USC_DOMAIN_ORACLE, 100,
+					 wanted, false),
+			 0);
+}
+
+/*
+ * Every allocation of a streamed run with a visitor, a subset and kept
+ * values failing in turn, in the three domains: ENOMEM, no leak; and a
+ * visitor's failure stops the run with its status and message.
+ */
+static void test_stream_out_of_memory(void **state)
+{
+	static const usc_eval_domain doms[3] = {
+		USC_DOMAIN_REFERENCE, USC_DOMAIN_TIER, USC_DOMAIN_ORACLE};
+	uint8_t wanted[ROWS * COLS];
+	const uint8_t *maps[1] = {wanted};
+
+	(void)state;
+	memset(wanted, 0, sizeof wanted);
+	wanted[150] = wanted[700] = 1;
+	for (size_t di = 0; di < 3; di++) {
+		runner r;
+		usc__eval_stream s;
+		compare_ctx c;
+		const void *wv;
+		size_t n;
+		usc_dtype t;
+		usc_error err;
+		bool done = false;
+		long base;
+
+		runner_open(&r, bcast, doms[di], USC_EVAL_NO_TILES);
+		assert_int_equal(usc_eval_run(r.ev, &err), USC_OK);
+		assert_int_equal(usc__eval_output_values(r.ev, 0, &wv, &n, &t),
+				 USC_OK);
+		memset(&c, 0, sizeof c);
+		c.d = doms[di];
+		c.value_size = usc__eval_domain(r.ev)->value_size;
+		c.whole = wv;
+		c.count = n;
+		c.dtype = t;
+		c.seen = calloc(n, 1);
+		memset(&s, 0, sizeof s);
+		s.visit = compare_visit;
+		s.ctx = &c;
+		s.wanted = maps;
+		s.keep = true;
+		base = usc__alloc_live();
+		for (long k = 0; k < 5000 && !done; k++) {
+			usc_eval_options o = usc_eval_options_default();
+			usc_eval *ev = NULL;
+			usc_status st;
+
+			o.domain = doms[di];
+			o.tile_elements = 100;
+			memset(c.seen, 0, n);
+			c.visits = c.elements = 0;
+			usc__alloc_fail_after(k);
+			st = usc_eval_create(usc_hlo_file_module(r.f, 0), &o,
+					     &ev, &err);
+			for (size_t i = 0; st == USC_OK && i < r.np; i++)
+				st = usc_eval_bind(ev, i, r.p[i], &err);
+			if (st == USC_OK)
+				st = usc__eval_run_stream(ev, &s, &err);
+			usc__alloc_fail_after(-1);
+			if (st == USC_OK) {
+				done = true;
+				assert_int_equal(c.elements, 200);
+			} else {
+				assert_int_equal(st, USC_ENOMEM);
+			}
+			usc_eval_destroy(ev);
+			assert_int_equal(usc__alloc_live(), base);
+		}
+		assert_true(done);
+		/* The visitor's own failure, at the second tile. */
+		{
+			usc_eval_options o = usc_eval_options_default();
+			usc_eval *ev = NULL;
+
+			o.domain = doms[di];
+			o.tile_elements = 100;
+			memset(c.seen, 0, n);
+			c.visits = c.elements = 0;
+			c.fail_at = 2;
+			assert_int_equal(usc_eval_create(
+						 usc_hlo_file_module(r.f, 0),
+						 &o, &ev, &err),
+					 USC_OK);
+			for (size_t i = 0; i < r.np; i++)
+				assert_int_equal(usc_eval_bind(ev, i, r.p[i],
+							       &err),
+						 USC_OK);
+			assert_int_equal(usc__eval_run_stream(ev, &s, &err),
+					 USC_EINVAL);
+			assert_string_equal(err.message, "visitor says no");
+			assert_int_equal(usc_eval_output_count(ev), 1);
+			{
+				const usc_tensor *out;
+
+				assert_int_equal(usc_eval_output(ev, 0, &out,
+								 &err),
+						 USC_ERANGE);
+			}
+			usc_eval_destroy(ev);
+			c.fail_at = 0;
+			assert_int_equal(usc__alloc_live(), base);
+		}
+		free(c.seen);
+		runner_close(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +706,11 @@ int main(void)
 		cmocka_unit_test(test_known_element),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_stream_reference),
+		cmocka_unit_test(test_stream_tier),
+		cmocka_unit_test(test_stream_oracle),
+		cmocka_unit_test(test_subset),
+		cmocka_unit_test(test_stream_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,5 +15,7 @@ add_test(NAME cli_eval_missing_input
   COMMAND ulpscope_cli eval ${CMAKE_CURRENT_SOURCE_DIR}/eval/cli_iota_exp.hlo --input nonexistent.npy)
 set_tests_properties(cli_eval_missing_input PROPERTIES WILL_FAIL TRUE)
 
-# Streamed (tiled) evaluation gives the values of whole evaluation.
+# Streamed (tiled) evaluation gives the values of whole evaluation, also
+# handed over tile by tile (the domain values, read through oracles/).
 usc_add_test(test_eval_tiles eval/test_eval_tiles.c)
+target_include_directories(test_eval_tiles PRIVATE ${PROJECT_SOURCE_DIR})
