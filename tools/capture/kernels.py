@@ -331,7 +331,7 @@ def _catalogue():
                   Arg("v", (1024,), F32, "positive"), Arg("step", (), jnp.int32, "step")],
                  "bf16 params, f32 state",
                  "as adam_f32 with f32(p), f32(g); p' rounded to bf16",
-                 "adam_mixed(p, g, m, v, step) -> (p', m', v')"))
+                 "adam_mixed(p, g, m, v, step) -> (p', m', v')", target="bf16"))
     # cross-entropy: logits [8, 128], labels [8]
     ks.append(_k("cross_entropy_f32", cross_entropy_gather,
                  [Arg("logits", (8, 128), F32), Arg("labels", (8,), jnp.int32, "labels", 128)],
@@ -342,7 +342,7 @@ def _catalogue():
                  [Arg("logits", (8, 128), BF16), Arg("labels", (8,), jnp.int32, "labels", 128)],
                  "bf16 in, f32 math",
                  "loss = -sum(one_hot(label) * log_softmax(f32(x)))",
-                 "-sum(one_hot(labels) * log_softmax(x.astype(f32)), -1)"))
+                 "-sum(one_hot(labels) * log_softmax(x.astype(f32)), -1)", target="bf16"))
     # bias + residual: [8, 128] + [128] + [8, 128]
     for dt in (F32, BF16):
         n = _DT[dt]
@@ -373,3 +373,8 @@ EXAMPLES = [
     ("cross_entropy_f32", [("normal", 0), ("large", 1)]),
     ("attention_logits_f32", [("normal", 0), ("denormal", 1)]),
 ]
+
+# The acceptance corpus (data/acceptance/, capture.py --acceptance): every
+# kernel with these (distribution, seed) pairs, fast math off and on.
+ACCEPTANCE = [("normal", 0), ("uniform", 0), ("large", 0), ("ties", 0), ("denormal", 0),
+              ("normal", 1)]

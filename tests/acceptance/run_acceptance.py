@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""The acceptance corpus: `ulpscope check` on every case of data/acceptance/.
+
+  run_acceptance.py ULPSCOPE_CLI ACCEPTANCE_DIR
+
+data/acceptance/ holds real XLA:CPU captures of every catalogue kernel, in
+several input distributions, with fast math off and on (its README.md).  For
+every case the built command line is run as
+
+  ULPSCOPE_CLI check CASE_DIR --json --worst 0 EXTRA_ARGS...
+
+and the test asserts, per case: the exit status is EXPECT_STATUS (0,
+docs/check.md: "the check ran to the end"); stdout is exactly one JSON object
+that Python's own json module parses (no NaN or Infinity literals, which
+docs/check.md says are written as null); the object describes the case (the
+module jit_<kernel>, one output per device_<i>.npy, element counts that are
+the products of the shapes); and every OUTPUT_CHECKS predicate holds for
+every output: today, that no element is undecided.
+
+The json module is the parser on purpose: the JSON is judged by a reader
+that shares no code with the writer under test (as tests/results reads the
+HDF5 file with h5py).
+
+Environment:
+  USC_ACCEPTANCE_SUBSET  all (default): every case.  normal: only
+                         normal_s0 of each kernel and fast-math setting
+                         (68 cases; every kernel, both settings), for a
+                         quick run.  Any other value is a glob matched
+                         against "fastmath-X/KERNEL/DIST_sSEED".
+  USC_ACCEPTANCE_ARGS    extra arguments for every check, split on spaces
+                         (added after EXTRA_ARGS).
+  USC_ACCEPTANCE_JOBS    cases checked at once (1).
+
+Exit status 0 when every case passes, 1 otherwise (each failure named).
+"""
+
+import concurrent.futures
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import time
+
+# Arguments given to every `ulpscope check`.  With the device profiles:
+# ["--profile", "xla-cpu"].
+EXTRA_ARGS = []
+
+# The exit status that means "checked, no failure" (docs/check.md).
+EXPECT_STATUS = 0
+
+# (what, predicate on one element of the JSON "outputs" array).  With the
+# profiles, one more line asserts that no element is classified defect,
+# e.g. ("no element classified defect", lambda o: <defect count of o> == 0).
+OUTPUT_CHECKS = [
+    ("no undecided element", lambda o: o["undecided"] == 0),
+]
+
+SETTINGS = ("fastmath-off", "fastmath-on")
+
+
+def reject_constant(name):
+    raise ValueError(f"non-JSON number {name}")
+
+
+def find_cases(root):
+    """Every case directory (holding case.json) below root, sorted, as paths
+    relative to root."""
+    cases = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if "case.json" in filenames:
+            cases.append(os.path.relpath(dirpath, root))
+    return sorted(cases)
+
+
+def select(cases, subset):
+    if subset in ("", "all"):
+        return cases
+    if subset == "normal":
+        return [c for c in cases if c.endswith(os.sep + "normal_s0")]
+    return [c for c in cases if fnmatch.fnmatchcase(c, subset)]
+
+
+def npy_shape(path):
+    """The shape in a .npy header (format 1.0 to 3.0), read here rather than
+    with numpy so that the test needs nothing beyond the standard library."""
+    with open(path, "rb") as f:
+        magic = f.read(8)
+        if magic[:6] != b"\x93NUMPY":
+            raise ValueError(f"{path}: not a .npy file")
+        hlen_bytes = 2 if magic[6] == 1 else 4
+        hlen = int.from_bytes(f.read(hlen_bytes), "little")
+        header = f.read(hlen).decode("latin1")
+    start = header.index("'shape':")
+    tup = header[header.index("(", start) + 1:header.index(")", start)]
+    return [int(x) for x in tup.split(",") if x.strip()]
+
+
+def check_case(cli, root, rel, args):
+    """Runs one check; returns (list of failures, seconds)."""
+    d = os.path.join(root, rel)
+    t0 = time.monotonic()
+    p = subprocess.run([cli, "check", d, "--json", "--worst", "0", *args],
+               capture_output=True, text=True)
+    dt = time.monotonic() - t0
+    fails = []
+    if p.returncode != EXPECT_STATUS:
+        fails.append(f"exit status {p.returncode}, expected {EXPECT_STATUS}: "
+                 f"{p.stderr.strip()[:500]}")
+        return fails, dt
+    try:
+        doc = json.loads(p.stdout, parse_constant=reject_constant)
+    except ValueError as e:
+        fails.append(f"--json output does not parse: {e}: {p.stdout[:200]!r}")
+        return fails, dt
+    with open(os.path.join(d, "case.json")) as f:
+        case = json.load(f)
+    if doc.get("kernel") != case["module"]:
+        fails.append(f"kernel {doc.get('kernel')!r}, expected {case['module']!r}")
+    devices = sorted(x for x in os.listdir(d) if x.startswith("device_"))
+    outs = doc.get("outputs")
+    if not isinstance(outs, list) or len(outs) != len(devices):
+        fails.append(f"{len(outs) if isinstance(outs, list) else outs!r} outputs "
+                 f"in the JSON, {len(devices)} device files")
+        return fails, dt
+    for k, o in enumerate(outs):
+        shape = npy_shape(os.path.join(d, f"device_{k}.npy"))
+        n = 1
+        for s in shape:
+            n *= s
+        if o["index"] != k or o["shape"] != shape or o["count"] != n:
+            fails.append(f"output {k}: index {o['index']}, shape {o['shape']}, "
+                     f"count {o['count']}; device_{k}.npy has shape {shape}")
+        for what, pred in OUTPUT_CHECKS:
+            if not pred(o):
+                fails.append(f"output {k}: not {what}: "
+                         f"{json.dumps({x: o[x] for x in o if x != 'worst'})}")
+    return fails, dt
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    cli, root = argv[1], argv[2]
+    subset = os.environ.get("USC_ACCEPTANCE_SUBSET") or "all"
+    args = EXTRA_ARGS + os.environ.get("USC_ACCEPTANCE_ARGS", "").split()
+    jobs = max(1, int(os.environ.get("USC_ACCEPTANCE_JOBS", "1")))
+
+    cases = find_cases(root)
+    # The corpus itself: both settings present, with the same cases, so that
+    # a half-committed recapture cannot pass unnoticed.
+    halves = {s: sorted(c.split(os.sep, 1)[1] for c in cases if c.split(os.sep)[0] == s)
+          for s in SETTINGS}
+    if not cases or not halves[SETTINGS[0]] or halves[SETTINGS[0]] != halves[SETTINGS[1]] \
+            or sum(len(h) for h in halves.values()) != len(cases):
+        print(f"{root}: expected the same cases under {' and '.join(SETTINGS)} "
+              f"and nothing else; found {len(cases)} cases "
+              f"({', '.join(f'{s}: {len(h)}' for s, h in halves.items())})")
+        return 1
+    chosen = select(cases, subset)
+    if not chosen:
+        print(f"USC_ACCEPTANCE_SUBSET={subset!r} selects no case")
+        return 1
+
+    t0 = time.monotonic()
+    failed = 0
+    slowest = (0.0, "")
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        futs = {c: ex.submit(check_case, cli, root, c, args) for c in chosen}
+        for c in chosen:
+            fails, dt = futs[c].result()
+            slowest = max(slowest, (dt, c))
+            if fails:
+                failed += 1
+                for f in fails:
+                    print(f"FAIL {c}: {f}")
+    print(f"{len(chosen) - failed} of {len(chosen)} cases pass "
+          f"(subset {subset}, {len(cases)} in the corpus, extra arguments "
+          f"{' '.join(args) or 'none'}); {time.monotonic() - t0:.1f} s, "
+          f"slowest {slowest[1]} {slowest[0]:.2f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
