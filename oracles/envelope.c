@@ -48,6 +48,8 @@ enum {
 #define NINF USC__ENV_NEG_INF
 #define UNK USC__ENV_UNKNOWN
 #define CLIP USC__ENV_RANGE_CLIPPED
+#define FLSH USC__ENV_FLUSHED
+#define APRX USC__ENV_APPROX
 
 /* The working precision of the oracle and of the bounds here. */
 #define ENV_PREC 128
@@ -197,7 +199,7 @@ static void hull(value *r, double lo, double hi, unsigned zs)
 /* r |= v (sets). */
 static void unite(value *r, const value *v)
 {
-	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP);
+	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
 	if (v->flags & FIN)
 		hull(r, v->lo, v->hi, v->flags);
 }
@@ -344,17 +346,48 @@ static usc_status env_to_output(void *state, usc_dtype t, const void *v,
 			*e = loc;
 		return USC_OK;
 	}
-	loc.flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP);
+	loc.flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
+	loc.roundings = x->roundings;
 	if (x->flags & FIN) {
 		value r;
 
+		uint64_t blo = rn_double(t, x->lo), bhi = rn_double(t, x->hi);
+		double dlo = 0, dhi = 0;
+
 		/* Outputs round to their type: RN is monotone. */
 		memset(&r, 0, sizeof r);
-		add_bits(&r, t, rn_double(t, x->lo));
-		add_bits(&r, t, rn_double(t, x->hi));
-		if ((r.flags & FIN) && x->lo < r.lo)
-			r.lo = -s->info[t].max_finite; /* -Inf at lo */
-		if ((r.flags & FIN) && x->hi > r.hi)
+		if (usc_format_of(t)->bits == 8 &&
+		    s->prof.fp8_overflow != USC_FP8_OVF_NONSAT) {
+			/*
+			 * A value kept wide up to here (an elided convert)
+			 * overflows the fp8 output as the target's converts
+			 * do: saturating, or either way.
+			 */
+			usc_rounding sat = USC_ROUNDING_DEFAULT;
+			uint64_t slo = 0, shi = 0;
+
+			sat.overflow = USC_OVF_SATURATE;
+			(void)usc_encode_double(t, x->lo, &sat, &slo, NULL);
+			(void)usc_encode_double(t, x->hi, &sat, &shi, NULL);
+			if (s->prof.fp8_overflow == USC_FP8_OVF_EITHER) {
+				add_bits(&r, t, blo);
+				add_bits(&r, t, bhi);
+			}
+			blo = slo;
+			bhi = shi;
+		}
+		add_bits(&r, t, blo);
+		add_bits(&r, t, bhi);
+		(void)usc_decode_double(t, blo, &dlo);
+		(void)usc_decode_double(t, bhi, &dhi);
+		/*
+		 * An end that overflows (to an infinity, or NaN in a format
+		 * without one) leaves the finite values up to the largest on
+		 * its side.
+		 */
+		if ((r.flags & FIN) && !isfinite(dlo))
+			r.lo = -s->info[t].max_finite;
+		if ((r.flags & FIN) && !isfinite(dhi))
 			r.hi = s->info[t].max_finite;
 		if (!(r.flags & FIN) && x->lo < 0 && x->hi > 0) {
 			/* Both ends overflowed, on opposite sides. */
@@ -615,16 +648,66 @@ static void add_exact(value *r, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs)
 		hull(r, l, h, zs | (l < 0 ? ZNEG : 0) | (h > 0 ? ZPOS : 0));
 }
 
-/* Adds zeros of both signs when [lo, hi] meets t's subnormals. */
-static void flush_zero(const env_state *s, value *r, usc_dtype t)
+/*
+ * Flushing of t's subnormals in the finite part of r.  Allowed (force
+ * false): zeros of both signs join the set when [lo, hi] meets the
+ * subnormals.  Forced: a part wholly below the smallest normal becomes
+ * the zero of its sign; a part that also holds normal values keeps them
+ * and gains the zeros (an interval cannot leave the subnormal gap out).
+ */
+static void flush_zero_mode(const env_state *s, value *r, usc_dtype t,
+			    bool force)
 {
 	double mn;
+	unsigned zs;
 
 	if (!(r->flags & FIN) || !s->has_info[t])
 		return;
 	mn = s->info[t].min_normal;
-	if (r->lo < mn && r->hi > -mn && !(r->lo == 0 && r->hi == 0))
-		hull(r, 0, 0, ZPOS | ZNEG);
+	if (!(r->lo < mn && r->hi > -mn) || (r->lo == 0 && r->hi == 0))
+		return;
+	r->flags |= FLSH;
+	if (force && r->lo > -mn && r->hi < mn) {
+		zs = r->flags & (ZPOS | ZNEG);
+		if (r->lo < 0)
+			zs |= ZNEG;
+		if (r->hi > 0)
+			zs |= ZPOS;
+		r->flags &= ~(unsigned)(ZPOS | ZNEG);
+		r->lo = r->hi = 0;
+		r->flags |= zs;
+		return;
+	}
+	hull(r, 0, 0, ZPOS | ZNEG);
+}
+
+/* Adds zeros of both signs when [lo, hi] meets t's subnormals. */
+static void flush_zero(const env_state *s, value *r, usc_dtype t)
+{
+	flush_zero_mode(s, r, t, false);
+}
+
+/*
+ * Whether the profile's flushing is forced for op: only for the
+ * arithmetic that a flush-to-zero / denormals-are-zero mode acts on
+ * (add, subtract, multiply, divide, the functions).  Sign operations,
+ * comparisons, selections and converts may be bit manipulations that
+ * keep a subnormal (XLA:CPU widens bf16 by a shift), so their flushing
+ * stays a freedom.
+ */
+static bool flush_forced(const env_state *s, usc_hlo_opcode op)
+{
+	if (!s->prof.flush_always)
+		return false;
+	switch (op) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_DIVIDE:
+		return true;
+	default:
+		return is_transcendental(op);
+	}
 }
 
 /*
@@ -645,10 +728,17 @@ static void add_within(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
 		mpfr_abs(m, hi, MPFR_RNDU);
 	if (mpfr_inf_p(m))
 		mpfr_set_ui_2exp(m, 1, s->info[t].emax, MPFR_RNDN);
+	/*
+	 * ulp grows with |x|, so the largest magnitude has the largest.  A
+	 * bound stated in ulps of the correctly rounded result may use the
+	 * spacing of the binade above (x just below a power of two rounds
+	 * up to it): one step of t above m covers that.
+	 */
+	mpfr_mul_2si(u, m, 1 - s->info[t].precision, MPFR_RNDU);
+	mpfr_add(m, m, u, MPFR_RNDU);
 	(void)usc_ulp_mpfr(t, m, u);
-	/* At a power of two the spacing above counts too. */
-	mpfr_mul_2ui(u, u, 1, MPFR_RNDU);
 	mpfr_mul_d(u, u, k, MPFR_RNDU);
+	r->flags |= APRX;
 	mpfr_sub(l, lo, u, MPFR_RNDD);
 	mpfr_add(h, hi, u, MPFR_RNDU);
 	add_rounded(s, r, t, l, h, USC_RND_UP, USC_RND_DOWN, o, zs);
@@ -664,15 +754,85 @@ static void add_within(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
  * The result set of an op with declared type t whose exact result lies
  * in [lo, hi] (zs: the signs an exact zero may have).
  */
+/*
+ * The type an op of declared type t is computed in under the profile's
+ * compute_type (a wider float type), or USC_DTYPE_INVALID: in t itself.
+ */
+static usc_dtype compute_for(const env_state *s, usc_dtype t)
+{
+	usc_dtype c = s->prof.compute_type;
+
+	if (c == USC_DTYPE_INVALID || !is_float(t) || !s->has_info[c] ||
+	    !s->has_info[t])
+		return USC_DTYPE_INVALID;
+	if (s->info[c].precision <= s->info[t].precision ||
+	    s->info[c].emax < s->info[t].emax)
+		return USC_DTYPE_INVALID;
+	return c;
+}
+
+static void clip_range(const usc__dom_op *op, value *x);
+
+/*
+ * An op computed in the wider type c and rounded once to t: the c
+ * results (rounded to nearest, within the accuracy bound in ulps of c,
+ * unrounded when an FMA may absorb it, flushed as c's mode says), then
+ * each rounded to nearest in t -- a monotone map, so the ends suffice.
+ * With excess precision the c results themselves stay legitimate.
+ */
+static void finish_in(env_state *s, const usc__dom_op *op, value *x,
+		      usc_dtype t, usc_dtype c, mpfr_srcptr lo, mpfr_srcptr hi,
+		      unsigned zs, usc_overflow o, bool may_skip, double k)
+{
+	value y;
+	mpfr_t a, b;
+
+	memset(&y, 0, sizeof y);
+	add_rounded(s, &y, c, lo, hi, USC_RND_NEAREST_EVEN,
+		    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
+	if (k > 0.5)
+		add_within(s, &y, c, lo, hi, k, USC_OVF_DEFAULT, zs);
+	clip_range(op, &y);
+	if (s->prof.flush[c] & USC_FLUSH_OUTPUTS)
+		flush_zero_mode(s, &y, c, flush_forced(s, op->op));
+	/* Inside an FMA the product is neither rounded nor flushed. */
+	if (may_skip)
+		add_exact(&y, lo, hi, zs);
+	x->flags |= y.flags & (VNAN | CLIP | FLSH | APRX);
+	if (y.flags & PINF)
+		add_bits(x, t, rn_double(t, INFINITY));
+	if (y.flags & NINF)
+		add_bits(x, t, rn_double(t, -INFINITY));
+	if (y.flags & FIN) {
+		mpfr_inits2(ENV_PREC, a, b, (mpfr_ptr)0);
+		mpfr_set_d(a, y.lo, MPFR_RNDN);
+		mpfr_set_d(b, y.hi, MPFR_RNDN);
+		add_rounded(s, x, t, a, b, USC_RND_NEAREST_EVEN,
+			    USC_RND_NEAREST_EVEN, o, y.flags & (ZPOS | ZNEG));
+		mpfr_clears(a, b, (mpfr_ptr)0);
+	}
+	if (excess_for(s, t) != USC_DTYPE_INVALID)
+		unite(x, &y);
+}
+
 static void finish(env_state *s, const usc__dom_op *op, value *r,
 		   usc_dtype t, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs,
 		   usc_overflow o, bool may_skip)
 {
 	usc_dtype w = excess_for(s, t);
-	double k = accuracy_of(s, op->op), rl, rh;
+	usc_dtype c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
+						   : compute_for(s, t);
+	double k = accuracy_of(s, op->op);
 	value x;
 
 	memset(&x, 0, sizeof x);
+	if (c != USC_DTYPE_INVALID) {
+		finish_in(s, op, &x, t, c, lo, hi, zs, o, may_skip, k);
+		if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
+			flush_zero_mode(s, &x, t, flush_forced(s, op->op));
+		unite(r, &x);
+		return;
+	}
 	add_rounded(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		    USC_RND_NEAREST_EVEN, o, zs);
 	if (k > 0.5)
@@ -683,36 +843,45 @@ static void finish(env_state *s, const usc__dom_op *op, value *r,
 		if (k > 0.5)
 			add_within(s, &x, w, lo, hi, k, USC_OVF_DEFAULT, zs);
 	}
+	clip_range(op, &x);
+	if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
+		flush_zero_mode(s, &x, t, flush_forced(s, op->op));
+	if (w != USC_DTYPE_INVALID && (s->prof.flush[w] & USC_FLUSH_OUTPUTS))
+		flush_zero_mode(s, &x, w, flush_forced(s, op->op));
+	/* Inside an FMA the product is neither rounded nor flushed. */
 	if (may_skip)
 		add_exact(&x, lo, hi, zs);
-	if ((x.flags & FIN) && range_of(op->op, &rl, &rh)) {
+	unite(r, &x);
+}
+
+/* Cuts x to the range op's function always respects (tanh in [-1, 1]). */
+static void clip_range(const usc__dom_op *op, value *x)
+{
+	double rl, rh;
+
+	if ((x->flags & FIN) && range_of(op->op, &rl, &rh)) {
 		/*
 		 * The function's range holds whatever the accuracy bound:
 		 * only values inside it are legitimate.  The correctly
 		 * rounded result is inside too: the ends are representable.
 		 */
-		if (x.lo < rl) {
-			x.lo = rl;
-			x.flags |= CLIP;
+		if (x->lo < rl) {
+			x->lo = rl;
+			x->flags |= CLIP;
 		}
-		if (x.hi > rh) {
-			x.hi = rh;
-			x.flags |= CLIP;
+		if (x->hi > rh) {
+			x->hi = rh;
+			x->flags |= CLIP;
 		}
-		if (rh < INFINITY && (x.flags & PINF)) {
-			x.flags &= ~(unsigned)PINF;
-			x.flags |= CLIP;
+		if (rh < INFINITY && (x->flags & PINF)) {
+			x->flags &= ~(unsigned)PINF;
+			x->flags |= CLIP;
 		}
-		if (rl > -INFINITY && (x.flags & NINF)) {
-			x.flags &= ~(unsigned)NINF;
-			x.flags |= CLIP;
+		if (rl > -INFINITY && (x->flags & NINF)) {
+			x->flags &= ~(unsigned)NINF;
+			x->flags |= CLIP;
 		}
 	}
-	if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
-		flush_zero(s, &x, t);
-	if (w != USC_DTYPE_INVALID && (s->prof.flush[w] & USC_FLUSH_OUTPUTS))
-		flush_zero(s, &x, w);
-	unite(r, &x);
 }
 
 /* ------------------------------------------------- continuous float ops */
@@ -870,10 +1039,15 @@ static void flush_inputs(const env_state *s, const usc__dom_op *op,
 {
 	usc_dtype t = op->arg[k], w = excess_for(s, t);
 
+	/*
+	 * Never forced, even in a fixed flushing mode: an operand may reach
+	 * its op without passing through a register that DAZ reads (the
+	 * product inside an FMA, a value widened by a shift).
+	 */
 	if (s->prof.flush[t] & USC_FLUSH_INPUTS)
-		flush_zero(s, x, t);
+		flush_zero_mode(s, x, t, false);
 	if (w != USC_DTYPE_INVALID && (s->prof.flush[w] & USC_FLUSH_INPUTS))
-		flush_zero(s, x, w);
+		flush_zero_mode(s, x, w, false);
 }
 
 /*
@@ -1055,7 +1229,8 @@ static void maxmin(const env_state *s, value *r, bool is_max, const value *x,
 			if (p->flags & (is_max ? NINF : PINF))
 				unite(r, &(value){q->lo, q->hi, 0,
 						  q->flags & (FIN | PINF | NINF |
-							      ZPOS | ZNEG)});
+							      ZPOS | ZNEG),
+						  0});
 		}
 		if ((fx & FIN) && (fy & FIN)) {
 			double lo = is_max ? fmax(x->lo, y->lo)
@@ -1646,6 +1821,82 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 	return unsupported(op, err);
 }
 
+/*
+ * Whether a float op met an infinity or a NaN: an operand that may be one,
+ * or a result that may be one (an overflow).  Integer and pred values have
+ * no such members.
+ */
+static bool nonfinite_met(const usc__dom_op *op, const value *r,
+			  const value *const *a)
+{
+	const unsigned nf = PINF | NINF | VNAN;
+
+	/*
+	 * Only arithmetic creates or consumes them in a way the flags let
+	 * code get wrong: maximum, compare and select pass an infinity (a
+	 * max reduction's -inf init) through unchanged.
+	 */
+	switch (op->op) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_DIVIDE:
+	case USC_HLO_OP_REMAINDER:
+	case USC_HLO_OP_POWER:
+	case USC_HLO_OP_ATAN2:
+		break;
+	default:
+		if (!is_transcendental(op->op))
+			return false;
+	}
+	if (is_float(op->result) && (r->flags & nf))
+		return true;
+	for (unsigned k = 0; k < op->nargs; k++)
+		if (is_float(op->arg[k]) && (a[k]->flags & nf))
+			return true;
+	return false;
+}
+
+/* Whether op rounds its result (the count behind the expected error). */
+static bool counts_rounding(usc_hlo_opcode op)
+{
+	switch (op) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_DIVIDE:
+	case USC_HLO_OP_REMAINDER:
+	case USC_HLO_OP_POWER:
+	case USC_HLO_OP_ATAN2:
+	case USC_HLO_OP_CONVERT:
+		return true;
+	default:
+		return is_transcendental(op);
+	}
+}
+
+/* Whether operand k of op may be read as zero (a subnormal, flushed). */
+static bool may_flush_input(const env_state *s, const usc__dom_op *op,
+			    const value *x, unsigned k)
+{
+	usc_dtype t = op->arg[k], w = excess_for(s, t);
+	usc_dtype ts[2] = {t, w};
+
+	if (!(x->flags & FIN))
+		return false;
+	for (int j = 0; j < 2; j++) {
+		double mn;
+
+		if (ts[j] == USC_DTYPE_INVALID || !s->has_info[ts[j]] ||
+		    !(s->prof.flush[ts[j]] & USC_FLUSH_INPUTS))
+			continue;
+		mn = s->info[ts[j]].min_normal;
+		if (x->lo < mn && x->hi > -mn && !(x->lo == 0 && x->hi == 0))
+			return true;
+	}
+	return false;
+}
+
 static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 			    void *out, const void *const *args,
 			    unsigned scalar_args, usc_error *err)
@@ -1656,10 +1907,11 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	size_t i;
-	unsigned k;
+	unsigned k, rounds;
 
 	if (op->nargs > USC__DOM_MAX_ARGS)
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
+	rounds = is_float(op->result) && counts_rounding(op->op);
 	usc__mpfr_range_widen(&range);
 	for (i = 0; i < n && st == USC_OK; i++) {
 		for (k = 0; k < op->nargs; k++) {
@@ -1668,6 +1920,24 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 			a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
 		}
 		st = apply1(s, op, &o[i], a, err);
+		/*
+		 * Whatever a flush touched taints what is computed from it:
+		 * an operand already touched, or one this op may read as 0.
+		 */
+		o[i].roundings = 0;
+		for (k = 0; k < op->nargs; k++) {
+			if ((a[k]->flags & FLSH) || may_flush_input(s, op, a[k], k))
+				o[i].flags |= FLSH;
+			o[i].flags |= a[k]->flags & APRX;
+			if (rounds)
+				o[i].roundings += a[k]->roundings;
+			else if (a[k]->roundings > o[i].roundings)
+				o[i].roundings = a[k]->roundings;
+		}
+		o[i].roundings += rounds;
+		if (s->prof.nonfinite_undefined && st == USC_OK &&
+		    nonfinite_met(op, &o[i], a))
+			set_unknown(&o[i]);
 	}
 	usc__mpfr_range_restore(&range);
 	return st;
@@ -1733,20 +2003,25 @@ static usc_status env_sum(void *state, const usc__dom_op *add, size_t n,
 	double eta;
 
 	(void)err;
+	float nr;
+
 	if (!s->prof.reassociate || !is_float(t) || add->op != USC_HLO_OP_ADD)
 		return USC_EUNSUPPORTED;
 	memset(r, 0, sizeof *r);
 	any = ((const value *)init)->flags;
 	all &= any;
+	nr = ((const value *)init)->roundings + (float)n;
 	for (i = 0; i < n; i++) {
 		any |= v[i].flags;
 		all &= v[i].flags;
+		nr += v[i].roundings;
 	}
 	if (any & UNK) {
 		r->flags = UNK;
 		return USC_OK;
 	}
-	r->flags = any & (PINF | NINF | VNAN | CLIP);
+	r->flags = any & (PINF | NINF | VNAN | CLIP | FLSH | APRX);
+	r->roundings = nr;
 	if ((any & PINF) && (any & NINF))
 		r->flags |= VNAN;
 	if (!(all & FIN))
@@ -1895,6 +2170,8 @@ static usc_status env_matmul(void *state, const usc__dom_matmul *mm,
 			for (j = 0; j < mm->n; j++) {
 				value *r = &C[(bi * mm->m + i) * mm->n + j];
 				bool ok = true;
+				unsigned fl = 0;
+				float nr = 0;
 
 				memset(r, 0, sizeof *r);
 				mpfi_set_ui(S, 0);
@@ -1918,6 +2195,8 @@ static usc_status env_matmul(void *state, const usc__dom_matmul *mm,
 					if (s->prof.flush[mm->b_type] &
 					    USC_FLUSH_INPUTS)
 						flush_zero(s, &b, mm->b_type);
+					fl |= (a.flags | b.flags) & (FLSH | APRX);
+					nr += a.roundings + b.roundings + 2;
 					mpfi_interv_d(x, a.lo, a.hi);
 					mpfi_interv_d(y, b.lo, b.hi);
 					mpfi_mul(p, x, y);
@@ -1955,6 +2234,8 @@ static usc_status env_matmul(void *state, const usc__dom_matmul *mm,
 				if (mpfr_cmp_d(m, s->info[acc].max_finite) >= 0)
 					r->flags |= PINF | NINF | VNAN;
 				sum_result(s, r, t, m);
+				r->flags |= fl;
+				r->roundings = nr;
 			}
 	mpfi_clear(S);
 	mpfi_clear(p);

@@ -40,7 +40,11 @@ enum {
 	USC__ENV_POS_INF = 1u << 2,
 	USC__ENV_NEG_INF = 1u << 3,
 	USC__ENV_UNKNOWN = 1u << 4,      /* not bounded: undecided */
-	USC__ENV_RANGE_CLIPPED = 1u << 5 /* a function's range clipped it */
+	USC__ENV_RANGE_CLIPPED = 1u << 5, /* a function's range clipped it */
+	/* subnormal flushing may have acted on it or on what it came from */
+	USC__ENV_FLUSHED = 1u << 6,
+	/* an approximate function (accuracy above 1/2 ulp) went into it */
+	USC__ENV_APPROX = 1u << 7
 };
 
 /*
@@ -53,6 +57,9 @@ enum {
 typedef struct usc__envelope_elem {
 	double lo, hi;
 	unsigned flags;
+	/* How many roundings the element's computation holds (a count of
+	 * rounding ops, reductions counting each addition). */
+	double roundings;
 } usc__envelope_elem;
 
 /*
@@ -86,6 +93,7 @@ typedef struct usc__envelope_value {
 	double lo, hi;
 	uint64_t bits;
 	unsigned flags;
+	float roundings; /* see usc__envelope_elem */
 } usc__envelope_value;
 
 /* v = the finite interval [lo, hi] of a float type (zeros of both signs). */

@@ -37,6 +37,12 @@ reassociate_dot = yes
 dot_accumulation = declared
 fp8_dot_accumulation = declared
 
+# XLA:CPU's float normalization (xla/service/float_normalization.cc, run by
+# cpu_compiler.cc) upcasts bf16 and f16 elementwise arithmetic to f32 and
+# rounds the result back: functions are computed in f32, so their accuracy
+# bounds below are in ULPs of f32, followed by one rounding to the type.
+compute_type = f32
+
 # DEFAULT precision does not lower f32 dots on CPU (JAX "Matmul precision"
 # docs: reduced precision is bf16 on TPU and TF32 on GPU only).
 dot_f32 = full
@@ -82,6 +88,10 @@ flush.all = none
 flush.f32 = both
 flush.f64 = both
 flush.bf16 = both
+# The MXCSR bits are a fixed mode of the thread, not a choice per op: every
+# op flushes.  (Checked against the acceptance corpus: data/acceptance/,
+# denormal inputs, fast math off and on.)
+flush_mode = always
 
 # XLA:CPU's fp8 converts (xla/codegen/intrinsic/fptrunc.cc) are its own bit
 # manipulations; whether an overflow saturates is not documented, and the

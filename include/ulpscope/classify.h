@@ -71,7 +71,19 @@ enum {
 	USC_ENV_POS_INF = 4u,        /* +Inf */
 	USC_ENV_NEG_INF = 8u,        /* -Inf */
 	USC_ENV_UNKNOWN = 16u,       /* the envelope could not be bounded */
-	USC_ENV_RANGE_CLIPPED = 32u  /* a range invariant cut [lo, hi] */
+	USC_ENV_RANGE_CLIPPED = 32u, /* a range invariant cut [lo, hi] */
+	/*
+	 * Subnormal flushing may have acted on the element or on what it
+	 * is computed from: a deviation by design, not an accumulation of
+	 * rounding errors, so the element is never called suspicious.
+	 */
+	USC_ENV_FLUSHED = 64u,
+	/*
+	 * An approximate function (accuracy above 1/2 ulp) went into it:
+	 * its error may be systematic up to the bound, not random, so the
+	 * element is never called suspicious either.
+	 */
+	USC_ENV_APPROX = 128u
 };
 
 /*
@@ -83,6 +95,11 @@ enum {
 typedef struct usc_envelope {
 	double lo, hi;
 	unsigned flags;
+	/*
+	 * How many roundings the element's computation holds (rounding
+	 * ops, each addition of a reduction): the n of the expected error.
+	 */
+	double roundings;
 } usc_envelope;
 
 /* Whether the encoding bits of type t lies inside e. */
@@ -102,6 +119,14 @@ typedef struct usc_classify_input {
 	 */
 	bool oracle_decided;
 	double ulp_oracle;
+	/*
+	 * The exact value (the oracle's midpoint; NaN when unknown).  When
+	 * it lies outside the envelope (a profile that always flushes
+	 * subnormals, say), the expected error is measured from the
+	 * envelope's point nearest to it instead: the legitimate value that
+	 * deviates least.
+	 */
+	double exact;
 	usc_envelope envelope;
 	double lambda;        /* <= 0: USC_CLASSIFY_LAMBDA */
 } usc_classify_input;
@@ -116,9 +141,10 @@ typedef struct usc_classify_result {
 	double outside_ulps;
 	/*
 	 * The expected |error| in ULPs that separates envelope from
-	 * suspicious: 1 + lambda sqrt(w), w the envelope's half-width in
-	 * ULPs of the type at the element (docs/method.md); NaN when no
-	 * finite envelope.
+	 * suspicious: 1 + w min(1, lambda / sqrt(n)), w how far the
+	 * envelope reaches from the exact value (its half-width when that
+	 * is unknown) in ULPs of the type at the element, n its count of
+	 * roundings (docs/method.md); NaN when no finite envelope.
 	 */
 	double expected_ulps;
 } usc_classify_result;

@@ -130,6 +130,26 @@ typedef struct usc_profile {
 	 * that starts from a base does not inherit it.
 	 */
 	char description[USC_PROFILE_DESCRIPTION_MAX];
+	/*
+	 * Float elementwise ops whose declared type is narrower than
+	 * compute_type are computed in compute_type and rounded once to the
+	 * declared type (XLA's float normalization of bf16 / f16 arithmetic
+	 * on CPU); the accuracy bounds then hold in ULPs of compute_type.
+	 * USC_DTYPE_INVALID (0): each op is computed in its declared type.
+	 */
+	usc_dtype compute_type;
+	/*
+	 * Whether the flushing that flush[] names always happens (a fixed
+	 * hardware mode such as x86's FTZ and DAZ) rather than may happen.
+	 */
+	bool flush_always;
+	/*
+	 * Whether an op that meets an infinity or a NaN (an operand that
+	 * may be one, or a result that may overflow) may produce anything:
+	 * LLVM's nnan / ninf fast-math flags.  The elements that depend on
+	 * such an op then have no envelope (class undecided).
+	 */
+	bool nonfinite_undefined;
 } usc_profile;
 
 /* The names of the built-in profiles, NULL-terminated. */

@@ -105,15 +105,17 @@ static const char *platform_profile(const char *platform)
 /*
  * The profile a case asks for: case.json's "profile" (a built-in name, or
  * a profile file, relative to the case directory), else the built-in
- * profile of its "platform".  *have is false when case.json is absent or
+ * profile of its "platform" (xla-cpu-fast-math for a CPU run whose
+ * "xla_cpu_enable_fast_math" is true).  *have is false when case.json is absent or
  * names neither (or an unknown platform: then there is no profile rather
  * than a guessed one).
  */
 static usc_status case_profile(const char *dir, usc_profile *out, bool *have,
 			       usc_error *err)
 {
-	static const char *const keys[] = {"profile", "platform"};
-	char *path = join(dir, "case.json"), *vals[2] = {NULL, NULL};
+	static const char *const keys[] = {"profile", "platform",
+					   "xla_cpu_enable_fast_math"};
+	char *path = join(dir, "case.json"), *vals[3] = {NULL, NULL, NULL};
 	char *text = NULL;
 	size_t len = 0;
 	usc_status st = USC_OK;
@@ -125,7 +127,7 @@ static usc_status case_profile(const char *dir, usc_profile *out, bool *have,
 		goto done;
 	st = usc__read_file(path, &text, &len, err);
 	if (st == USC_OK)
-		st = usc__case_json_strings(path, text, len, keys, 2, vals,
+		st = usc__case_json_strings(path, text, len, keys, 3, vals,
 					    err);
 	if (st != USC_OK)
 		goto done;
@@ -153,12 +155,19 @@ static usc_status case_profile(const char *dir, usc_profile *out, bool *have,
 		}
 		*have = st == USC_OK;
 	} else if (vals[1] && platform_profile(vals[1])) {
-		st = usc_profile_builtin(platform_profile(vals[1]), out, err);
+		const char *name = platform_profile(vals[1]);
+
+		/* A CPU run with fast math has its own profile. */
+		if (strcmp(name, "xla-cpu") == 0 && vals[2] &&
+		    strcmp(vals[2], "true") == 0)
+			name = "xla-cpu-fast-math";
+		st = usc_profile_builtin(name, out, err);
 		*have = st == USC_OK;
 	}
 done:
 	usc__free(vals[0]);
 	usc__free(vals[1]);
+	usc__free(vals[2]);
 	usc__free(text);
 	usc__free(path);
 	return st;

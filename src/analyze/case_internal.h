@@ -10,8 +10,9 @@
 
 /*
  * Validates text (len bytes of the JSON file path) and returns in
- * values[k] a malloc'd copy of the top-level member keys[k] when it is a
- * string, else NULL (absent, or not a string).  Malformed JSON fails with
+ * values[k] a malloc'd copy of the top-level member keys[k]: a string's
+ * value, a literal's text ("true", "null", "1.5"), or NULL when it is
+ * absent, an object or an array.  Malformed JSON fails with
  * USC_EPARSE and "PATH:LINE:COL: malformed JSON: what"; nothing is
  * returned then.
  */

@@ -258,7 +258,19 @@ usc_status usc__case_json_strings(const char *path, const char *text,
 			values[hit] = NULL;
 			st = scan_string(&sc, &values[hit]);
 		} else {
+			const char *start = sc.p;
+
 			st = scan_value(&sc, 1);
+			/* A literal (true, false, null, a number): its text. */
+			if (st == USC_OK && hit < nkeys && *start != '{' &&
+			    *start != '[') {
+				usc__free(values[hit]);
+				values[hit] = usc__strndup(
+					start, (size_t)(sc.p - start));
+				if (!values[hit])
+					st = usc__fail(err, USC_ENOMEM,
+						       "out of memory");
+			}
 		}
 		if (st != USC_OK)
 			goto fail;

@@ -609,7 +609,7 @@ static usc_status pick_worst(const usc_check_request *req,
 		el.undecided = o->undecided[e];
 		el.cls = o->cls ? (usc_class)o->cls[e] : USC_CLASS_UNDECIDED;
 		el.envelope = o->envelope ? o->envelope[e]
-					  : (usc_envelope){0, 0, USC_ENV_UNKNOWN};
+					  : (usc_envelope){0, 0, USC_ENV_UNKNOWN, 0};
 		el.outside_ulps = o->cls ? usc__check_outside(o, e) : 0;
 		if (m < k)
 			m++;

@@ -27,6 +27,7 @@ static usc_envelope public_envelope(const usc__envelope_elem *e)
 
 	p.lo = e->lo;
 	p.hi = e->hi;
+	p.roundings = e->roundings;
 	p.flags = 0;
 	if (e->flags & USC__ENV_FINITE)
 		p.flags |= USC_ENV_FINITE;
@@ -40,6 +41,10 @@ static usc_envelope public_envelope(const usc__envelope_elem *e)
 		p.flags |= USC_ENV_UNKNOWN;
 	if (e->flags & USC__ENV_RANGE_CLIPPED)
 		p.flags |= USC_ENV_RANGE_CLIPPED;
+	if (e->flags & USC__ENV_FLUSHED)
+		p.flags |= USC_ENV_FLUSHED;
+	if (e->flags & USC__ENV_APPROX)
+		p.flags |= USC_ENV_APPROX;
 	return p;
 }
 
@@ -163,6 +168,7 @@ static usc_status classify_output(const usc_check_request *req,
 			in.reference = ref;
 			in.oracle_decided = !o->undecided[k];
 			in.ulp_oracle = o->ulp_oracle[k];
+			in.exact = o->undecided[k] ? NAN : o->oracle_mid[k];
 			in.envelope = o->envelope[k];
 			in.lambda = req->lambda;
 			st = usc_classify_element(&in, &res, err);
@@ -216,6 +222,7 @@ double usc__check_outside(const usc_check_output *o, uint64_t k)
 	in.envelope = o->envelope[k];
 	in.oracle_decided = !o->undecided[k];
 	in.ulp_oracle = o->ulp_oracle[k];
+	in.exact = NAN;
 	if (usc_classify_element(&in, &res, NULL) != USC_OK)
 		return 0;
 	return res.outside_ulps;

@@ -95,8 +95,8 @@ usc_status usc_classify_element(const usc_classify_input *in,
 	const usc_envelope *e = &in->envelope;
 	usc_dtype t = in->type;
 	double lambda = in->lambda > 0 ? in->lambda : USC_CLASSIFY_LAMBDA;
-	double d, ulp, w;
-	bool dnan, rnan;
+	double d, ulp, w, dev, n;
+	bool dnan, rnan, same;
 	int64_t dist;
 
 	if (!usc_dtype_is_float(t))
@@ -108,14 +108,16 @@ usc_status usc_classify_element(const usc_classify_input *in,
 	dnan = usc_bits_is_nan(t, in->device);
 	rnan = usc_bits_is_nan(t, in->reference);
 	/* NaN payloads are not compared: any NaN is the reference's NaN. */
-	if (in->device == in->reference || (dnan && rnan)) {
-		out->cls = USC_CLASS_EXACT;
-		return USC_OK;
-	}
+	same = in->device == in->reference || (dnan && rnan);
 	if (e->flags & USC_ENV_UNKNOWN) {
-		out->cls = USC_CLASS_UNDECIDED;
+		out->cls = same ? USC_CLASS_EXACT : USC_CLASS_UNDECIDED;
 		return USC_OK;
 	}
+	/*
+	 * The envelope first: a device value equal to the strict reference
+	 * is still wrong for a target whose profile excludes it (a NaN from
+	 * an fp8 overflow on a target that saturates).
+	 */
 	if (dnan || !(e->flags & (USC_ENV_FINITE | USC_ENV_POS_INF |
 				  USC_ENV_NEG_INF))) {
 		/* A NaN where none may be, or a number where only NaN may. */
@@ -124,13 +126,13 @@ usc_status usc_classify_element(const usc_classify_input *in,
 			out->outside_ulps = INFINITY;
 			return USC_OK;
 		}
-		out->cls = USC_CLASS_ENVELOPE;
+		out->cls = same ? USC_CLASS_EXACT : USC_CLASS_ENVELOPE;
 		return USC_OK;
 	}
 	(void)usc_decode_double(t, in->device, &d);
 	if (isinf(d) || !(e->flags & USC_ENV_FINITE)) {
 		if (usc_envelope_contains(e, t, in->device)) {
-			out->cls = USC_CLASS_ENVELOPE;
+			out->cls = same ? USC_CLASS_EXACT : USC_CLASS_ENVELOPE;
 			return USC_OK;
 		}
 		out->cls = USC_CLASS_INF_MISMATCH;
@@ -145,12 +147,32 @@ usc_status usc_classify_element(const usc_classify_input *in,
 		out->outside_ulps = outside_steps(e, t, in->device, d);
 		return USC_OK;
 	}
+	if (same) {
+		out->cls = USC_CLASS_EXACT;
+		return USC_OK;
+	}
 	/* Inside the envelope. */
-	if (usc_ulp_double(t, d, &ulp) == USC_OK && ulp > 0)
+	/*
+	 * w: how far the envelope reaches from the exact value, in ulps at
+	 * the device value (the half-width when the exact value is not
+	 * known or lies outside): an envelope need not be centred on it.
+	 */
+	if (usc_ulp_double(t, d, &ulp) == USC_OK && ulp > 0) {
 		w = (e->hi - e->lo) / 2 / ulp;
-	else
+		if (isfinite(in->exact) && in->exact >= e->lo &&
+		    in->exact <= e->hi)
+			w = fmax(in->exact - e->lo, e->hi - in->exact) / ulp;
+	} else {
 		w = 0;
-	out->expected_ulps = 1 + lambda * sqrt(w);
+	}
+	/*
+	 * The worst case grows like n u, the typical error like lambda
+	 * sqrt(n) u (Higham and Mary 2019), both times the same condition
+	 * number: the typical error is the half-width scaled by their
+	 * ratio.  Few roundings: any value inside is typical.
+	 */
+	n = e->roundings > 1 ? e->roundings : 1;
+	out->expected_ulps = 1 + w * fmin(1, lambda / sqrt(n));
 	if (!rnan && usc_ulp_distance(t, in->reference, in->device, &dist) ==
 			     USC_OK &&
 	    (dist >= -1 && dist <= 1)) {
@@ -161,12 +183,22 @@ usc_status usc_classify_element(const usc_classify_input *in,
 		out->cls = USC_CLASS_UNDECIDED;
 		return USC_OK;
 	}
-	if (fabs(in->ulp_oracle) < 1)
+	if (fabs(in->ulp_oracle) < 1) {
 		out->cls = USC_CLASS_ROUNDING;
-	else if (fabs(in->ulp_oracle) <= out->expected_ulps)
-		out->cls = USC_CLASS_ENVELOPE;
-	else
-		out->cls = USC_CLASS_SUSPICIOUS;
+		return USC_OK;
+	}
+	dev = fabs(in->ulp_oracle);
+	if (isfinite(in->exact) && (in->exact < e->lo || in->exact > e->hi)) {
+		/* The legitimate value nearest to the exact one. */
+		double c = in->exact < e->lo ? e->lo : e->hi, uc;
+
+		if (usc_ulp_double(t, c, &uc) == USC_OK && uc > 0)
+			dev = fabs(d - c) / uc;
+	}
+	out->cls = dev <= out->expected_ulps ||
+			   (e->flags & (USC_ENV_FLUSHED | USC_ENV_APPROX))
+			   ? USC_CLASS_ENVELOPE
+			   : USC_CLASS_SUSPICIOUS;
 	return USC_OK;
 }
 

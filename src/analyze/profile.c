@@ -50,6 +50,8 @@ static const char *const fp8_overflow_names[] = {"nonsaturating", "saturating",
 static const char *const minmax_nan_names[] = {"propagate", "drop", "either"};
 /* Indexed by the USC_FLUSH_* bit set. */
 static const char *const flush_names[] = {"none", "inputs", "outputs", "both"};
+static const char *const flush_mode_names[] = {"may", "always"};
+static const char *const nonfinite_names[] = {"ieee", "undefined"};
 
 /* The keys with a fixed spelling, in canonical order. */
 enum key_id {
@@ -68,6 +70,9 @@ enum key_id {
 	K_FLUSH_ALL,
 	K_FP8_OVF,
 	K_MINMAX,
+	K_COMPUTE_TYPE,
+	K_FLUSH_MODE,
+	K_NONFINITE,
 	K_COUNT
 };
 
@@ -75,7 +80,8 @@ static const char *const key_names[K_COUNT] = {
 	"name", "description", "base", "excess_precision", "excess_type",
 	"fma", "reassociate", "reassociate_dot", "dot_accumulation",
 	"fp8_dot_accumulation", "dot_f32", "accuracy.all", "flush.all",
-	"fp8_overflow", "minmax_nan",
+	"fp8_overflow", "minmax_nan", "compute_type", "flush_mode",
+	"nonfinite",
 };
 
 const char *usc_profile_fn_key(usc_profile_fn fn)
@@ -451,8 +457,9 @@ static usc_status unknown_key(parser *ps, span key)
 			 "unknown key '%s' (expected one of: name, description, "
 			 "base, excess_precision, excess_type, fma, reassociate, "
 			 "reassociate_dot, dot_accumulation, "
-			 "fp8_dot_accumulation, dot_f32, accuracy.FN, "
-			 "flush.TYPE, fp8_overflow, minmax_nan; see "
+			 "fp8_dot_accumulation, dot_f32, compute_type, "
+			 "accuracy.FN, flush.TYPE, flush_mode, nonfinite, "
+			 "fp8_overflow, minmax_nan; see "
 			 "docs/profiles.md)",
 			 show(k, sizeof k, key));
 }
@@ -664,6 +671,20 @@ static usc_status set_key(parser *ps, span key, span v)
 				USC__ARRAY_LEN(minmax_nan_names), &e);
 		if (st == USC_OK)
 			p->minmax_nan = (usc_profile_minmax_nan)e;
+		return st;
+	case K_COMPUTE_TYPE:
+		return parse_float_type(ps, key, v, true, &p->compute_type);
+	case K_FLUSH_MODE:
+		st = parse_enum(ps, key, v, flush_mode_names,
+				USC__ARRAY_LEN(flush_mode_names), &e);
+		if (st == USC_OK)
+			p->flush_always = e == 1;
+		return st;
+	case K_NONFINITE:
+		st = parse_enum(ps, key, v, nonfinite_names,
+				USC__ARRAY_LEN(nonfinite_names), &e);
+		if (st == USC_OK)
+			p->nonfinite_undefined = e == 1;
 		return st;
 	case K_BASE:
 	case K_ACC_ALL:
@@ -997,6 +1018,11 @@ static usc_status check_profile(const usc_profile *p, usc_error *err)
 		return usc__fail(err, USC_EINVAL,
 				 "profile '%s': excess_type is not a "
 				 "floating-point type", p->name);
+	if (p->compute_type != USC_DTYPE_INVALID &&
+	    !usc_dtype_is_float(p->compute_type))
+		return usc__fail(err, USC_EINVAL,
+				 "profile '%s': compute_type is not a "
+				 "floating-point type", p->name);
 	if ((p->dot_accumulation != USC_DTYPE_INVALID &&
 	     !usc_dtype_is_float(p->dot_accumulation)) ||
 	    (p->fp8_dot_accumulation != USC_DTYPE_INVALID &&
@@ -1053,6 +1079,7 @@ usc_status usc_profile_format(const usc_profile *p, char **text,
 	put(&b, "fp8_dot_accumulation = %s\n",
 	    type_or_declared(p->fp8_dot_accumulation));
 	put(&b, "dot_f32 = %s\n", dot_f32_names[p->dot_f32]);
+	put(&b, "compute_type = %s\n", type_or_declared(p->compute_type));
 	for (int f = 0; f < USC_PFN_COUNT; f++) {
 		char key[64];
 
@@ -1063,6 +1090,8 @@ usc_status usc_profile_format(const usc_profile *p, char **text,
 		if (usc_dtype_is_float((usc_dtype)t))
 			put(&b, "flush.%s = %s\n", usc_dtype_name((usc_dtype)t),
 			    flush_names[p->flush[t]]);
+	put(&b, "flush_mode = %s\n", flush_mode_names[p->flush_always]);
+	put(&b, "nonfinite = %s\n", nonfinite_names[p->nonfinite_undefined]);
 	put(&b, "fp8_overflow = %s\n", fp8_overflow_names[p->fp8_overflow]);
 	put(&b, "minmax_nan = %s\n", minmax_nan_names[p->minmax_nan]);
 	if (b.oom) {
@@ -1090,6 +1119,9 @@ bool usc_profile_equal(const usc_profile *a, const usc_profile *b)
 	    a->dot_accumulation != b->dot_accumulation ||
 	    a->fp8_dot_accumulation != b->fp8_dot_accumulation ||
 	    a->dot_f32 != b->dot_f32 || a->fp8_overflow != b->fp8_overflow ||
+	    a->compute_type != b->compute_type ||
+	    a->flush_always != b->flush_always ||
+	    a->nonfinite_undefined != b->nonfinite_undefined ||
 	    a->minmax_nan != b->minmax_nan)
 		return false;
 	for (int f = 0; f < USC_PFN_COUNT; f++)

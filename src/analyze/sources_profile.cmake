@@ -2,7 +2,7 @@
 # data/profiles/ (the single source of truth) into a generated C file.
 # Each data file is a configure dependency: editing one re-runs CMake, which
 # rewrites the generated file (file(CONFIGURE) writes only when it changes).
-set(USC_BUILTIN_PROFILES strict xla-cpu xla-gpu xla-tpu)
+set(USC_BUILTIN_PROFILES strict xla-cpu xla-cpu-fast-math xla-gpu xla-tpu)
 
 set(_usc_prof_arrays "")
 set(_usc_prof_table "")

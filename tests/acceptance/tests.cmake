@@ -1,6 +1,7 @@
 # The acceptance corpus (data/acceptance/): `ulpscope check --json` on every
 # real XLA:CPU capture of every catalogue kernel, fast math off and on (408
-# cases); each must check with exit status 0, print JSON that parses, and
+# cases); each must check without a defect under the profile its case.json
+# implies (xla-cpu, or xla-cpu-fast-math), print JSON that parses, and
 # leave no element undecided (tests/acceptance/run_acceptance.py; python3
 # with its standard library only, which tools/setup.sh installs).
 #

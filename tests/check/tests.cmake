@@ -12,7 +12,7 @@ set_tests_properties(cli_check_case PROPERTIES PASS_REGULAR_EXPRESSION
 add_test(NAME cli_check_json
   COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/fp8_quantize_f32/ties_s1 --worst 1 --json)
 set_tests_properties(cli_check_json PROPERTIES PASS_REGULAR_EXPRESSION
-  "^\\{\"kernel\": \"jit_fp8_quantize_f32\", .*\"bit_exact\": 1024, \"undecided\": 0, \"tier_decided\": 1024, \"worst\": \\[\\{\"index\": \\[")
+  "^\\{\"kernel\": \"jit_fp8_quantize_f32\", .*\"profile\": \"xla-cpu\", \"verdict\": \"legit\", .*\"classes\": \\{\"exact\": 1024, .*\"bit_exact\": 1024, \"undecided\": 0, \"tier_decided\": 1024, \"worst\": \\[\\{\"class\": \"exact\", .*\"index\": \\[")
 foreach(case check_usage check_not_a_case check_count_mismatch)
   add_test(NAME cli_${case}
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_case.sh

@@ -18,6 +18,7 @@ static usc_classify_input bf16_in(uint64_t device, uint64_t reference,
 {
 	usc_classify_input in = {0};
 
+	in.exact = NAN;
 	in.type = USC_BF16;
 	in.device = device;
 	in.reference = reference;
@@ -47,8 +48,14 @@ static void test_exact(void **state)
 	/* Two NaNs with different payloads: the payload is not compared. */
 	in = bf16_in(0x7FC1, 0x7FC0, 0, 0, USC_ENV_NAN);
 	assert_int_equal(judge(&in, NULL), USC_CLASS_EXACT);
-	/* Equal to the reference even outside a (wrong) envelope. */
+	/* Equal to the reference but outside the envelope: the target's
+	 * profile excludes the strict result itself. */
 	in = bf16_in(0x4000, 0x4000, 1, 1, USC_ENV_FINITE);
+	assert_int_equal(judge(&in, NULL), USC_CLASS_DEFECT);
+	in = bf16_in(0x7FC0, 0x7FC0, -448, -448, USC_ENV_FINITE);
+	assert_int_equal(judge(&in, NULL), USC_CLASS_NAN_MISMATCH);
+	/* Equal and no envelope at all: still exact. */
+	in = bf16_in(0x3F80, 0x3F80, 0, 0, USC_ENV_UNKNOWN);
 	assert_int_equal(judge(&in, NULL), USC_CLASS_EXACT);
 }
 
@@ -76,34 +83,73 @@ static void test_envelope_and_suspicious(void **state)
 	usc_classify_result r;
 	/*
 	 * [0.96875, 1.03125]: half-width 2^-5 = 4 ulps of 2^-7 at the
-	 * device value 1.03125 (0x3F84), so the expected error is
-	 * 1 + 4 sqrt(4) = 9.
+	 * device value 1.03125 (0x3F84); with 64 roundings the expected
+	 * error is 1 + 4 * 4 / sqrt(64) = 3, so 3.9 is suspicious, 2.9 not.
 	 */
 	usc_classify_input in =
 		bf16_in(0x3F84, 0x3F80, 0.96875, 1.03125, USC_ENV_FINITE);
 
 	(void)state;
+	in.envelope.roundings = 64;
 	in.oracle_decided = true;
 	in.ulp_oracle = 3.9;
+	assert_int_equal(judge(&in, &r), USC_CLASS_SUSPICIOUS);
+	assert_true(r.expected_ulps == 3);
+	in.ulp_oracle = 2.9;
 	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
-	assert_true(r.expected_ulps == 9);
+	/* With 4 roundings lambda / sqrt(4) = 2 > 1: the whole envelope. */
+	in.envelope.roundings = 4;
+	in.ulp_oracle = 3.9;
+	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
+	assert_true(r.expected_ulps == 5);
 	/*
-	 * [0.5, 1.5]: half-width 0.5 = 64 ulps at 1.3125 (0x3FA8), expected
-	 * 1 + 4 sqrt(64) = 33; an error of 40 is suspicious, 33 is not.
+	 * [0.5, 1.5]: half-width 0.5 = 64 ulps at 1.3125 (0x3FA8); with 64
+	 * roundings expected 1 + 64 * 4 / 8 = 33; an error of 40 is
+	 * suspicious, 33 is not.
 	 */
 	in = bf16_in(0x3FA8, 0x3F80, 0.5, 1.5, USC_ENV_FINITE);
+	in.envelope.roundings = 64;
 	in.oracle_decided = true;
 	in.ulp_oracle = 40;
 	assert_int_equal(judge(&in, &r), USC_CLASS_SUSPICIOUS);
 	assert_true(r.expected_ulps == 33);
 	in.ulp_oracle = -33;
 	assert_int_equal(judge(&in, NULL), USC_CLASS_ENVELOPE);
-	/* A smaller lambda: 1 + 2 sqrt(64) = 17 < 33. */
+	/* A smaller lambda: 1 + 64 * 2 / 8 = 17 < 33. */
 	in.lambda = 2;
 	assert_int_equal(judge(&in, &r), USC_CLASS_SUSPICIOUS);
 	assert_true(r.expected_ulps == 17);
+	/*
+	 * An exact value outside the envelope (a forced flush): the error
+	 * counts from the envelope's nearest point.  Envelope [0, 0], device
+	 * -0 but reference 2^-120 (0x0380, flushed by the target), 2^7 ulps
+	 * of 2^-127 from the exact value: legitimate, not suspicious.
+	 */
+	in = bf16_in(0x8000, 0x0380, 0, 0, USC_ENV_FINITE);
+	in.oracle_decided = true;
+	in.ulp_oracle = -128;
+	in.exact = 0x1p-120;
+	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
+	/* The same device with the exact value inside: suspicious. */
+	in = bf16_in(0x3FA8, 0x3F80, 0.5, 1.5, USC_ENV_FINITE);
+	in.envelope.roundings = 64;
+	in.oracle_decided = true;
+	in.ulp_oracle = 40;
+	in.exact = 1.0;
+	assert_int_equal(judge(&in, &r), USC_CLASS_SUSPICIOUS);
+	/* Where flushing may have acted, a large deviation is by design. */
+	in = bf16_in(0x3FA8, 0x3F80, 0.5, 1.5,
+		     USC_ENV_FINITE | USC_ENV_FLUSHED);
+	in.envelope.roundings = 64;
+	in.oracle_decided = true;
+	in.ulp_oracle = 40;
+	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
+	/* Nor where an approximate function's error may be systematic. */
+	in.envelope.flags = USC_ENV_FINITE | USC_ENV_APPROX;
+	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
 	/* Without the oracle's decision the element cannot be placed. */
 	in.lambda = 0;
+	in.exact = NAN;
 	in.oracle_decided = false;
 	assert_int_equal(judge(&in, NULL), USC_CLASS_UNDECIDED);
 }
@@ -177,7 +223,7 @@ static void test_mismatches(void **state)
 
 static void test_contains(void **state)
 {
-	usc_envelope e = {-1, 1, USC_ENV_FINITE};
+	usc_envelope e = {-1, 1, USC_ENV_FINITE, 0};
 
 	(void)state;
 	assert_true(usc_envelope_contains(&e, USC_BF16, 0x3F80));

@@ -158,7 +158,7 @@ static void cpu_like(usc_profile *p)
 
 static void test_contains(void **state)
 {
-	usc__envelope_elem e = {1.0, 0x1.02p0, USC__ENV_FINITE};
+	usc__envelope_elem e = {1.0, 0x1.02p0, USC__ENV_FINITE, 0};
 	uint64_t b;
 
 	(void)state;

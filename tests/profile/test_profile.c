@@ -37,6 +37,9 @@ static const char all_keys[] =
 	"dot_accumulation = bf16\n"
 	"fp8_dot_accumulation = f16\n"
 	"dot_f32 = bf16x3\n"
+	"compute_type = f32\n"
+	"flush_mode = always\n"
+	"nonfinite = undefined\n"
 	"accuracy.all = 3\n"
 	"accuracy.exp = 1.25\n"
 	"accuracy.expm1 = 2\n"
@@ -82,6 +85,9 @@ static void check_all_keys(const usc_profile *p)
 	assert_int_equal(p->dot_accumulation, USC_BF16);
 	assert_int_equal(p->fp8_dot_accumulation, USC_F16);
 	assert_int_equal(p->dot_f32, USC_DOT_F32_BF16_3);
+	assert_int_equal(p->compute_type, USC_F32);
+	assert_true(p->flush_always);
+	assert_true(p->nonfinite_undefined);
 	assert_true(p->accuracy[USC_PFN_EXP] == 1.25);
 	assert_true(p->accuracy[USC_PFN_EXPM1] == 2);
 	assert_true(p->accuracy[USC_PFN_LOG] == 0.5);
@@ -239,17 +245,18 @@ static void test_builtins_match_data_files(void **state)
 		assert_string_equal(b.description, r.description);
 		usc_profile_text_free(text);
 	}
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	assert_string_equal(names[0], "strict");
 	assert_string_equal(names[1], "xla-cpu");
-	assert_string_equal(names[2], "xla-gpu");
-	assert_string_equal(names[3], "xla-tpu");
+	assert_string_equal(names[2], "xla-cpu-fast-math");
+	assert_string_equal(names[3], "xla-gpu");
+	assert_string_equal(names[4], "xla-tpu");
 	assert_int_equal(usc_profile_builtin("xla", NULL, &err), USC_EINVAL);
 	assert_int_equal(usc_profile_builtin("xla", &(usc_profile){0}, &err),
 			 USC_ENOTFOUND);
 	assert_string_equal(err.message,
 			    "no built-in profile 'xla' (the built-in profiles: "
-			    "strict, xla-cpu, xla-gpu, xla-tpu)");
+			    "strict, xla-cpu, xla-cpu-fast-math, xla-gpu, xla-tpu)");
 }
 
 static void test_defaults_and_base(void **state)
@@ -327,8 +334,17 @@ static void test_errors(void **state)
 		 "t.profile:2: unknown key 'zzzzzz' (expected one of: name, "
 		 "description, base, excess_precision, excess_type, fma, "
 		 "reassociate, reassociate_dot, dot_accumulation, "
-		 "fp8_dot_accumulation, dot_f32, accuracy.FN, flush.TYPE, "
-		 "fp8_overflow, minmax_nan; see docs/profiles.md)"},
+		 "fp8_dot_accumulation, dot_f32, compute_type, accuracy.FN, "
+		 "flush.TYPE, flush_mode, nonfinite, fp8_overflow, minmax_nan; "
+		 "see docs/profiles.md)"},
+		{"name = a\nflush_mode = sometimes\n", USC_EPARSE,
+		 "t.profile:2: bad value 'sometimes' for 'flush_mode' (expected "
+		 "may or always)"},
+		{"name = a\ncompute_type = s32\n", USC_EPARSE,
+		 "t.profile:2: bad value 's32' for 'compute_type' (expected "
+		 "declared or a floating-point type: f16 bf16 f32 f64 f8e5m2 "
+		 "f8e4m3 f8e4m3fn f8e4m3fnuz f8e4m3b11fnuz f8e5m2fnuz f8e3m4 "
+		 "f8e8m0fnu f6e2m3fn f6e3m2fn f4e2m1fn)"},
 		{"name = a\nfma = maybe\n", USC_EPARSE,
 		 "t.profile:2: bad value 'maybe' for 'fma' (expected yes or "
 		 "no)"},
@@ -356,7 +372,7 @@ static void test_errors(void **state)
 		 "t.profile:2: 'base' given twice"},
 		{"base = foo\nname = a\n", USC_EPARSE,
 		 "t.profile:1: unknown base profile 'foo' (expected one of: "
-		 "strict, xla-cpu, xla-gpu, xla-tpu)"},
+		 "strict, xla-cpu, xla-cpu-fast-math, xla-gpu, xla-tpu)"},
 		{"name = Bad\n", USC_EPARSE,
 		 "t.profile:1: bad value 'Bad' for 'name' (expected 1 to 63 of "
 		 "a-z 0-9 . _ -)"},
@@ -514,7 +530,7 @@ static void test_load_and_resolve(void **state)
 			 USC_ENOTFOUND);
 	assert_string_equal(err.message,
 			    "'xla-gpux' is neither a built-in profile (strict, "
-			    "xla-cpu, xla-gpu, xla-tpu) nor a profile file");
+			    "xla-cpu, xla-cpu-fast-math, xla-gpu, xla-tpu) nor a profile file");
 	/* A path that is not there. */
 	snprintf(path, sizeof path, "%s/none.profile", tmpdir);
 	assert_int_equal(usc_profile_resolve(path, &p, &err), USC_EIO);
