@@ -585,6 +585,107 @@ done_er:
 		usc_tensor_destroy(in[i]);
 }
 
+/*
+ * The built-in profiles' freedoms on single ops, against values computed
+ * here in C from the formats' definitions.
+ */
+static void test_profile_freedoms(void **state)
+{
+	static const char *mul =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[1] parameter(0)\n"
+		"  b = f32[1] parameter(1)\n"
+		"  ROOT r = f32[1] multiply(a, b)\n"
+		"}\n";
+	static const char *bexp =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = bf16[1] parameter(0)\n"
+		"  ROOT r = bf16[1] exponential(a)\n"
+		"}\n";
+	static const char *trip =
+		"HloModule m\n"
+		"ENTRY e {\n"
+		"  a = f32[1] parameter(0)\n"
+		"  n = bf16[1] convert(a)\n"
+		"  ROOT w = f32[1] convert(n)\n"
+		"}\n";
+	usc_profile cpu, p;
+	usc__envelope_elem e;
+	usc_tensor *in[2];
+	usc_error err;
+	float x = 3.1f, y = 0.2467101f, prod = x * y;
+	uint64_t bits;
+
+	(void)state;
+	assert_int_equal(usc_profile_builtin("xla-cpu", &cpu, &err), USC_OK);
+	/*
+	 * An f32 product under xla-cpu: FMA may skip its rounding, but the
+	 * output rounds to f32, so the envelope is the one product C's
+	 * float multiplication gives (an end rounded down once widened the
+	 * envelope to the largest float).
+	 */
+	in[0] = vec(USC_F32, 1, (double[]){x});
+	in[1] = vec(USC_F32, 1, (double[]){y});
+	e = env_of(mul, in, 2, &cpu, 0);
+	assert_true(e.flags & USC__ENV_FINITE);
+	assert_true(e.lo == prod && e.hi == prod);
+	/*
+	 * bf16 exp(1) computed in f32 (compute_type f32): 6.5 ulps of f32
+	 * around e stay far from a bf16 tie, so only 2.71875 (0x402E, the
+	 * nearest bf16 to e) is legitimate.  Computed in bf16 with 6.5 ulps
+	 * of bf16 (2^-6 at 2.7), the envelope spans codes on both sides.
+	 */
+	in[0] = vec(USC_BF16, 1, (double[]){1});
+	e = env_of(bexp, in, 1, &cpu, 0);
+	assert_true(e.lo == 2.71875 && e.hi == 2.71875);
+	p = cpu;
+	p.compute_type = USC_DTYPE_INVALID;
+	in[0] = vec(USC_BF16, 1, (double[]){1});
+	e = env_of(bexp, in, 1, &p, 0);
+	assert_true(e.lo <= 2.71875 - 6 * 0x1p-6 && e.hi >= 2.71875 + 6 * 0x1p-6);
+	/*
+	 * 2^-70 * 2^-70 = 2^-140 is an f32 subnormal: flushed always (and
+	 * no FMA to keep the product unrounded), the envelope is 0; flushing
+	 * allowed, or an FMA possible, it is [0, 2^-140].
+	 */
+	p = cpu;
+	p.fma = false;
+	in[0] = vec(USC_F32, 1, (double[]){0x1p-70});
+	in[1] = vec(USC_F32, 1, (double[]){0x1p-70});
+	e = env_of(mul, in, 2, &p, 0);
+	assert_true(e.lo == 0 && e.hi == 0);
+	assert_true(e.flags & USC__ENV_FLUSHED);
+	in[0] = vec(USC_F32, 1, (double[]){0x1p-70});
+	in[1] = vec(USC_F32, 1, (double[]){0x1p-70});
+	e = env_of(mul, in, 2, &cpu, 0);
+	assert_true(e.lo == 0 && e.hi == 0x1p-140);
+	p.flush_always = false;
+	in[0] = vec(USC_F32, 1, (double[]){0x1p-70});
+	in[1] = vec(USC_F32, 1, (double[]){0x1p-70});
+	e = env_of(mul, in, 2, &p, 0);
+	assert_true(e.lo == 0 && e.hi == 0x1p-140);
+	/*
+	 * The same bits, legitimate under one profile and a defect under
+	 * another: f32 -> bf16 -> f32 of 1 + 2^-10 elided (the input comes
+	 * back unrounded) is inside xla-gpu's envelope (excess precision)
+	 * and outside strict's, which holds only RN_bf16(1 + 2^-10) = 1.
+	 */
+	assert_int_equal(usc_profile_builtin("xla-gpu", &p, &err), USC_OK);
+	assert_int_equal(usc_encode_double(USC_F32, 1 + 0x1p-10, NULL, &bits,
+					   NULL),
+			 0);
+	in[0] = vec(USC_F32, 1, (double[]){1 + 0x1p-10});
+	e = env_of(trip, in, 1, &p, 0);
+	assert_true(usc__envelope_contains(&e, USC_F32, bits));
+	assert_int_equal(usc_profile_builtin("strict", &p, &err), USC_OK);
+	in[0] = vec(USC_F32, 1, (double[]){1 + 0x1p-10});
+	e = env_of(trip, in, 1, &p, 0);
+	assert_false(usc__envelope_contains(&e, USC_F32, bits));
+	assert_true(e.lo == 1 && e.hi == 1);
+}
+
 static void test_kernels_strict(void **state)
 {
 	char dir[4096], path[4600];
@@ -787,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_tanh_range),
 		cmocka_unit_test(test_accuracy_perturbed),
 		cmocka_unit_test(test_truncation_outside),
+		cmocka_unit_test(test_profile_freedoms),
 		cmocka_unit_test(test_kernels_strict),
 		cmocka_unit_test(test_examples),
 	};
