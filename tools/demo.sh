@@ -13,6 +13,18 @@ run() {
 	echo "\$ ulpscope $*"
 	"$u" "$@"
 }
+# A check whose verdict is expected to be a defect (exit status 4).
+run_defect() {
+	echo
+	echo "\$ ulpscope $*"
+	local rc=0
+	"$u" "$@" || rc=$?
+	if [ "$rc" != 4 ]; then
+		echo "demo: expected the defect verdict (exit 4), got exit $rc" >&2
+		exit 1
+	fi
+	echo "(exit status 4: defect)"
+}
 run formats
 run cast f8e4m3fn 448 464 465 1e-3 --round nearest-even
 run cast bf16 1.00390625000000000001 0.1
@@ -21,6 +33,10 @@ run decode f8e5m2 0x7b 0x7c 0x01
 run ulp bf16 0b:0x3dcd 0.1
 run formats --check
 run hlo kernels/softmax_f32.hlo --verify
+run profiles
 run check data/examples/softmax_f32/normal_s0 --worst 3
+# The same XLA:CPU output under the strict profile: the reassociated
+# reductions XLA:CPU legitimately uses are not allowed there.
+run_defect check data/examples/softmax_f32/normal_s0 --worst 1 --profile strict
 run check data/examples/swiglu_bf16/large_s1 --worst 1 --out build/demo-results.h5
 run extract kernels/softmax_f32.hlo --fusion subtract_exponential_fusion --short

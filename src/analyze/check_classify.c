@@ -320,16 +320,33 @@ static void write_reason(usc_check_report *r, const char *note)
 			(void)usc_decode_double(t, bits, &d);
 		snprintf(dv, sizeof dv, "%.9g", d);
 		switch (r->verdict) {
-		case USC_VERDICT_DEFECT:
+		case USC_VERDICT_DEFECT: {
+			char where[160], env[96];
+			double steps = usc__check_outside(o, wk);
+
+			if (o->envelope[wk].flags & USC_ENV_FINITE)
+				snprintf(env, sizeof env, "[%.9g, %.9g]",
+					 o->envelope[wk].lo,
+					 o->envelope[wk].hi);
+			else
+				snprintf(env, sizeof env, "no finite value");
+			if (isfinite(steps) && steps > 0)
+				snprintf(where, sizeof where,
+					 "%.0f codes %s the envelope %s", steps,
+					 d < o->envelope[wk].lo ? "below"
+								: "above",
+					 env);
+			else
+				snprintf(where, sizeof where,
+					 "outside the envelope %s", env);
 			snprintf(r->reason, sizeof r->reason,
 				 "defect: %" PRIu64 " of %" PRIu64
 				 " elements outside the %s envelope; worst: "
-				 "output %zu [%s] is %s (%s), envelope "
-				 "[%.9g, %.9g]",
-				 outside, total, r->profile.name, wi, idx,
-				 usc_class_name((usc_class)o->cls[wk]), dv,
-				 o->envelope[wk].lo, o->envelope[wk].hi);
+				 "output %zu [%s] = %s, %s (%s)",
+				 outside, total, r->profile.name, wi, idx, dv,
+				 where, usc_class_name((usc_class)o->cls[wk]));
 			break;
+		}
 		case USC_VERDICT_SUSPICIOUS:
 			snprintf(r->reason, sizeof r->reason,
 				 "suspicious: %" PRIu64 " of %" PRIu64

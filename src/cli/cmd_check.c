@@ -332,7 +332,7 @@ static void print_text(const usc_check_report *r)
 				print_envelope(&e->envelope);
 				if (e->outside_ulps > 0 &&
 				    isfinite(e->outside_ulps))
-					printf(", %.0f ulp outside",
+					printf(", %.0f codes outside",
 					       e->outside_ulps);
 				putchar('\n');
 			}
@@ -394,8 +394,9 @@ int usc_cli_check(int argc, char **argv)
 		else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
 			if (usc_profile_resolve(argv[++i], &profile, &err) !=
 			    USC_OK) {
+				/* A bad input, as docs/check.md says. */
 				usc_cli_error("%s", err.message);
-				return USC_EXIT_USAGE;
+				return USC_EXIT_FAIL;
 			}
 			req.profile = &profile;
 			list = 0;

@@ -47,8 +47,9 @@ try:
 except ImportError:
     sys.exit(77)
 
-CLI = os.environ["USC_CLI"]
-SRC = os.environ["USC_SOURCE_DIR"]
+CLI = os.environ.get("USC_CLI", "ulpscope")
+SRC = os.environ.get("USC_SOURCE_DIR",
+                     os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLES = os.path.join(SRC, "data", "examples")
 VERBOSE = os.environ.get("USC_INJECT_VERBOSE") == "1"
 
@@ -704,5 +705,26 @@ def main():
     return 0
 
 
+def write_mutant(argv):
+    """--mutant KERNEL.hlo KIND INSTRUCTION OUT.hlo: one mutant, for docs."""
+    kinds = {f.__name__[4:].replace("_", "-"): f for f in HLO_MUTATIONS}
+    if len(argv) != 4 or argv[1] not in kinds:
+        print("usage: inject_defects.py --mutant KERNEL.hlo KIND INSTRUCTION "
+              "OUT.hlo\nKIND: " + " ".join(sorted(kinds)), file=sys.stderr)
+        return 2
+    with open(argv[0]) as fh:
+        k = Kernel(fh.read())
+    for label, text in kinds[argv[1]](k):
+        if label.split()[-1] in (argv[2], "%" + argv[2]):
+            with open(argv[3], "w") as fh:
+                fh.write(text)
+            print(label)
+            return 0
+    print("%s does not apply to %s" % (argv[1], argv[2]), file=sys.stderr)
+    return 1
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--mutant":
+        sys.exit(write_mutant(sys.argv[2:]))
     sys.exit(main())
