@@ -179,8 +179,14 @@ usc_status usc_classify_element(const usc_classify_input *in,
 		out->cls = USC_CLASS_ROUNDING;
 		return USC_OK;
 	}
-	if (!in->oracle_decided || isnan(in->ulp_oracle)) {
+	if (!in->oracle_decided) {
 		out->cls = USC_CLASS_UNDECIDED;
+		return USC_OK;
+	}
+	if (isnan(in->ulp_oracle)) {
+		/* No error against the exact value (it is NaN, or the device
+		 * value an infinity): inside the envelope is all there is. */
+		out->cls = USC_CLASS_ENVELOPE;
 		return USC_OK;
 	}
 	if (fabs(in->ulp_oracle) < 1) {

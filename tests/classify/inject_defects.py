@@ -8,8 +8,8 @@ script makes wrong "device" outputs two ways and runs `ulpscope check
 * into the reference evaluation: the kernel's HLO text is mutated (one op
   computed in bf16, a truncating convert, a dropped op, swapped operands,
   an operand read off by one, a transposed index mapping, a wrong
-  reduction init, a NaN-dropping maximum, a dropped clamp before an fp8
-  convert) and evaluated by `ulpscope eval` (the strict reference of the
+  reduction init, a dropped clamp before an fp8 convert) and evaluated by
+  `ulpscope eval` (the strict reference of the
   mutated kernel) -- the elements that changed are those where it differs
   from the reference of the original kernel;
 * into the captured device output itself: one bit flipped (sign,
@@ -27,6 +27,9 @@ The fp8 convert's overflow policy is tested with two profiles written
 here (xla-cpu with fp8_overflow = nonsaturating, and = saturating) on the
 quantize kernel with its clamp removed: saturating device values are a
 defect under the first and legitimate under the second, NaN the reverse.
+A NaN-dropping maximum (the quantize kernel's clamp reading NaN inputs as
+its lower bound) is tested the same way under minmax_nan = propagate,
+drop, and xla-cpu's either.
 
 Run by ctest (tests/classify/tests.cmake) with USC_CLI and USC_SOURCE_DIR;
 USC_INJECT_CASES limits the cases (a comma list of substrings), for the
@@ -667,6 +670,80 @@ def fp8_overflow_policy(t, tmp):
             print("%-60s %s" % (label, verdict))
 
 
+def nan_dropping_max(t, tmp):
+    """A clamp (max then min) that drops NaN, under both NaN policies.
+
+    The quantize kernel's clamp(-448, x, 448) with NaNs among its inputs:
+    HLO's maximum and minimum propagate NaN, so the reference gives NaN
+    there; the mutant reads a NaN as the lower bound.  Under a profile
+    whose max/min propagate NaN the mutant is a defect at exactly those
+    elements; under xla-cpu (minmax_nan = either: fast min/max) it is
+    legitimate; and the reference's NaN is a defect under "drop".
+    """
+    d = os.path.join(EXAMPLES, "fp8_quantize_f32", "normal_s0")
+    if not os.path.isdir(d):
+        return
+    kpath = os.path.join(d, "kernel.hlo")
+    with open(kpath) as fh:
+        k = Kernel(fh.read())
+    mutant = None
+    for i, m in k.instrs():
+        if m.group("op") != "clamp":
+            continue
+        lo, x, hi = k.operands(m)
+        nm, shape = m.group("name"), m.group("shape")
+        pshape = "pred" + shape[len(shape_type(shape)):]
+        new = [line(m, nm + ".ne", pshape, "compare", [x, x],
+                    ", direction=NE"),
+               line(m, nm + ".c", shape, "clamp", [lo, x, hi]),
+               line(m, nm, shape, "select", [nm + ".ne", lo, nm + ".c"],
+                    root=bool(m.group("root")))]
+        mutant = k.replace(i, new)
+        break
+    if mutant is None:
+        t.fail("nan-dropping max: no clamp in the quantize kernel")
+        return
+    mpath = os.path.join(tmp, "nanmax.hlo")
+    with open(mpath, "w") as fh:
+        fh.write(mutant)
+    x = np.load(os.path.join(d, "input_0.npy")).copy()
+    x[::37] = np.nan
+    xpath = os.path.join(tmp, "x_nan.npy")
+    np.save(xpath, x)
+    inputs = [xpath, os.path.join(d, "input_1.npy")]
+    ref, mut = os.path.join(tmp, "nref"), os.path.join(tmp, "nmut")
+    ins = sum((["--input", p] for p in inputs), [])
+    run([CLI, "eval", kpath, "-o", ref] + ins)
+    run([CLI, "eval", mpath, "-o", mut] + ins)
+    rb, mb = bits_of(ref + "_0.npy")[0], bits_of(mut + "_0.npy")[0]
+    changed = [rb != mb]
+    if not changed[0].any():
+        t.fail("nan-dropping max: the mutant changes nothing")
+        return
+    prof = {}
+    for pol in ("propagate", "drop"):
+        path = os.path.join(tmp, "minmax_%s.profile" % pol)
+        with open(path, "w") as fh:
+            fh.write("base = xla-cpu\nname = xla-cpu-%s\n"
+                     "minmax_nan = %s\n" % (pol, pol))
+        prof[pol] = path
+    for pol, dev, bad in ((prof["propagate"], mut, True),
+                          ("xla-cpu", mut, False),
+                          (prof["drop"], ref, True),
+                          ("xla-cpu", ref, False)):
+        rc, verdict, classes = check(d, kpath, inputs, [dev + "_0.npy"], pol,
+                                     tmp)
+        label = "nan-dropping max: %s device under %s" % (
+            "NaN-dropping" if dev == mut else "NaN-propagating",
+            os.path.basename(pol))
+        if bad:
+            judge(t, label, changed, classes, verdict, rc)
+        elif verdict == "defect":
+            t.fail("%s: legitimate, but verdict %s" % (label, verdict))
+        elif VERBOSE:
+            print("%-60s %s" % (label, verdict))
+
+
 def main():
     t = Tally()
     tmp = tempfile.mkdtemp(prefix="usc_inject_")
@@ -674,6 +751,7 @@ def main():
         for d in case_dirs():
             run_case(d, t, tmp)
         fp8_overflow_policy(t, tmp)
+        nan_dropping_max(t, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     rate = t.caught / t.cases if t.cases else 0

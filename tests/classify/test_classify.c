@@ -147,6 +147,10 @@ static void test_envelope_and_suspicious(void **state)
 	/* Nor where an approximate function's error may be systematic. */
 	in.envelope.flags = USC_ENV_FINITE | USC_ENV_APPROX;
 	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
+	/* A decided but undefined error (the exact value is NaN): inside. */
+	in.envelope.flags = USC_ENV_FINITE;
+	in.ulp_oracle = NAN;
+	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
 	/* Without the oracle's decision the element cannot be placed. */
 	in.lambda = 0;
 	in.exact = NAN;
