@@ -151,11 +151,11 @@ usc_status usc_classify_element(const usc_classify_input *in,
 		out->cls = USC_CLASS_EXACT;
 		return USC_OK;
 	}
-	/* Inside the envelope. */
 	/*
-	 * w: how far the envelope reaches from the exact value, in ulps at
-	 * the device value (the half-width when the exact value is not
-	 * known or lies outside): an envelope need not be centred on it.
+	 * Inside the envelope.  w: how far it reaches from the exact value,
+	 * in ulps at the device value (the half-width when the exact value
+	 * is not known or lies outside): an envelope need not be centred on
+	 * the exact value.
 	 */
 	if (usc_ulp_double(t, d, &ulp) == USC_OK && ulp > 0) {
 		w = (e->hi - e->lo) / 2 / ulp;
@@ -168,8 +168,8 @@ usc_status usc_classify_element(const usc_classify_input *in,
 	/*
 	 * The worst case grows like n u, the typical error like lambda
 	 * sqrt(n) u (Higham and Mary 2019), both times the same condition
-	 * number: the typical error is the half-width scaled by their
-	 * ratio.  Few roundings: any value inside is typical.
+	 * number: the typical error is the reach w scaled by their ratio.
+	 * Few roundings: any value inside is typical.
 	 */
 	n = e->roundings > 1 ? e->roundings : 1;
 	out->expected_ulps = 1 + w * fmin(1, lambda / sqrt(n));
