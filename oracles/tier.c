@@ -2279,6 +2279,70 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 	return USC_OK;
 }
 
+/*
+ * A reduction by add, for the interpreter's optional sum entry: the
+ * tier's semantics round nothing, so every order gives the same real
+ * sum.  When the init and every value are finite points (the common case:
+ * a reduction of a kernel's inputs or of exact intermediates), MPFR adds
+ * them exactly (mpfr_sum) and rounds once to a double: the ball is that
+ * double with radius 0 when exact, else a bound of half its ulp.  This is
+ * the exact accumulation that cancellation needs: the sequential path's
+ * radius adds every partial sum's rounding error and cannot decide a sum
+ * like 2^60 + 1 - 2^60.  Anything else (a radius, an infinity, a NaN, an
+ * exact zero, whose sign the sequential path tracks) is declined.
+ */
+static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
+			   const void *values, const void *init, void *out,
+			   usc_error *err)
+{
+	const value *v = values, *v0 = init;
+	value *r = out;
+	mpfr_t *xs;
+	mpfr_ptr *ps;
+	mpfr_t sum;
+	int ternary;
+	double d;
+	size_t k;
+
+	(void)state;
+	if (add->op != USC_HLO_OP_ADD || !is_float(add->result) ||
+	    v0->kind != USC__ORC_FINITE || v0->rad != 0)
+		return USC_EUNSUPPORTED;
+	for (k = 0; k < n; k++)
+		if (v[k].kind != USC__ORC_FINITE || v[k].rad != 0)
+			return USC_EUNSUPPORTED;
+	xs = usc__reallocarray(NULL, n + 1, sizeof *xs);
+	ps = usc__reallocarray(NULL, n + 1, sizeof *ps);
+	if (!xs || !ps) {
+		usc__free(xs);
+		usc__free(ps);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (k = 0; k <= n; k++) {
+		/* Doubles are exact at 53 bits. */
+		mpfr_init2(xs[k], 53);
+		mpfr_set_d(xs[k], k < n ? v[k].mid : v0->mid, MPFR_RNDN);
+		ps[k] = xs[k];
+	}
+	mpfr_init2(sum, 53);
+	ternary = mpfr_sum(sum, ps, (unsigned long)(n + 1), MPFR_RNDN);
+	d = mpfr_get_d(sum, MPFR_RNDN);
+	mpfr_clear(sum);
+	for (k = 0; k <= n; k++)
+		mpfr_clear(xs[k]);
+	usc__free(xs);
+	usc__free(ps);
+	if (d == 0 && ternary == 0)
+		return USC_EUNSUPPORTED;
+	/*
+	 * Rounded to nearest: the error is at most half the spacing at d,
+	 * below 2^-53 |d| for a normal d and 2^-1075 for a subnormal one;
+	 * rup covers both (its floor is 2^-1060).
+	 */
+	set_ball(r, d, ternary == 0 ? 0 : rup(fabs(d) * 0x1p-53));
+	return USC_OK;
+}
+
 const usc__domain_ops usc__domain_tier = {
 	.name = "tier",
 	.value_size = sizeof(usc__tier_value),
@@ -2294,4 +2358,5 @@ const usc__domain_ops usc__domain_tier = {
 	.is_true = tier_is_true,
 	.to_index = tier_to_index,
 	.matmul = usc__tier_matmul,
+	.sum = tier_sum,
 };

@@ -22,6 +22,7 @@
 
 #include <mpfr.h>
 
+#include "eval/eval_values.h"
 #include "oracles/oracle.h"
 #include "oracles/tier.h"
 #include "ulpscope/eval.h"
@@ -254,6 +255,77 @@ static void test_eval_dot(void **state)
 	usc_tensor_destroy(in[1]);
 }
 
+/*
+ * An add reduction through the evaluator (the sum entry): f32 2^60, 1,
+ * -2^60 with init 0 add up to exactly 1 in any order.  Sequentially, the
+ * partial sum 2^60 + 1 is not a double and its rounding error (1) stays
+ * in the radius, so the ball [0 +- 1] would decide nothing; summed
+ * exactly it is the point 1.  And 2^60 + 3 - 2^60 + 2^-20 (exactly
+ * 3 + 2^-20, a double) the same; 1 + 2^-60 (not a double) rounds once,
+ * with a radius of at most half its ulp, 2^-53.
+ */
+static void test_eval_reduce(void **state)
+{
+	static const char K[] =
+		"HloModule k\n"
+		"add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y) }\n"
+		"ENTRY e {\n"
+		"  a = f32[3,4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[3] reduce(a, z), dimensions={1}, to_apply=add\n"
+		"}\n";
+	static const double av[] = {0x1p60, 1, -0x1p60, 0,
+				    0x1p60, 3, -0x1p60, 0x1p-20,
+				    1, 0x1p-60, 0, 0};
+	static const double want[] = {1, 3 + 0x1p-20, 1};
+	usc_hlo_file *f;
+	usc_eval *ev;
+	usc_eval_options o = usc_eval_options_default();
+	usc_tensor *in;
+	int64_t da[2] = {3, 4};
+	const void *values;
+	size_t count, i;
+	usc_dtype t;
+	usc_error err;
+	uint64_t bits;
+
+	(void)state;
+	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
+	for (i = 0; i < 12; i++) {
+		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
+						   NULL),
+				 USC_OK);
+		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
+	}
+	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
+	o.domain = USC_DOMAIN_TIER;
+	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
+					 &err),
+			 USC_OK);
+	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
+	if (usc_eval_run(ev, &err) != USC_OK)
+		fail_msg("run: %s", err.message);
+	assert_int_equal(usc__eval_output_values(ev, 0, &values, &count, &t),
+			 USC_OK);
+	assert_int_equal(count, 3);
+	for (i = 0; i < 3; i++) {
+		const usc__tier_value *v = (const usc__tier_value *)values + i;
+
+		assert_int_equal(v->kind, USC__ORC_FINITE);
+		if (i < 2) {
+			assert_true(v->mid == want[i] && v->rad == 0);
+		} else {
+			/* 1 + 2^-60 rounds to 1; the ball must hold it. */
+			assert_true(v->mid == 1);
+			assert_true(v->rad >= 0x1p-60 && v->rad <= 0x1p-52);
+		}
+	}
+	usc_eval_destroy(ev);
+	usc_hlo_file_destroy(f);
+	usc_tensor_destroy(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_inexact_sum),
 		cmocka_unit_test(test_no_cancel),
 		cmocka_unit_test(test_eval_dot),
+		cmocka_unit_test(test_eval_reduce),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
