@@ -448,6 +448,92 @@ static void test_escalation_tiles(void **state)
 	usc_tensor_destroy(y);
 }
 
+/*
+ * The profile of a case directory comes from its case.json: "profile"
+ * (a built-in or a file beside it), else "platform" (cpu -> xla-cpu, or
+ * xla-cpu-fast-math with fast math on); none without either, or with
+ * no_profile.  A malformed case.json is an error naming its line and
+ * column.  Under strict, one element bumped by one code is the defect,
+ * and only that element.
+ */
+static void test_case_json_profiles(void **state)
+{
+	static const struct {
+		const char *json, *profile; /* NULL: not classified */
+	} cases[] = {
+		{NULL, NULL},
+		{"{\"platform\": \"cpu\", \"notes\": [1, {\"a\": null}]}",
+		 "xla-cpu"},
+		{"{\"platform\": \"cpu\", \"xla_cpu_enable_fast_math\": true}",
+		 "xla-cpu-fast-math"},
+		{"{\"platform\": \"cpu\", \"xla_cpu_enable_fast_math\": false}",
+		 "xla-cpu"},
+		{"{\"profile\": \"strict\", \"platform\": \"cpu\"}", "strict"},
+		{"{\"profile\": \"mine.profile\"}", "mine"},
+		{"{\"platform\": \"quantum\"}", NULL},
+	};
+	char cj[320], mine[320];
+	usc_check_request req = usc_check_request_default();
+	usc_check_report *r = NULL;
+	usc_error err;
+
+	(void)state;
+	snprintf(cj, sizeof cj, "%s/case.json", dir);
+	snprintf(mine, sizeof mine, "%s/mine.profile", dir);
+	write_text(mine, "base = strict\nname = mine\n");
+	write_device(-1);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unlink(cj);
+		if (cases[i].json)
+			write_text(cj, cases[i].json);
+		if (usc_check_case(dir, NULL, &r, &err) != USC_OK)
+			fail_msg("%s: %s", cases[i].json, err.message);
+		if (!cases[i].profile) {
+			assert_false(r->classified);
+			assert_null(r->outputs[0].cls);
+		} else {
+			assert_true(r->classified);
+			assert_string_equal(r->profile.name, cases[i].profile);
+			/* The reference's own output: legit everywhere. */
+			assert_int_equal(r->verdict, USC_VERDICT_LEGIT);
+			assert_int_equal(r->outputs[0].counts.n[USC_CLASS_EXACT],
+					 N);
+		}
+		usc_check_report_destroy(r);
+		r = NULL;
+	}
+	/* no_profile overrides case.json. */
+	write_text(cj, "{\"platform\": \"cpu\"}");
+	req.no_profile = true;
+	assert_int_equal(usc_check_case(dir, &req, &r, &err), USC_OK);
+	assert_false(r->classified);
+	usc_check_report_destroy(r);
+	/* Malformed JSON: the trailing comma, at line 1 column 20. */
+	write_text(cj, "{\"platform\": \"cpu\",}");
+	assert_int_equal(usc_check_case(dir, NULL, &r, &err), USC_EPARSE);
+	assert_non_null(strstr(err.message,
+			       "case.json:1:20: malformed JSON: expected a "
+			       "member name"));
+	/* A profile that is neither a built-in nor a file. */
+	write_text(cj, "{\"profile\": \"nope\"}");
+	assert_int_not_equal(usc_check_case(dir, NULL, &r, &err), USC_OK);
+	assert_non_null(strstr(err.message, "\"profile\""));
+	/* Strict: element 9 one code above the reference is the defect. */
+	write_text(cj, "{\"profile\": \"strict\"}");
+	write_device(9);
+	assert_int_equal(usc_check_case(dir, NULL, &r, &err), USC_OK);
+	assert_int_equal(r->verdict, USC_VERDICT_DEFECT);
+	assert_int_equal(r->outputs[0].counts.n[USC_CLASS_DEFECT], 1);
+	assert_int_equal(r->outputs[0].cls[9], USC_CLASS_DEFECT);
+	assert_int_equal(r->outputs[0].counts.n[USC_CLASS_EXACT], N - 1);
+	assert_int_equal(r->outputs[0].worst[0].index, 9);
+	assert_int_equal(r->outputs[0].worst[0].cls, USC_CLASS_DEFECT);
+	assert_true(r->outputs[0].worst[0].outside_ulps == 1);
+	usc_check_report_destroy(r);
+	unlink(cj);
+	unlink(mine);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_case_dir_and_results),
 		cmocka_unit_test(test_fusion),
 		cmocka_unit_test(test_escalation_tiles),
+		cmocka_unit_test(test_case_json_profiles),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
