@@ -58,7 +58,7 @@ static int hexval(char c)
  */
 static usc_status scan_string(scanner *sc, char **out)
 {
-	const char *start;
+	const char *open = sc->p, *start;
 	char *v = NULL;
 	size_t n = 0;
 
@@ -78,6 +78,8 @@ static usc_status scan_string(scanner *sc, char **out)
 			return fail_at(sc, "control character in a string");
 		}
 		if (c == '\\') {
+			const char *esc = sc->p;
+
 			sc->p++;
 			if (sc->p >= sc->end)
 				break;
@@ -100,6 +102,7 @@ static usc_status scan_string(scanner *sc, char **out)
 
 					if (h < 0) {
 						usc__free(v);
+						sc->p = esc;
 						return fail_at(sc, "bad \\u escape");
 					}
 					cp = cp * 16 + h;
@@ -110,6 +113,7 @@ static usc_status scan_string(scanner *sc, char **out)
 			}
 			default:
 				usc__free(v);
+				sc->p = esc;
 				return fail_at(sc, "bad escape in a string");
 			}
 		}
@@ -119,6 +123,7 @@ static usc_status scan_string(scanner *sc, char **out)
 	}
 	if (sc->p >= sc->end) {
 		usc__free(v);
+		sc->p = open; /* where the string starts */
 		return fail_at(sc, "unterminated string");
 	}
 	sc->p++;

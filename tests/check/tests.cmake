@@ -18,3 +18,4 @@ foreach(case check_usage check_not_a_case check_count_mismatch)
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_case.sh
       $<TARGET_FILE:ulpscope_cli> ${CMAKE_CURRENT_SOURCE_DIR}/check/cases/${case}.txt)
 endforeach()
+usc_add_test(test_case_json check/test_case_json.c)
