@@ -36,6 +36,9 @@ typedef usc__oracle_value value;
 typedef struct orc_state {
 	mpfr_prec_t prec;
 	bool quantize;
+	/* Attribution: the instructions whose results round (oracle.h). */
+	const usc_hlo_instr *const *round_only;
+	size_t round_only_count;
 	void *ref; /* the reference domain's state: integer ops */
 	mpfr_t a, b, lo, hi, t;
 	mpfi_t ia, ib;
@@ -45,6 +48,8 @@ void usc__oracle_options_default(usc__oracle_options *opt)
 {
 	opt->precision = USC__ORACLE_PREC_DEFAULT;
 	opt->quantize = false;
+	opt->round_only = NULL;
+	opt->round_only_count = 0;
 }
 
 usc_status usc__oracle_set_precision(void *state, mpfr_prec_t prec,
@@ -70,6 +75,8 @@ usc_status usc__oracle_configure(void *state, const usc__oracle_options *opt,
 	if (st != USC_OK)
 		return st;
 	s->quantize = opt->quantize;
+	s->round_only = opt->round_only;
+	s->round_only_count = opt->round_only ? opt->round_only_count : 0;
 	return USC_OK;
 }
 
@@ -1429,6 +1436,47 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 	return unsupported(op, err);
 }
 
+/* ----------------------------------------- attribution's rounding */
+
+/* Whether op's result rounds under round_only (oracle.h). */
+static bool rounds_here(const orc_state *s, const usc__dom_op *op)
+{
+	size_t i;
+
+	if (!s->round_only_count || !op->instr || !is_float(op->result))
+		return false;
+	for (i = 0; i < s->round_only_count; i++)
+		if (s->round_only[i] == op->instr)
+			return true;
+	return false;
+}
+
+/*
+ * Rounds a finite value nearest-even into the float type t, the format's
+ * own overflow policy included, as the reference rounds an op's result.
+ * Where the enclosure straddles a rounding boundary the certificate is
+ * lost anyway, so the midpoint rounds: attribution reports midpoints.
+ */
+static usc_status round_to_type(orc_state *s, usc_dtype t, value *r,
+				usc_error *err)
+{
+	bool decided;
+	uint64_t bits;
+	usc_status st;
+
+	if (r->kind != USC__ORC_FINITE)
+		return USC_OK;
+	st = usc__oracle_decide_rounding(r, t, &decided, &bits, err);
+	if (st != USC_OK)
+		return st;
+	if (!decided) {
+		mpfr_set_prec(s->a, mpfi_get_prec(r->x));
+		mpfi_mid(s->a, r->x);
+		(void)usc_encode_mpfr(t, s->a, NULL, &bits, NULL);
+	}
+	return load_bits(s, t, bits, r, err);
+}
+
 static usc_status orc_apply(void *state, const usc__dom_op *op, size_t n,
 			    void *out, const void *const *args,
 			    unsigned scalar_args, usc_error *err)
@@ -1438,6 +1486,7 @@ static usc_status orc_apply(void *state, const usc__dom_op *op, size_t n,
 	const value *a[USC__DOM_MAX_ARGS] = {NULL, NULL, NULL};
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
+	bool round = rounds_here(s, op);
 	size_t i;
 	unsigned k;
 
@@ -1451,6 +1500,8 @@ static usc_status orc_apply(void *state, const usc__dom_op *op, size_t n,
 			a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
 		}
 		st = apply1(s, op, &o[i], a, err);
+		if (st == USC_OK && round)
+			st = round_to_type(s, op->result, &o[i], err);
 	}
 	usc__mpfr_range_restore(&range);
 	return st;

@@ -56,9 +56,21 @@ typedef struct usc__oracle_options {
 	 * the reduced format).  Outputs never round.
 	 */
 	bool quantize;
+	/*
+	 * Attribution (src/analyze/attribution.c): the results of these
+	 * instructions, and of the ops the interpreter synthesizes for them
+	 * (a dot's products and sums, whose usc__dom_op.instr is the dot),
+	 * round nearest-even to their declared float type, as the reference
+	 * rounds them; every other op stays exact.  An enclosure that
+	 * straddles a rounding boundary rounds its midpoint (uncertified: the
+	 * attribution's figures are midpoints).  Borrowed: the array must
+	 * outlive the runs.  NULL / 0: nothing rounds.
+	 */
+	const usc_hlo_instr *const *round_only;
+	size_t round_only_count;
 } usc__oracle_options;
 
-/* precision = USC__ORACLE_PREC_DEFAULT, quantize = false. */
+/* precision = USC__ORACLE_PREC_DEFAULT, quantize = false, no round_only. */
 void usc__oracle_options_default(usc__oracle_options *opt);
 
 /* USC_EINVAL for a precision outside [PREC_MIN, PREC_MAX]. */

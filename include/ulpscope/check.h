@@ -138,6 +138,13 @@ typedef struct usc_check_report {
 	usc_profile profile;
 	usc_verdict verdict;
 	char reason[512];
+	/*
+	 * Borrowed, NULL by default: an attribution of this kernel
+	 * (include/ulpscope/attribution.h, usc_attribute on computation and
+	 * inputs) that usc_check_write stores with it.  The caller sets it
+	 * and keeps it alive until the write.
+	 */
+	const struct usc_attribution *attribution;
 } usc_check_report;
 
 /*

@@ -107,6 +107,16 @@ typedef struct usc_eval_options {
 	 * (include/ulpscope/profile.h), copied at create; NULL: strict.
 	 */
 	const struct usc_profile *profile;
+	/*
+	 * Oracle, for attribution (include/ulpscope/attribution.h): the
+	 * results of exactly these instructions round nearest-even to their
+	 * declared type, as the reference rounds them (a dot's products and
+	 * sums with it; a reduce's combiner rounds when its body's add is
+	 * listed); every other op stays exact.  Borrowed: the array must
+	 * outlive the evaluator.  NULL / 0: nothing rounds.
+	 */
+	const usc_hlo_instr *const *round_only;
+	size_t round_only_count;
 } usc_eval_options;
 
 #define USC_EVAL_TILE_DEFAULT 4096

@@ -87,7 +87,23 @@ typedef struct usc_results_output {
 	const double *envelope_hi;
 	const uint8_t *envelope_flags;
 	const uint8_t *cls;
+	/*
+	 * With an attribution (docs/attribution.md; the kernel's
+	 * attribution not NULL): per element its top_k contributing ops,
+	 * count x top_k row-major (rows of the kernel's attribution table,
+	 * USC_RESULTS_NO_OP in empty slots), their contributions in ULPs,
+	 * and the element's total reference error and interaction residual
+	 * (NaN where undefined).  top_k 0: not attributed.
+	 */
+	size_t top_k;
+	const uint32_t *top_ops;
+	const double *top_contrib;
+	const double *attr_total;
+	const double *attr_residual;
 } usc_results_output;
+
+/* An empty slot of top_ops. */
+#define USC_RESULTS_NO_OP UINT32_MAX
 
 /*
  * The per-output figures the writer stores as attributes: the statistics
@@ -112,6 +128,45 @@ typedef struct usc_results_summary {
 usc_status usc_results_summarize(const usc_results_output *o,
 				 usc_results_summary *out, usc_error *err);
 
+/* One row of the ops table. */
+typedef struct usc_results_op {
+	int64_t index; /* position in the computation */
+	char *name;
+	char *opcode;
+	char *element_type; /* "f32"; "tuple" or "token" for those shapes */
+	char *shape;        /* as HLO prints it: "f32[8]{0}" */
+	char *op_name;      /* metadata; "" when absent */
+	char *source_file;  /* metadata; "" when absent */
+	int64_t source_line; /* metadata; -1 when absent */
+} usc_results_op;
+
+/*
+ * One row of a kernel's attribution table (docs/attribution.md): the op
+ * (index: its row number; name, opcode, element type, shape, op_name and
+ * its source location, resolved through stack frames) and its error
+ * budget over the attributed elements, in ULPs of the output.
+ */
+typedef struct usc_results_attr_op {
+	usc_results_op op;
+	double mean_abs;
+	double max_abs;
+	double sum_abs;
+	double share;
+} usc_results_attr_op;
+
+/* A kernel's attribution: the table and the residual's budget. */
+typedef struct usc_results_attribution {
+	size_t op_count;
+	usc_results_attr_op *ops;
+	int64_t top_k;
+	int64_t precision;   /* the oracle's working precision, bits */
+	uint64_t attributed; /* elements with finite figures */
+	double residual_mean_abs;
+	double residual_max_abs;
+	double residual_sum_abs;
+	double residual_share;
+} usc_results_attribution;
+
 /* One kernel to add. */
 typedef struct usc_results_kernel {
 	/* The group name under /kernels: not empty, not ".", no '/'. */
@@ -128,6 +183,8 @@ typedef struct usc_results_kernel {
 	const char *profile;          /* the profile's name; NULL: "" */
 	size_t output_count;
 	const usc_results_output *outputs;
+	/* NULL: not attributed (the outputs' top_k are then 0). */
+	const usc_results_attribution *attribution;
 } usc_results_kernel;
 
 /* A result file being written. */
@@ -206,18 +263,6 @@ size_t usc_results_kernel_count(const usc_results_reader *r);
 /* The name of kernel i, or NULL when i is out of range. */
 const char *usc_results_kernel_name(const usc_results_reader *r, size_t i);
 
-/* One row of a kernel's ops table. */
-typedef struct usc_results_op {
-	int64_t index; /* position in the computation */
-	char *name;
-	char *opcode;
-	char *element_type; /* "f32"; "tuple" or "token" for those shapes */
-	char *shape;        /* as HLO prints it: "f32[8]{0}" */
-	char *op_name;      /* metadata; "" when absent */
-	char *source_file;  /* metadata; "" when absent */
-	int64_t source_line; /* metadata; -1 when absent */
-} usc_results_op;
-
 /* A kernel's attributes, HLO text and ops table, as read back. */
 typedef struct usc_results_kernel_info {
 	char *name;
@@ -233,6 +278,8 @@ typedef struct usc_results_kernel_info {
 	size_t output_count;
 	size_t op_count;
 	usc_results_op *ops;
+	/* NULL when the kernel was not attributed. */
+	usc_results_attribution *attribution;
 } usc_results_kernel_info;
 
 /* Reads a kernel by name; USC_ENOTFOUND when there is none. */
@@ -257,6 +304,12 @@ typedef struct usc_results_output_data {
 	double *envelope_hi;
 	uint8_t *envelope_flags;
 	uint8_t *cls;
+	/* top_k 0 and NULL when the output was not attributed. */
+	size_t top_k;
+	uint32_t *top_ops;     /* count x top_k */
+	double *top_contrib;   /* count x top_k */
+	double *attr_total;
+	double *attr_residual;
 	usc_results_summary summary; /* the attributes, as stored */
 } usc_results_output_data;
 

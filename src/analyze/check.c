@@ -20,6 +20,7 @@
 #include <string.h>
 #include <mpfr.h>
 
+#include "ulpscope/attribution.h"
 #include "ulpscope/check.h"
 #include "ulpscope/dtype_mpfr.h"
 #include "ulpscope/hlo_kernel.h"
@@ -687,6 +688,7 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 {
 	usc_results_output *outs;
 	usc_results_kernel k;
+	usc_results_attribution *attr = NULL;
 	usc_results *w = NULL;
 	usc_status st;
 
@@ -715,6 +717,17 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 	k.oracle_precision_max = (int64_t)r->oracle_precision;
 	k.output_count = r->output_count;
 	k.outputs = outs;
+	/* Attribution (src/analyze/attribution.c), when the caller made one. */
+	if (r->attribution) {
+		st = usc_attribution_results(r->attribution, &attr, outs,
+					     r->output_count, err);
+		if (st != USC_OK) {
+			usc__check_envelope_arrays_free(r, outs);
+			usc__free(outs);
+			return st;
+		}
+		k.attribution = attr;
+	}
 	{
 		/* The kernel's text as evaluated (the isolated fusion). */
 		char *text = NULL;
@@ -738,5 +751,6 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 	}
 	usc__check_envelope_arrays_free(r, outs);
 	usc__free(outs);
+	usc_attribution_results_free(attr);
 	return st;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "ulpscope/attribution.h"
 #include "ulpscope/check.h"
 #include "ulpscope/profile.h"
 
@@ -25,7 +26,8 @@ static const char usage_text[] =
 	"--device SRC... [options]\n"
 	"options: --profile NAME|FILE --no-profile --lambda X --out FILE.h5 "
 	"[--append] --json --worst K --pairwise --precision-max BITS "
-	"--quantize --strict-oracle --input-raw";
+	"--quantize --strict-oracle --input-raw "
+	"--attribute [--top-k K] [--attr-max-ops N]";
 
 /* The exit status of a verdict (docs/check.md). */
 static int verdict_exit(const usc_check_report *r)
@@ -156,6 +158,174 @@ static bool same_shape(const usc_tensor *a, const usc_tensor *b)
 	return true;
 }
 
+/* One attributed op's identity as JSON members (no braces). */
+static void json_attr_op(const usc_attr_op *op)
+{
+	printf("\"name\": ");
+	json_str(op->name);
+	printf(", \"opcode\": ");
+	json_str(op->opcode);
+	printf(", \"op_name\": ");
+	if (op->op_name)
+		json_str(op->op_name);
+	else
+		printf("null");
+	printf(", \"source_file\": ");
+	if (op->source_file)
+		json_str(op->source_file);
+	else
+		printf("null");
+	printf(", \"source_line\": ");
+	if (op->source_line >= 0)
+		printf("%" PRId64, op->source_line);
+	else
+		printf("null");
+}
+
+/* An element's total, residual and top ops as a JSON object. */
+static void json_attr_element(const usc_attribution *a,
+			      const usc_attr_output *o, uint64_t k)
+{
+	printf("{\"index\": %" PRIu64 ", \"total\": ", k);
+	json_num(o->total[k]);
+	printf(", \"residual\": ");
+	json_num(o->residual[k]);
+	printf(", \"top\": [");
+	for (size_t j = 0; j < a->top_k; j++) {
+		uint32_t u = o->top_ops[k * a->top_k + j];
+
+		if (u == USC_ATTR_NO_OP)
+			break;
+		printf("%s{\"op\": %" PRIu32 ", ", j ? ", " : "", u);
+		json_attr_op(&a->ops[u]);
+		printf(", \"contribution\": ");
+		json_num(o->top_contrib[k * a->top_k + j]);
+		printf(", \"share\": ");
+		json_num(o->top_share[k * a->top_k + j]);
+		printf("}");
+	}
+	printf("]}");
+}
+
+/*
+ * , "attribution": {...}: the budget table, the residual's budget, and
+ * per output the attribution of its worst elements.
+ */
+static void json_attribution(const usc_check_report *r)
+{
+	const usc_attribution *a = r->attribution;
+
+	printf(", \"attribution\": {\"precision\": %lu, \"top_k\": %zu, "
+	       "\"attributed\": %" PRIu64 ", \"ops\": [",
+	       a->precision, a->top_k, a->attributed);
+	for (size_t u = 0; u < a->op_count; u++) {
+		printf("%s{\"op\": %zu, ", u ? ", " : "", u);
+		json_attr_op(&a->ops[u]);
+		printf(", \"mean_abs\": ");
+		json_num(a->ops[u].mean_abs);
+		printf(", \"max_abs\": ");
+		json_num(a->ops[u].max_abs);
+		printf(", \"share\": ");
+		json_num(a->ops[u].share);
+		printf("}");
+	}
+	printf("], \"residual\": {\"mean_abs\": ");
+	json_num(a->residual_mean_abs);
+	printf(", \"max_abs\": ");
+	json_num(a->residual_max_abs);
+	printf(", \"share\": ");
+	json_num(a->residual_share);
+	printf("}, \"worst\": [");
+	for (size_t i = 0; i < r->output_count; i++) {
+		const usc_check_output *o = &r->outputs[i];
+
+		printf("%s[", i ? ", " : "");
+		for (size_t w = 0; w < o->worst_count; w++) {
+			printf("%s", w ? ", " : "");
+			json_attr_element(a, &a->outputs[i],
+					  o->worst[w].index);
+		}
+		printf("]");
+	}
+	printf("]}");
+}
+
+/*
+ * The budget table, by share of the error mass (at most 10 rows), and the
+ * top ops of each worst element, with their source locations.
+ */
+static void print_attribution(const usc_check_report *r)
+{
+	const usc_attribution *a = r->attribution;
+	size_t *order, shown;
+	char label[512];
+
+	printf("attribution: %zu ops that round, oracle at %lu bits, "
+	       "%" PRIu64 " elements attributed\n",
+	       a->op_count, a->precision, a->attributed);
+	order = calloc(a->op_count ? a->op_count : 1, sizeof *order);
+	if (!order)
+		return;
+	for (size_t u = 0; u < a->op_count; u++)
+		order[u] = u;
+	/* Insertion sort by share, larger first (a handful of ops). */
+	for (size_t u = 1; u < a->op_count; u++)
+		for (size_t v = u; v > 0 && a->ops[order[v]].share >
+						     a->ops[order[v - 1]].share;
+		     v--) {
+			size_t t = order[v];
+
+			order[v] = order[v - 1];
+			order[v - 1] = t;
+		}
+	printf("  error budget (share of the error mass, mean and max "
+	       "|contribution| in ulps):\n");
+	shown = a->op_count < 10 ? a->op_count : 10;
+	for (size_t j = 0; j < shown; j++) {
+		const usc_attr_op *op = &a->ops[order[j]];
+
+		printf("    %5.1f%%  mean %-9.3g max %-9.3g %s  %s\n",
+		       100 * op->share, op->mean_abs, op->max_abs,
+		       usc_attr_op_label(op, label, sizeof label), op->opcode);
+	}
+	if (a->op_count > shown)
+		printf("    ... %zu more ops\n", a->op_count - shown);
+	printf("    %5.1f%%  mean %-9.3g max %-9.3g (interaction residual)\n",
+	       100 * a->residual_share, a->residual_mean_abs,
+	       a->residual_max_abs);
+	free(order);
+	for (size_t i = 0; i < r->output_count; i++) {
+		const usc_check_output *o = &r->outputs[i];
+		const usc_attr_output *ao = &a->outputs[i];
+
+		if (o->worst_count)
+			printf("  output %zu, worst elements' top ops:\n", i);
+		for (size_t w = 0; w < o->worst_count; w++) {
+			uint64_t k = o->worst[w].index;
+
+			printf("    [");
+			print_index(stdout, o->device, k);
+			printf("] reference error %+.4g ulp:", ao->total[k]);
+			for (size_t j = 0; j < a->top_k; j++) {
+				uint32_t u = ao->top_ops[k * a->top_k + j];
+
+				if (u == USC_ATTR_NO_OP)
+					break;
+				printf("%s %s %.3g%% (%+.3g)", j ? "," : "",
+				       usc_attr_op_label(&a->ops[u], label,
+							 sizeof label),
+				       100 * ao->top_share[k * a->top_k + j],
+				       ao->top_contrib[k * a->top_k + j]);
+			}
+			if (isnan(ao->total[k]))
+				printf(" not attributed (not finite)");
+			else if (ao->top_ops[k * a->top_k] == USC_ATTR_NO_OP)
+				printf(" no op contributes");
+			printf("; residual %+.3g\n", ao->residual[k]);
+		}
+	}
+}
+
 static void print_json(const usc_check_report *r)
 {
 	printf("{\"kernel\": ");
@@ -247,7 +417,10 @@ static void print_json(const usc_check_report *r)
 		printf("], \"oracle_elements\": %" PRIu64 "}",
 		       o->oracle_elements);
 	}
-	printf("]}\n");
+	printf("]");
+	if (r->attribution)
+		json_attribution(r);
+	printf("}\n");
 }
 
 static void print_stats(const char *what, const usc_results_stats *s)
@@ -358,6 +531,9 @@ int usc_cli_check(int argc, char **argv)
 	const char *target = NULL, *out = NULL;
 	bool json = false, append = false;
 	usc_check_report *r = NULL;
+	usc_attr_options aopt = usc_attr_options_default();
+	usc_attribution *attr = NULL;
+	bool attribute = false;
 	usc_profile profile;
 	usc_error err;
 	usc_status st;
@@ -389,7 +565,28 @@ int usc_cli_check(int argc, char **argv)
 			req.strict_oracle = true, list = 0;
 		else if (strcmp(a, "--input-raw") == 0)
 			req.raw = true, list = 0;
-		else if (strcmp(a, "--no-profile") == 0)
+		else if (strcmp(a, "--attribute") == 0)
+			attribute = true, list = 0;
+		else if ((strcmp(a, "--top-k") == 0 ||
+			  strcmp(a, "--attr-max-ops") == 0) &&
+			 i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+
+			if (*end || end == argv[i] || v < 1 ||
+			    (a[2] == 't' && v > 64)) {
+				usc_cli_error("%s expects a number from 1%s, "
+					      "found '%s'",
+					      a, a[2] == 't' ? " to 64" : "",
+					      argv[i]);
+				return USC_EXIT_USAGE;
+			}
+			if (a[2] == 't')
+				aopt.top_k = v;
+			else
+				aopt.max_ops = v;
+			list = 0;
+		} else if (strcmp(a, "--no-profile") == 0)
 			req.no_profile = true, req.profile = NULL, list = 0;
 		else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
 			if (usc_profile_resolve(argv[++i], &profile, &err) !=
@@ -470,18 +667,36 @@ int usc_cli_check(int argc, char **argv)
 		usc_cli_error("%s", err.message);
 		return USC_EXIT_FAIL;
 	}
+	if (attribute) {
+		aopt.reduce_order = req.reduce_order;
+		aopt.quantize = req.quantize;
+		st = usc_attribute(usc_hlo_file_module(r->kernel, 0),
+				   r->computation,
+				   (const usc_tensor *const *)r->inputs,
+				   r->input_count, &aopt, &attr, &err);
+		if (st != USC_OK) {
+			usc_cli_error("%s", err.message);
+			usc_check_report_destroy(r);
+			return USC_EXIT_FAIL;
+		}
+		r->attribution = attr;
+	}
 	if (json)
 		print_json(r);
 	else
 		print_text(r);
+	if (attr && !json)
+		print_attribution(r);
 	if (out && usc_check_write(r, out, append, &err) != USC_OK) {
 		usc_cli_error("%s", err.message);
 		usc_check_report_destroy(r);
+		usc_attribution_destroy(attr);
 		return USC_EXIT_FAIL;
 	}
 	if (out && !json)
 		printf("results written to %s\n", out);
 	rc = verdict_exit(r);
 	usc_check_report_destroy(r);
+	usc_attribution_destroy(attr);
 	return rc;
 }

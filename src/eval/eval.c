@@ -1443,6 +1443,8 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 		if (ev->opts.oracle_precision)
 			oo.precision = (mpfr_prec_t)ev->opts.oracle_precision;
 		oo.quantize = ev->opts.quantize;
+		oo.round_only = ev->opts.round_only;
+		oo.round_only_count = ev->opts.round_only_count;
 		st = usc__oracle_configure(ev->dstate, &oo, err);
 		if (st != USC_OK) {
 			usc_eval_destroy(ev);

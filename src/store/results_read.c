@@ -159,8 +159,27 @@ void usc_results_kernel_info_free(usc_results_kernel_info *k)
 		usc__free(k->ops[i].source_file);
 	}
 	usc__free(k->ops);
+	if (k->attribution) {
+		for (size_t i = 0; k->attribution->ops &&
+				   i < k->attribution->op_count;
+		     i++) {
+			usc_results_op *op = &k->attribution->ops[i].op;
+
+			usc__free(op->name);
+			usc__free(op->opcode);
+			usc__free(op->element_type);
+			usc__free(op->shape);
+			usc__free(op->op_name);
+			usc__free(op->source_file);
+		}
+		usc__free(k->attribution->ops);
+		usc__free(k->attribution);
+	}
 	usc__free(k);
 }
+
+static usc_status read_attribution(usc_results_reader *r, const char *kg,
+				   usc_results_kernel_info *k, usc_error *err);
 
 /* Moves the door's rows into the public rows (the strings change hands). */
 static usc_status take_ops(usc_results_kernel_info *k, usc__h5_op_row *rows,
@@ -270,6 +289,8 @@ usc_status usc_results_read_kernel(usc_results_reader *r, const char *name,
 		st = usc__h5_read_ops(r->f, path, &rows, &nrows, err);
 	if (st == USC_OK)
 		st = take_ops(k, rows, nrows, r->path, kg, err);
+	if (st == USC_OK)
+		st = read_attribution(r, kg, k, err);
 	if (st != USC_OK) {
 		usc_results_kernel_info_free(k);
 		return st;
@@ -293,6 +314,10 @@ void usc_results_output_data_free(usc_results_output_data *o)
 	usc__free(o->envelope_hi);
 	usc__free(o->envelope_flags);
 	usc__free(o->cls);
+	usc__free(o->top_ops);
+	usc__free(o->top_contrib);
+	usc__free(o->attr_total);
+	usc__free(o->attr_residual);
 	usc__free(o);
 }
 
@@ -304,6 +329,9 @@ void usc_results_output_data_free(usc_results_output_data *o)
 static usc_status read_classes(usc__h5_file *f, const char *g,
 			       usc_results_output_data *o, size_t n,
 			       usc_error *err);
+static usc_status read_attr_output(usc__h5_file *f, const char *g,
+				   usc_results_output_data *o, size_t n,
+				   usc_error *err);
 
 /* What a dataset of an output must be. */
 typedef struct expect {
@@ -602,6 +630,8 @@ usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
 		st = read_summary(r->f, g, o->count, &o->summary, err);
 	if (st == USC_OK)
 		st = read_classes(r->f, g, o, n, err);
+	if (st == USC_OK)
+		st = read_attr_output(r->f, g, o, n, err);
 	if (st != USC_OK)
 		goto fail;
 	*out = o;
@@ -657,5 +687,150 @@ static usc_status read_classes(usc__h5_file *f, const char *g,
 				       "not a class",
 				       usc__h5_file_path(f), g,
 				       (unsigned long long)k, o->cls[k]);
+	return st;
+}
+
+/* An output's attribution datasets, when the output has them. */
+static usc_status read_attr_output(usc__h5_file *f, const char *g,
+				   usc_results_output_data *o, size_t n,
+				   usc_error *err)
+{
+	static const expect f64 = {USC__H5_FLOAT, 8, "IEEE binary64"};
+	static const expect u32 = {USC__H5_INTEGER, 4,
+				   "unsigned 32-bit integers"};
+	char path[USC__RESULTS_PATH_SIZE];
+	size_t rank = usc_tensor_rank(o->device);
+	const int64_t *dims = usc_tensor_dims(o->device);
+	int64_t kd[2];
+	uint64_t k = 0;
+	bool exists = false;
+	usc_status st;
+
+	usc__results_path(path, sizeof path, "%s/top_ops", g);
+	usc__h5_exists(f, path, &exists, NULL, NULL);
+	if (!exists)
+		return USC_OK;
+	st = usc__h5_attr_get_uint(f, g, "top_k", &k, err);
+	if (st != USC_OK)
+		return st;
+	if (k < 1 || k > 1024)
+		return usc__fail(err, USC_EPARSE,
+				 "%s:%s: top_k %llu is out of range",
+				 usc__h5_file_path(f), g,
+				 (unsigned long long)k);
+	o->top_k = (size_t)k;
+	kd[0] = (int64_t)o->count;
+	kd[1] = (int64_t)k;
+	o->top_ops = usc__reallocarray(NULL, n * o->top_k, sizeof(uint32_t));
+	o->top_contrib = usc__reallocarray(NULL, n * o->top_k, sizeof(double));
+	o->attr_total = usc__reallocarray(NULL, n, sizeof(double));
+	o->attr_residual = usc__reallocarray(NULL, n, sizeof(double));
+	if (!o->top_ops || !o->top_contrib || !o->attr_total ||
+	    !o->attr_residual)
+		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				 usc__h5_file_path(f), g);
+	st = read_checked(f, g, "top_ops", &u32, 2, kd, o->top_ops,
+			  (size_t)o->count * o->top_k * sizeof(uint32_t), err);
+	if (st == USC_OK)
+		st = read_checked(f, g, "top_contrib", &f64, 2, kd,
+				  o->top_contrib,
+				  (size_t)o->count * o->top_k * sizeof(double),
+				  err);
+	if (st == USC_OK)
+		st = read_checked(f, g, "attr_total", &f64, rank, dims,
+				  o->attr_total,
+				  (size_t)o->count * sizeof(double), err);
+	if (st == USC_OK)
+		st = read_checked(f, g, "attr_residual", &f64, rank, dims,
+				  o->attr_residual,
+				  (size_t)o->count * sizeof(double), err);
+	return st;
+}
+
+/*
+ * The attribution table under kg/attribution, when there is one
+ * (docs/attribution.md): the ops rows, the four budget columns (one value
+ * per row) and the attributes.
+ */
+static usc_status read_attribution(usc_results_reader *r, const char *kg,
+				   usc_results_kernel_info *k, usc_error *err)
+{
+	static const char *const cols[] = {"mean_abs", "max_abs", "sum_abs",
+					   "share"};
+	char g[USC__RESULTS_PATH_SIZE], path[USC__RESULTS_PATH_SIZE];
+	usc_results_attribution *a;
+	usc__h5_op_row *rows = NULL;
+	size_t n = 0;
+	double *col = NULL;
+	bool exists = false;
+	usc_status st;
+
+	usc__results_path(g, sizeof g, "%s/attribution", kg);
+	usc__h5_exists(r->f, g, &exists, NULL, NULL);
+	if (!exists)
+		return USC_OK;
+	a = k->attribution = usc__calloc(1, sizeof *a);
+	if (!a)
+		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				 r->path, g);
+	usc__results_path(path, sizeof path, "%s/ops", g);
+	st = usc__h5_read_ops(r->f, path, &rows, &n, err);
+	if (st != USC_OK)
+		return st;
+	a->ops = usc__calloc(n ? n : 1, sizeof *a->ops);
+	col = usc__calloc(n ? n : 1, sizeof *col);
+	if (!a->ops || !col) {
+		usc__h5_ops_free(rows, n);
+		usc__free(col);
+		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				 r->path, g);
+	}
+	for (size_t i = 0; i < n; i++) {
+		usc_results_op *op = &a->ops[i].op;
+
+		op->index = rows[i].index;
+		op->name = rows[i].name;
+		op->opcode = rows[i].opcode;
+		op->element_type = rows[i].element_type;
+		op->shape = rows[i].shape;
+		op->op_name = rows[i].op_name;
+		op->source_file = rows[i].source_file;
+		op->source_line = rows[i].source_line;
+	}
+	a->op_count = n;
+	usc__free(rows);
+	for (size_t c = 0; st == USC_OK && c < USC__ARRAY_LEN(cols); c++) {
+		static const expect f64 = {USC__H5_FLOAT, 8, "IEEE binary64"};
+		int64_t dim = (int64_t)n;
+
+		st = read_checked(r->f, g, cols[c], &f64, 1, &dim, col,
+				  n * sizeof *col, err);
+		for (size_t i = 0; st == USC_OK && i < n; i++)
+			*(c == 0   ? &a->ops[i].mean_abs
+			  : c == 1 ? &a->ops[i].max_abs
+			  : c == 2 ? &a->ops[i].sum_abs
+				   : &a->ops[i].share) = col[i];
+	}
+	usc__free(col);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_int(r->f, g, "top_k", &a->top_k, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_int(r->f, g, "precision", &a->precision,
+					  err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_uint(r->f, g, "attributed",
+					   &a->attributed, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_double(r->f, g, "residual_mean_abs",
+					     &a->residual_mean_abs, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_double(r->f, g, "residual_max_abs",
+					     &a->residual_max_abs, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_double(r->f, g, "residual_sum_abs",
+					     &a->residual_sum_abs, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_double(r->f, g, "residual_share",
+					     &a->residual_share, err);
 	return st;
 }

@@ -277,6 +277,120 @@ static usc_status write_classes(usc__h5_file *f, const char *g,
 	return st;
 }
 
+/*
+ * An output's attribution (docs/attribution.md): top_ops and top_contrib
+ * as [count, top_k], attr_total and attr_residual in the output's shape.
+ */
+static usc_status write_attr_output(usc__h5_file *f, const char *g,
+				    const usc_results_output *o, size_t rank,
+				    const int64_t *dims, usc_error *err)
+{
+	char path[USC__RESULTS_PATH_SIZE];
+	int64_t kd[2];
+	usc_status st;
+
+	if (!o->top_ops || !o->top_contrib || !o->attr_total ||
+	    !o->attr_residual)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: attribution arrays missing", g);
+	kd[0] = (int64_t)usc_tensor_count(o->device);
+	kd[1] = (int64_t)o->top_k;
+	usc__results_path(path, sizeof path, "%s/top_ops", g);
+	st = usc__h5_write_numeric(f, path, USC__H5_STORE_U32, 2, kd,
+				   o->top_ops, err);
+	usc__results_path(path, sizeof path, "%s/top_contrib", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, 2, kd,
+					   o->top_contrib, err);
+	usc__results_path(path, sizeof path, "%s/attr_total", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank,
+					   dims, o->attr_total, err);
+	usc__results_path(path, sizeof path, "%s/attr_residual", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank,
+					   dims, o->attr_residual, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_uint(f, g, "top_k", o->top_k, err);
+	return st;
+}
+
+/*
+ * A kernel's attribution table under kg/attribution: the op rows as an
+ * ops table, the budget columns as f64 datasets beside it, the residual's
+ * budget and the settings as attributes.
+ */
+static usc_status write_attribution(usc__h5_file *f, const char *kg,
+				    const usc_results_attribution *a,
+				    usc_error *err)
+{
+	static const char *const cols[] = {"mean_abs", "max_abs", "sum_abs",
+					   "share"};
+	char g[USC__RESULTS_PATH_SIZE], path[USC__RESULTS_PATH_SIZE];
+	size_t n = a->op_count;
+	usc__h5_op_row *rows;
+	double *col;
+	int64_t dim = (int64_t)n;
+	usc_status st;
+
+	rows = usc__calloc(n ? n : 1, sizeof *rows);
+	col = usc__calloc(n ? n : 1, sizeof *col);
+	if (!rows || !col) {
+		usc__free(rows);
+		usc__free(col);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const usc_results_op *op = &a->ops[i].op;
+
+		rows[i].index = op->index;
+		rows[i].name = op->name;
+		rows[i].opcode = op->opcode;
+		rows[i].element_type = op->element_type;
+		rows[i].shape = op->shape;
+		rows[i].op_name = op->op_name;
+		rows[i].source_file = op->source_file;
+		rows[i].source_line = op->source_line;
+	}
+	usc__results_path(g, sizeof g, "%s/attribution", kg);
+	st = usc__h5_group_create(f, g, err);
+	usc__results_path(path, sizeof path, "%s/ops", g);
+	if (st == USC_OK)
+		st = usc__h5_write_ops(f, path, rows, n, err);
+	for (size_t c = 0; st == USC_OK && c < USC__ARRAY_LEN(cols); c++) {
+		for (size_t i = 0; i < n; i++)
+			col[i] = c == 0   ? a->ops[i].mean_abs
+				 : c == 1 ? a->ops[i].max_abs
+				 : c == 2 ? a->ops[i].sum_abs
+					  : a->ops[i].share;
+		usc__results_path(path, sizeof path, "%s/%s", g, cols[c]);
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, 1,
+					   &dim, col, err);
+	}
+	if (st == USC_OK)
+		st = usc__h5_attr_set_int(f, g, "top_k", a->top_k, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_int(f, g, "precision", a->precision, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_uint(f, g, "attributed", a->attributed,
+					   err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_double(f, g, "residual_mean_abs",
+					     a->residual_mean_abs, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_double(f, g, "residual_max_abs",
+					     a->residual_max_abs, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_double(f, g, "residual_sum_abs",
+					     a->residual_sum_abs, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_double(f, g, "residual_share",
+					     a->residual_share, err);
+	usc__free(rows);
+	usc__free(col);
+	return st;
+}
+
 /* Writes output i of a kernel whose group is kg. */
 static usc_status write_output(usc__h5_file *f, const char *kg, size_t i,
 			       const usc_results_output *o,
@@ -311,6 +425,8 @@ static usc_status write_output(usc__h5_file *f, const char *kg, size_t i,
 					   dims, o->undecided, err);
 	if (st == USC_OK && o->cls)
 		st = write_classes(f, g, o, rank, dims, err);
+	if (st == USC_OK && o->top_k)
+		st = write_attr_output(f, g, o, rank, dims, err);
 	usc_tensor_spec_format(&spec, shape, sizeof shape);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_string(f, g, "dtype",
@@ -449,6 +565,8 @@ static usc_status write_kernel(usc__h5_file *f, const char *kg,
 		st = usc__h5_group_create(f, path, err);
 	for (size_t i = 0; st == USC_OK && i < k->output_count; i++)
 		st = write_output(f, kg, i, &k->outputs[i], &sums[i], err);
+	if (st == USC_OK && k->attribution)
+		st = write_attribution(f, kg, k->attribution, err);
 	return st;
 }
 
