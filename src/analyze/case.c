@@ -14,7 +14,6 @@
 
 #include "analyze/case_internal.h"
 #include "ulpscope/check.h"
-#include "ulpscope/profile.h"
 
 #define MAX_FILES 4096
 
@@ -110,8 +109,8 @@ static const char *platform_profile(const char *platform)
  * names neither (or an unknown platform: then there is no profile rather
  * than a guessed one).
  */
-static usc_status case_profile(const char *dir, usc_profile *out, bool *have,
-			       usc_error *err)
+usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
+			     usc_error *err)
 {
 	static const char *const keys[] = {"profile", "platform",
 					   "xla_cpu_enable_fast_math"};
@@ -206,7 +205,7 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 		goto done;
 	}
 	if (!req.profile && !req.no_profile) {
-		st = case_profile(dir, &prof, &have_prof, err);
+		st = usc__case_profile(dir, &prof, &have_prof, err);
 		if (st != USC_OK)
 			goto done;
 		if (have_prof)

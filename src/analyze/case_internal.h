@@ -1,11 +1,14 @@
 /*
- * Internal: reading case.json (src/analyze/case_json.c).
+ * Internal: reading case.json (src/analyze/case_json.c) and a case's
+ * profile (src/analyze/case.c).
  */
 #ifndef USC_ANALYZE_CASE_INTERNAL_H
 #define USC_ANALYZE_CASE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "ulpscope/profile.h"
 #include "ulpscope/status.h"
 
 /*
@@ -19,5 +22,14 @@
 usc_status usc__case_json_strings(const char *path, const char *text,
 				  size_t len, const char *const *keys,
 				  size_t nkeys, char **values, usc_error *err);
+
+/*
+ * The profile a case directory asks for (src/analyze/case.c): case.json's
+ * "profile", else the built-in profile of its "platform".  *have is false
+ * when it names neither (or there is no case.json).  Shared by check and
+ * bisect, which read cases the same way.
+ */
+usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
+			     usc_error *err);
 
 #endif /* USC_ANALYZE_CASE_INTERNAL_H */

@@ -35,6 +35,13 @@ static const usc_cli_command commands[] = {
 	 "[--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
+	{"bisect", usc_cli_bisect,
+	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "
+	 "NAME|FILE] [--json] [--pairwise] [--input-raw]",
+	 "compare each captured intermediate with its own legitimate "
+	 "envelope in topological order and name the first op outside "
+	 "(docs/bisect.md)"},
 	{"profiles", usc_cli_profiles, "profiles [NAME | FILE]",
 	 "list the built-in device profiles; with a name or a profile file, "
 	 "validate it and print every key in canonical form "

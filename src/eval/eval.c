@@ -536,6 +536,81 @@ static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 				   const usc__evalue *args, size_t nargs,
 				   usc__evalue *result, usc_error *err);
 
+/* ------------------------------------------- kept values (bisection) */
+
+static usc_status share(usc__evalue *res, usc__ebuf *const *leaves, size_t n,
+			usc_error *err);
+
+/* The slot of a kept instruction, SIZE_MAX when it is not kept. */
+static size_t keep_slot(const usc_eval *ev, const usc_hlo_instr *in)
+{
+	for (size_t i = 0; i < ev->nkeep; i++)
+		if (ev->keep[i] == in)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Shares the value of a kept instruction into its slot. */
+static usc_status keep_value(usc_eval *ev, const usc_hlo_instr *in,
+			     const usc__evalue *v, usc_error *err)
+{
+	size_t k = keep_slot(ev, in);
+
+	if (k == SIZE_MAX)
+		return USC_OK;
+	if (ev->keep_vals[k].n)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "a kept instruction was evaluated more "
+				      "than once in a run (its computation "
+				      "'%s' is called from several places)",
+				      in->parent ? in->parent->name : "?");
+	return share(&ev->keep_vals[k], v->leaves, v->n, err);
+}
+
+static void keep_clear(usc_eval *ev)
+{
+	for (size_t i = 0; ev->keep_vals && i < ev->nkeep; i++)
+		evalue_clear(ev, &ev->keep_vals[i]);
+}
+
+usc_status usc__eval_keep(usc_eval *ev, const usc_hlo_instr *in,
+			  usc_error *err)
+{
+	const usc_hlo_instr **keep;
+	usc__evalue *vals;
+
+	if (!ev || !in)
+		return usc__fail(err, USC_EINVAL, "nothing to keep");
+	if (keep_slot(ev, in) != SIZE_MAX)
+		return USC_OK;
+	keep = usc__reallocarray(ev->keep, ev->nkeep + 1, sizeof *keep);
+	if (!keep)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	ev->keep = keep;
+	vals = usc__reallocarray(ev->keep_vals, ev->nkeep + 1, sizeof *vals);
+	if (!vals)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	ev->keep_vals = vals;
+	ev->keep[ev->nkeep] = in;
+	memset(&ev->keep_vals[ev->nkeep], 0, sizeof *vals);
+	ev->nkeep++;
+	return USC_OK;
+}
+
+usc_status usc__eval_kept_values(const usc_eval *ev, const usc_hlo_instr *in,
+				 const void **values, size_t *count,
+				 usc_dtype *dtype)
+{
+	size_t k = ev ? keep_slot(ev, in) : SIZE_MAX;
+
+	if (k == SIZE_MAX || ev->keep_vals[k].n != 1)
+		return USC_ERANGE;
+	*values = ev->keep_vals[k].leaves[0]->values;
+	*count = ev->keep_vals[k].leaves[0]->count;
+	*dtype = ev->keep_vals[k].leaves[0]->dtype;
+	return USC_OK;
+}
+
 static usc_status new_array_result(usc_eval *ev, const usc_hlo_instr *in,
 				   usc__evalue *res, usc_error *err)
 {
@@ -1162,7 +1237,9 @@ static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 	size_t *uses, *order;
 	usc_status st = USC_OK;
 
-	if (tile != USC_EVAL_NO_TILES && streamable(c, tile)) {
+	/* Kept instructions (bisection) exist whole: no tiles then. */
+	if (tile != USC_EVAL_NO_TILES && ev->nkeep == 0 &&
+	    streamable(c, tile)) {
 		stream_io io;
 
 		memset(&io, 0, sizeof io);
@@ -1191,8 +1268,12 @@ static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 	for (i = 0; i < n; i++) {
 		const usc_hlo_instr *in = c->instrs[order[i]];
 
-		/* An instruction nobody uses, other than the root, is dead. */
-		if (uses[in->index] == 0 && in != c->root)
+		/*
+		 * An instruction nobody uses, other than the root, is dead,
+		 * unless its values are to be kept.
+		 */
+		if (uses[in->index] == 0 && in != c->root &&
+		    keep_slot(ev, in) == SIZE_MAX)
 			continue;
 		usc__free(ops);
 		ops = usc__calloc(in->operand_count ? in->operand_count : 1,
@@ -1205,6 +1286,8 @@ static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 			ops[k] = vals[in->operands[k]->index];
 		st = eval_instr(ev, in, ops, args, nargs, &vals[in->index],
 				err);
+		if (st == USC_OK)
+			st = keep_value(ev, in, &vals[in->index], err);
 		if (st != USC_OK)
 			goto done;
 		/* Operands whose last user this was are freed now. */
@@ -1377,6 +1460,9 @@ void usc_eval_destroy(usc_eval *ev)
 		return;
 	free_outputs(ev);
 	evalue_clear(ev, &ev->kept);
+	keep_clear(ev);
+	usc__free(ev->keep);
+	usc__free(ev->keep_vals);
 	usc__sfn_free_all(ev);
 	if (ev->dom && ev->dstate)
 		ev->dom->destroy(ev->dstate);
@@ -1803,6 +1889,7 @@ usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
 		return usc__fail(err, USC_EINVAL, "no evaluator");
 	free_outputs(ev);
 	evalue_clear(ev, &ev->kept);
+	keep_clear(ev);
 	ev->last_elements = 0;
 	ev->last_tiles = 0;
 	for (i = 0; i < ev->nparams; i++)
@@ -1812,13 +1899,18 @@ usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
 					 i, ev->params[i]->name);
 	tile = ev->opts.tile_elements ? ev->opts.tile_elements
 				      : USC_EVAL_TILE_DEFAULT;
-	if (tile != USC_EVAL_NO_TILES && ev->noutputs == 1) {
+	if (tile != USC_EVAL_NO_TILES && ev->noutputs == 1 &&
+	    ev->nkeep == 0) {
 		st = top_loop(ev, tile, &loop, &pmap, &npmap, err);
 		if (st != USC_OK)
 			return st;
 	}
-	if (!loop)
-		return run_whole(ev, s, err);
+	if (!loop) {
+		st = run_whole(ev, s, err);
+		if (st != USC_OK)
+			keep_clear(ev);
+		return st;
+	}
 	st = run_streamed(ev, loop, pmap, npmap, tile, s, err);
 	usc__free(pmap);
 	if (st != USC_OK) {

@@ -70,6 +70,13 @@ struct usc_eval {
 	usc__evalue kept;
 	/* What the last run computed (usc__eval_last_run). */
 	uint64_t last_elements, last_tiles;
+	/*
+	 * Bisection (usc__eval_keep): the instructions whose values a run
+	 * keeps, and what the last run kept of each (n 0: not evaluated).
+	 */
+	size_t nkeep;
+	const usc_hlo_instr **keep;
+	usc__evalue *keep_vals;
 };
 
 #define USC__VAL(ev, buf, i)                                                 \

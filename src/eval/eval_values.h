@@ -91,4 +91,28 @@ const usc__domain_ops *usc__eval_domain(const usc_eval *ev);
 void usc__eval_last_run(const usc_eval *ev, uint64_t *elements,
 			uint64_t *tiles);
 
+/*
+ * Bisection (src/analyze/bisect.c): keep the values of named instructions,
+ * not only of the outputs.  in is an instruction of the evaluated
+ * computation or of a computation it calls through fusion or call (never
+ * a reduce, map or scatter body, which are evaluated per element).  A run
+ * with instructions to keep evaluates whole, never in tiles, and also
+ * evaluates a kept instruction that nothing uses.  If a kept instruction
+ * is evaluated more than once in a run (its computation is called from
+ * several places), the run fails naming it: its values would not be one
+ * tensor.  Keeping the same instruction twice is keeping it once.
+ */
+usc_status usc__eval_keep(usc_eval *ev, const usc_hlo_instr *in,
+			  usc_error *err);
+
+/*
+ * The values the last successful run kept of instruction in (count of
+ * them, each the domain's value_size bytes, row-major) and its element
+ * type.  USC_ERANGE when in is not kept, not an array, or was not
+ * evaluated by the last run.
+ */
+usc_status usc__eval_kept_values(const usc_eval *ev, const usc_hlo_instr *in,
+				 const void **values, size_t *count,
+				 usc_dtype *dtype);
+
 #endif /* USC_EVAL_VALUES_H */
