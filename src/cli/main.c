@@ -46,6 +46,14 @@ static const usc_cli_command commands[] = {
 	 "list the built-in device profiles; with a name or a profile file, "
 	 "validate it and print every key in canonical form "
 	 "(docs/profiles.md)"},
+	{"signature", usc_cli_signature,
+	 "signature (CASE_DIR [--device SRC...] | KERNEL.hlo [--fusion NAME] "
+	 "--input SRC... --device SRC...) [--top K] [--max-seconds S] "
+	 "[--max-candidates N] [--min-fraction F] [--profile NAME|FILE] "
+	 "[--json]; or KERNEL.hlo --mutant OP KIND[/VARIANT] -o OUT.hlo",
+	 "which single-op mutation of the kernel (narrower type, rounding "
+	 "mode, dropped op, off-by-one index...) reproduces the device "
+	 "output bit for bit (docs/signatures.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",

@@ -5,4 +5,5 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_eval.c
   src/cli/cmd_check.c
   src/cli/cmd_profile.c
-  src/cli/cmd_bisect.c)
+  src/cli/cmd_bisect.c
+  src/cli/cmd_signature.c)

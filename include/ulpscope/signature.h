@@ -1,0 +1,231 @@
+/*
+ * ulpscope: defect signatures.  Which single-op mutation of a kernel
+ * reproduces the device's output bit for bit?
+ *
+ * The kernel is re-evaluated in the reference domain (every op correctly
+ * rounded to its type) with one op mutated at a time: computed in a
+ * narrower type, rounded in another direction, with its rounding skipped,
+ * with its subnormal results flushed, its overflow saturated or NaN, its
+ * NaN dropped, its operands swapped, dropped altogether, reading its
+ * operand one index off or transposed, reducing from a wrong init or over
+ * the wrong dimension, or replaced by zeros.  The (op, mutation) pairs are
+ * ranked by the fraction of device elements they reproduce bit for bit,
+ * then by the median ULP distance of the rest.  docs/signatures.md
+ * describes the catalogue, the ranking and the budget.
+ */
+#ifndef ULPSCOPE_SIGNATURE_H
+#define ULPSCOPE_SIGNATURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulpscope/eval.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/status.h"
+#include "ulpscope/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Every mutation of the catalogue: X(ID, "spelling", variants, summary).
+ * variants is how many distinct mutants of that kind one op may have
+ * (narrow: one per narrower type; drop: one per operand kept...).
+ */
+#define USC_MUTATION_LIST(X)                                                   \
+	X(NONE, "none", 1, "the kernel as written (the strict reference)")     \
+	X(NARROW, "narrow", 4,                                                 \
+	  "the op computed in a narrower type (bf16, f16, f8e4m3fn, f8e5m2): " \
+	  "operands and result rounded to it")                                 \
+	X(ROUND_TOWARD_ZERO, "round-toward-zero", 1,                           \
+	  "the op's result rounded toward zero instead of to nearest")         \
+	X(ROUND_UP, "round-up", 1,                                             \
+	  "the op's result rounded toward +inf instead of to nearest")         \
+	X(ROUND_DOWN, "round-down", 1,                                         \
+	  "the op's result rounded toward -inf instead of to nearest")         \
+	X(SKIP_ROUNDING, "skip-rounding", 1,                                   \
+	  "excess precision: a bf16/f16 op computed in f32 from its operands " \
+	  "before their narrowing converts, or a narrowing-widening convert "  \
+	  "pair skipped")                                                      \
+	X(FLUSH_DENORMALS, "flush-denormals", 1,                               \
+	  "the op's subnormal results flushed to zero (sign kept)")            \
+	X(CONVERT_SATURATE, "convert-saturate", 1,                             \
+	  "a narrowing convert saturating to the largest finite value on "     \
+	  "overflow")                                                          \
+	X(CONVERT_NAN, "convert-nan", 1,                                       \
+	  "a narrowing convert producing NaN instead of Inf on overflow")      \
+	X(NAN_DROPPING, "nan-dropping", 1,                                     \
+	  "maximum/minimum/clamp returning the other operand (clamp: the "     \
+	  "lower bound) for a NaN")                                            \
+	X(SWAP_OPERANDS, "swap-operands", 1,                                   \
+	  "the operands of a non-commutative op (or a select's branches) "     \
+	  "swapped")                                                           \
+	X(DROP, "drop", 2,                                                     \
+	  "the op dropped: one operand of its shape passed on unchanged")      \
+	X(WRONG_INIT, "wrong-init", 1,                                         \
+	  "a reduction started from a wrong init (0<->1, +-inf -> 0)")         \
+	X(WRONG_CONSTANT, "wrong-constant", 2,                                 \
+	  "a scalar float constant rounded to bf16, or zero")                  \
+	X(OFF_BY_ONE, "off-by-one", 4,                                         \
+	  "an index mapping one element off: a broadcast's rank-1 operand "    \
+	  "rotated, a slice shifted, an iota plus one, a dynamic-slice or "    \
+	  "gather start index plus one")                                       \
+	X(TRANSPOSED, "transposed", 2,                                         \
+	  "a rank-2 operand of an elementwise op read through transposed "     \
+	  "indices")                                                           \
+	X(WRONG_REDUCE_DIM, "wrong-reduce-dimension", 3,                       \
+	  "a reduction over another dimension of the same size")               \
+	X(ZERO, "zero", 1, "the op's result replaced by zeros")                \
+	X(OUTPUT_ZERO, "output-zero", 1,                                       \
+	  "output elements left zero (an unwritten buffer): the reference "    \
+	  "where the device is not zero")
+
+typedef enum usc_mutation {
+#define USC__MUTATION_ENUM(id, name, variants, summary) USC_MUT_##id,
+	USC_MUTATION_LIST(USC__MUTATION_ENUM)
+#undef USC__MUTATION_ENUM
+	USC_MUT_COUNT
+} usc_mutation;
+
+/* The spelling of a mutation ("narrow"); "invalid" outside the enum. */
+const char *usc_mutation_name(usc_mutation k);
+/* Its one-line description. */
+const char *usc_mutation_summary(usc_mutation k);
+/* How many variants it has (the bound of usc_signature_mutate's variant). */
+int usc_mutation_variants(usc_mutation k);
+/* Looks a spelling up; USC_ENOTFOUND lists the spellings. */
+usc_status usc_mutation_from_name(const char *name, usc_mutation *out,
+				  usc_error *err);
+
+/*
+ * The HLO text of module m with instruction `instr` (of any computation)
+ * mutated: kind, variant (0 .. variants-1).  *applies is false (and
+ * *text_out NULL) when the mutation does not apply to that op (a type,
+ * shape or opcode it cannot take).  detail (optional, detail_size bytes)
+ * receives what the variant does ("in bf16", "keeps operand 1 'x'").
+ * The text is in the short form without metadata; free it with
+ * usc_hlo_text_free.  USC_ENOTFOUND when m has no such instruction.
+ * OUTPUT_ZERO is not an op mutation and never applies here.
+ */
+usc_status usc_signature_mutate(const usc_hlo_module *m, const char *instr,
+				usc_mutation kind, int variant, bool *applies,
+				char *detail, size_t detail_size,
+				char **text_out, usc_error *err);
+
+/* What the search concluded. */
+typedef enum usc_signature_verdict {
+	/* The device output equals the strict reference bit for bit. */
+	USC_SIGNATURE_NO_DIFFERENCE,
+	/*
+	 * The best mutation reproduces at least min_fraction of the
+	 * elements where the device differs from the reference.
+	 */
+	USC_SIGNATURE_EXPLAINED,
+	/* No single-op mutation tried reproduces that much. */
+	USC_SIGNATURE_UNEXPLAINED
+} usc_signature_verdict;
+
+const char *usc_signature_verdict_name(usc_signature_verdict v);
+
+typedef struct usc_signature_options {
+	usc_eval_reduce_order reduce_order;
+	/* Wall-clock budget of the search in seconds; <= 0: 60. */
+	double max_seconds;
+	/* At most this many mutants evaluated; 0: no cap. */
+	size_t max_candidates;
+	/* Candidates kept in the report, best first; 0: 10. */
+	size_t top;
+	/*
+	 * The fraction of the differing elements the best mutation must
+	 * reproduce to explain the output; <= 0: 0.95.
+	 */
+	double min_fraction;
+} usc_signature_options;
+
+usc_signature_options usc_signature_options_default(void);
+
+/* One (op, mutation) pair and how well it reproduces the device. */
+typedef struct usc_signature_candidate {
+	char *op;            /* instruction name; NULL for NONE, OUTPUT_ZERO */
+	char *computation;   /* its computation */
+	usc_mutation kind;
+	int variant;
+	char detail[96];
+	uint64_t reproduced; /* device elements reproduced bit for bit */
+	uint64_t differing_reproduced; /* among those != the reference */
+	/*
+	 * The median ordinal ULP distance of the elements not reproduced
+	 * (NaN when every element is; Inf when NaN meets a number or a
+	 * type has no order).
+	 */
+	double median_ulps;
+	/* Ties with the best candidate (same reproduced count and median). */
+	bool tied_best;
+} usc_signature_candidate;
+
+typedef struct usc_signature_report {
+	char *kernel_name;
+	uint64_t elements;           /* device elements, all outputs */
+	uint64_t differing;          /* != the strict reference */
+	usc_signature_verdict verdict;
+	/* Candidates enumerated, evaluated, without effect, failed, skipped
+	 * for the budget. */
+	size_t enumerated, evaluated, no_effect, failed, skipped;
+	double seconds;
+	bool budget_exhausted;
+	/* The best candidates (at most top), best first. */
+	size_t candidate_count;
+	usc_signature_candidate *candidates;
+	/* The identity's score (the reference itself), for comparison. */
+	usc_signature_candidate identity;
+	double min_fraction;
+} usc_signature_report;
+
+/*
+ * The search on a parsed module's entry computation with bound inputs
+ * (one per entry parameter) and device outputs (one per output leaf,
+ * same types and shapes as the outputs).
+ */
+usc_status usc_signature_search(const usc_hlo_module *m,
+				const usc_tensor *const *inputs,
+				size_t input_count,
+				const usc_tensor *const *devices,
+				size_t device_count,
+				const usc_signature_options *opts,
+				usc_signature_report **out, usc_error *err);
+
+typedef struct usc_signature_request {
+	const char *hlo_path;
+	const char *fusion;   /* a fusion to isolate; NULL: the entry */
+	size_t input_count;
+	const char *const *inputs;
+	size_t device_count;
+	const char *const *devices;
+	bool raw;             /* other sources are raw files */
+	usc_signature_options options;
+} usc_signature_request;
+
+usc_signature_request usc_signature_request_default(void);
+
+/* The search from files (errors name the file). */
+usc_status usc_signature_run(const usc_signature_request *req,
+			     usc_signature_report **out, usc_error *err);
+
+/*
+ * The same on a case directory (docs/cases.md): kernel.hlo, input_N.npy,
+ * device_N.npy, case.json's "fusion".  base gives the options and may
+ * override the device outputs (device_count > 0) ; NULL: defaults.
+ */
+usc_status usc_signature_case(const char *dir,
+			      const usc_signature_request *base,
+			      usc_signature_report **out, usc_error *err);
+
+void usc_signature_report_destroy(usc_signature_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ULPSCOPE_SIGNATURE_H */

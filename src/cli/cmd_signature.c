@@ -1,0 +1,460 @@
+/*
+ * ulpscope signature: which single-op mutation of a kernel reproduces the
+ * device's output (docs/signatures.md).  A thin layer over
+ * ulpscope/signature.h; with --profile the kernel is first checked
+ * (ulpscope/check.h) and a legitimate output is not searched.  Exit
+ * status: 0 explained (or nothing to explain), 1 bad input, 2 usage, 3 no
+ * single-op mutation explains the output.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "ulpscope/check.h"
+#include "ulpscope/hlo_kernel.h"
+#include "ulpscope/profile.h"
+#include "ulpscope/signature.h"
+
+#define MAX_SOURCES 256
+
+static const char usage_text[] =
+	"usage: ulpscope signature CASE_DIR [--device SRC...] [options]\n"
+	"       ulpscope signature KERNEL.hlo [--fusion NAME] --input SRC... "
+	"--device SRC... [options]\n"
+	"       ulpscope signature KERNEL.hlo [--fusion NAME] --mutant OP "
+	"KIND[/VARIANT] -o OUT.hlo\n"
+	"options: --top K --max-seconds S --max-candidates N --min-fraction F "
+	"--profile NAME|FILE --json --pairwise --input-raw";
+
+static bool is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned)(unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_num(double x)
+{
+	if (isfinite(x))
+		printf("%.17g", x);
+	else
+		printf("null");
+}
+
+static double frac(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 1.0;
+}
+
+static void json_cand(const usc_signature_report *r,
+		      const usc_signature_candidate *c)
+{
+	printf("{\"op\": ");
+	if (c->op)
+		json_str(c->op);
+	else
+		printf("null");
+	printf(", \"computation\": ");
+	if (c->computation)
+		json_str(c->computation);
+	else
+		printf("null");
+	printf(", \"mutation\": ");
+	json_str(usc_mutation_name(c->kind));
+	printf(", \"variant\": %d, \"detail\": ", c->variant);
+	json_str(c->detail);
+	printf(", \"reproduced\": %llu, \"fraction\": ",
+	       (unsigned long long)c->reproduced);
+	json_num(frac(c->reproduced, r->elements));
+	printf(", \"differing_reproduced\": %llu, \"differing_fraction\": ",
+	       (unsigned long long)c->differing_reproduced);
+	json_num(frac(c->differing_reproduced, r->differing));
+	printf(", \"median_ulps\": ");
+	json_num(c->median_ulps);
+	printf(", \"tied_best\": %s}", c->tied_best ? "true" : "false");
+}
+
+static void print_json(const usc_signature_report *r)
+{
+	printf("{\"kernel\": ");
+	json_str(r->kernel_name);
+	printf(", \"verdict\": ");
+	json_str(usc_signature_verdict_name(r->verdict));
+	printf(", \"elements\": %llu, \"differing\": %llu, "
+	       "\"min_fraction\": ",
+	       (unsigned long long)r->elements,
+	       (unsigned long long)r->differing);
+	json_num(r->min_fraction);
+	printf(", \"enumerated\": %zu, \"evaluated\": %zu, \"no_effect\": %zu, "
+	       "\"failed\": %zu, \"skipped\": %zu, \"budget_exhausted\": %s, "
+	       "\"seconds\": ",
+	       r->enumerated, r->evaluated, r->no_effect, r->failed,
+	       r->skipped, r->budget_exhausted ? "true" : "false");
+	json_num(r->seconds);
+	printf(", \"identity\": ");
+	json_cand(r, &r->identity);
+	printf(", \"best\": ");
+	if (r->verdict == USC_SIGNATURE_EXPLAINED && r->candidate_count)
+		json_cand(r, &r->candidates[0]);
+	else
+		printf("null");
+	printf(", \"candidates\": [");
+	for (size_t i = 0; i < r->candidate_count; i++) {
+		if (i)
+			printf(", ");
+		json_cand(r, &r->candidates[i]);
+	}
+	printf("]}\n");
+}
+
+static void print_text(const usc_signature_report *r)
+{
+	size_t ties = 0;
+
+	printf("kernel %s: %llu element(s), %llu differ from the strict "
+	       "reference\n",
+	       r->kernel_name, (unsigned long long)r->elements,
+	       (unsigned long long)r->differing);
+	if (r->verdict == USC_SIGNATURE_NO_DIFFERENCE) {
+		printf("the device output is the strict reference bit for bit: "
+		       "no defect to explain\n");
+		return;
+	}
+	printf("mutants: %zu enumerated, %zu evaluated (%zu without effect, "
+	       "%zu failed), %zu skipped for the budget; %.2f s\n",
+	       r->enumerated, r->evaluated, r->no_effect, r->failed,
+	       r->skipped, r->seconds);
+	printf("%4s  %-28s %-22s %9s %9s %8s  %s\n", "rank", "op", "mutation",
+	       "all", "differing", "median", "detail");
+	printf("%4s  %-28s %-22s %8.2f%% %8.2f%% %8s  %s\n", "-", "(none)",
+	       "none", 100 * frac(r->identity.reproduced, r->elements), 0.0,
+	       "", r->identity.detail);
+	for (size_t i = 0; i < r->candidate_count; i++) {
+		const usc_signature_candidate *c = &r->candidates[i];
+		char med[32];
+
+		if (isnan(c->median_ulps))
+			snprintf(med, sizeof med, "-");
+		else if (isinf(c->median_ulps))
+			snprintf(med, sizeof med, "inf");
+		else
+			snprintf(med, sizeof med, "%.1f", c->median_ulps);
+		printf("%4zu%c %-28s %-22s %8.2f%% %8.2f%% %8s  %s\n", i + 1,
+		       c->tied_best ? '=' : ' ', c->op ? c->op : "(output)",
+		       usc_mutation_name(c->kind),
+		       100 * frac(c->reproduced, r->elements),
+		       100 * frac(c->differing_reproduced, r->differing), med,
+		       c->detail);
+		ties += c->tied_best;
+	}
+	if (r->verdict == USC_SIGNATURE_EXPLAINED) {
+		const usc_signature_candidate *b = &r->candidates[0];
+
+		printf("best explanation: %s %s (%s) reproduces %.2f%% of the "
+		       "device output bit for bit (%.2f%% of the differing "
+		       "elements)\n",
+		       b->op ? b->op : "output", usc_mutation_name(b->kind),
+		       b->detail, 100 * frac(b->reproduced, r->elements),
+		       100 * frac(b->differing_reproduced, r->differing));
+		if (ties > 1)
+			printf("ambiguous: %zu mutations reproduce the same "
+			       "bits (marked =)\n",
+			       ties);
+	} else {
+		printf("no single-op mutation explains the output (the best "
+		       "reproduces less than %.0f%% of the differing "
+		       "elements)\n",
+		       100 * r->min_fraction);
+	}
+	if (r->budget_exhausted)
+		printf("the budget ran out: %zu mutant(s) not tried "
+		       "(--max-seconds, --max-candidates)\n",
+		       r->skipped);
+}
+
+/* --mutant OP KIND[/VARIANT] -o OUT: writes one mutant. */
+static int write_mutant(const char *path, const char *fusion, const char *op,
+			const char *kind_text, const char *out)
+{
+	usc_hlo_file *f = NULL, *kf = NULL;
+	const usc_hlo_module *m;
+	usc_mutation kind;
+	usc_error err;
+	char kname[64], detail[128], *text = NULL, *slash;
+	int variant = 0, rc = USC_EXIT_FAIL;
+	bool applies = false;
+	FILE *fp;
+
+	snprintf(kname, sizeof kname, "%s", kind_text);
+	slash = strchr(kname, '/');
+	if (slash) {
+		char *end;
+
+		*slash = '\0';
+		variant = (int)strtol(slash + 1, &end, 10);
+		if (*end || end == slash + 1) {
+			usc_cli_error("bad variant in '%s'", kind_text);
+			return USC_EXIT_USAGE;
+		}
+	}
+	usc_error_clear(&err);
+	if (usc_mutation_from_name(kname, &kind, &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return USC_EXIT_USAGE;
+	}
+	if (usc_hlo_parse_file(path, &f, &err) != USC_OK) {
+		fprintf(stderr, "%s\n", err.message);
+		return USC_EXIT_FAIL;
+	}
+	m = usc_hlo_file_module(f, 0);
+	if (!m) {
+		usc_cli_error("%s holds no module", path);
+		goto done;
+	}
+	if (fusion) {
+		if (usc_hlo_extract_fusion_file(m, fusion, &kf, &err) !=
+		    USC_OK) {
+			usc_cli_error("%s", err.message);
+			goto done;
+		}
+		m = usc_hlo_file_module(kf, 0);
+	}
+	if (usc_signature_mutate(m, op, kind, variant, &applies, detail,
+				 sizeof detail, &text, &err) != USC_OK) {
+		usc_cli_error("%s: %s", path, err.message);
+		goto done;
+	}
+	if (!applies) {
+		usc_cli_error("%s/%d does not apply to '%s'",
+			      usc_mutation_name(kind), variant, op);
+		goto done;
+	}
+	fp = fopen(out, "w");
+	if (!fp || fputs(text, fp) < 0 || fclose(fp) != 0) {
+		usc_cli_error("cannot write %s", out);
+		goto done;
+	}
+	printf("%s %s/%d: %s\n", op, usc_mutation_name(kind), variant, detail);
+	rc = USC_EXIT_OK;
+done:
+	usc_hlo_text_free(text);
+	usc_hlo_file_destroy(kf);
+	usc_hlo_file_destroy(f);
+	return rc;
+}
+
+static int parse_num(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || end == s || !(v > 0) || !isfinite(v)) {
+		usc_cli_error("%s expects a positive number, found '%s'", opt,
+			      s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* With a profile: the check's verdict; true when it is legit. */
+static int legit_first(const char *target, bool dir, bool quiet,
+		       const usc_signature_request *sreq,
+		       const usc_profile *profile, bool *legit)
+{
+	usc_check_request req = usc_check_request_default();
+	usc_check_report *r = NULL;
+	usc_error err;
+	usc_status st;
+
+	req.profile = profile;
+	req.worst = 0;
+	req.raw = sreq->raw;
+	req.reduce_order = sreq->options.reduce_order;
+	if (dir && sreq->device_count == 0) {
+		st = usc_check_case(target, &req, &r, &err);
+	} else if (dir) {
+		/* A case with other device outputs: its files otherwise. */
+		usc_cli_error("--profile with a case directory takes the "
+			      "case's own device outputs");
+		return -1;
+	} else {
+		req.hlo_path = target;
+		req.fusion = sreq->fusion;
+		req.input_count = sreq->input_count;
+		req.inputs = sreq->inputs;
+		req.device_count = sreq->device_count;
+		req.devices = sreq->devices;
+		st = usc_check_run(&req, &r, &err);
+	}
+	if (st != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return -1;
+	}
+	*legit = r->classified && r->verdict == USC_VERDICT_LEGIT;
+	if (*legit && !quiet)
+		printf("kernel %s is legit under profile %s: no defect to "
+		       "explain\n",
+		       r->kernel_name, r->profile.name);
+	usc_check_report_destroy(r);
+	return 0;
+}
+
+int usc_cli_signature(int argc, char **argv)
+{
+	usc_signature_request req = usc_signature_request_default();
+	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
+	const char *target = NULL, *mutant_op = NULL, *mutant_kind = NULL;
+	const char *out = NULL;
+	bool json = false, have_profile = false;
+	usc_profile profile;
+	usc_signature_report *r = NULL;
+	usc_error err;
+	usc_status st;
+	int list = 0, rc;
+
+	req.inputs = inputs;
+	req.devices = devices;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		double v;
+
+		if (strcmp(a, "--input") == 0) {
+			list = 1;
+		} else if (strcmp(a, "--device") == 0) {
+			list = 2;
+		} else if (strcmp(a, "--fusion") == 0 && i + 1 < argc) {
+			req.fusion = argv[++i], list = 0;
+		} else if (strcmp(a, "--json") == 0) {
+			json = true, list = 0;
+		} else if (strcmp(a, "--pairwise") == 0) {
+			req.options.reduce_order = USC_REDUCE_PAIRWISE;
+			list = 0;
+		} else if (strcmp(a, "--input-raw") == 0) {
+			req.raw = true, list = 0;
+		} else if (strcmp(a, "--mutant") == 0 && i + 2 < argc) {
+			mutant_op = argv[++i];
+			mutant_kind = argv[++i];
+			list = 0;
+		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+			out = argv[++i], list = 0;
+		} else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
+			if (usc_profile_resolve(argv[++i], &profile, &err) !=
+			    USC_OK) {
+				usc_cli_error("%s", err.message);
+				return USC_EXIT_FAIL;
+			}
+			have_profile = true;
+			list = 0;
+		} else if ((strcmp(a, "--top") == 0 ||
+			    strcmp(a, "--max-seconds") == 0 ||
+			    strcmp(a, "--max-candidates") == 0 ||
+			    strcmp(a, "--min-fraction") == 0) &&
+			   i + 1 < argc) {
+			if (parse_num(a, argv[++i], &v) != 0)
+				return USC_EXIT_USAGE;
+			if (strcmp(a, "--top") == 0)
+				req.options.top = (size_t)v;
+			else if (strcmp(a, "--max-seconds") == 0)
+				req.options.max_seconds = v;
+			else if (strcmp(a, "--max-candidates") == 0)
+				req.options.max_candidates = (size_t)v;
+			else if (v > 1) {
+				usc_cli_error("--min-fraction is a fraction "
+					      "in (0, 1], found '%s'",
+					      argv[i]);
+				return USC_EXIT_USAGE;
+			} else
+				req.options.min_fraction = v;
+			list = 0;
+		} else if (a[0] == '-' && a[1] == '-') {
+			usc_cli_error("unknown or incomplete option '%s'\n%s", a,
+				      usage_text);
+			return USC_EXIT_USAGE;
+		} else if (list == 1 || list == 2) {
+			size_t *n = list == 1 ? &req.input_count
+					      : &req.device_count;
+
+			if (*n == MAX_SOURCES) {
+				usc_cli_error("too many sources (at most %d)",
+					      MAX_SOURCES);
+				return USC_EXIT_USAGE;
+			}
+			(list == 1 ? inputs : devices)[(*n)++] = a;
+		} else if (!target) {
+			target = a;
+		} else {
+			usc_cli_error("unexpected argument '%s'\n%s", a,
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+	}
+	if (!target) {
+		usc_cli_error("%s", usage_text);
+		return USC_EXIT_USAGE;
+	}
+	if (mutant_op) {
+		if (!out || is_dir(target)) {
+			usc_cli_error("--mutant takes KERNEL.hlo and -o "
+				      "OUT.hlo\n%s",
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+		return write_mutant(target, req.fusion, mutant_op, mutant_kind,
+				    out);
+	}
+	usc_error_clear(&err);
+	if (have_profile) {
+		bool legit = false;
+
+		if (legit_first(target, is_dir(target), json, &req, &profile,
+				&legit) != 0)
+			return USC_EXIT_FAIL;
+		if (legit) {
+			if (json)
+				printf("{\"verdict\": \"legit\", \"profile\": "
+				       "\"%s\", \"candidates\": []}\n",
+				       profile.name);
+			return USC_EXIT_OK;
+		}
+	}
+	if (is_dir(target)) {
+		if (req.input_count || req.fusion) {
+			usc_cli_error("a case directory brings its own kernel "
+				      "and inputs");
+			return USC_EXIT_USAGE;
+		}
+		st = usc_signature_case(target, &req, &r, &err);
+	} else {
+		req.hlo_path = target;
+		st = usc_signature_run(&req, &r, &err);
+	}
+	if (st != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return USC_EXIT_FAIL;
+	}
+	if (json)
+		print_json(r);
+	else
+		print_text(r);
+	rc = r->verdict == USC_SIGNATURE_UNEXPLAINED ? 3 : USC_EXIT_OK;
+	usc_signature_report_destroy(r);
+	return rc;
+}

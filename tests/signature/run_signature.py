@@ -1,0 +1,351 @@
+#!/usr/bin/python3
+"""Defect signatures: the search names the mutation that made the output.
+
+Two parts, both driving the CLI (USC_CLI, USC_SOURCE_DIR as in ctest):
+
+1. The mutants' arithmetic, against expectations computed here without
+   ulpscope: a hand-written f32 kernel mutated by `ulpscope signature
+   --mutant` (directed roundings of an add, a truncating convert to bf16,
+   flushed subnormals, a saturating convert to f16, a NaN-dropping
+   maximum) and evaluated by `ulpscope eval`; the expected bits come from
+   exact rational arithmetic (fractions), numpy's nextafter and bit masks.
+   One C mutant is also compared with the Python harness's mutant of the
+   same defect (tests/classify/inject_defects.py: truncate).
+
+2. The search on real captured cases of data/examples: the "device"
+   output is the strict reference of a mutant written by the Python
+   harness (tests/classify/inject_defects.py --mutant, independent of the
+   C mutator), and the top-ranked explanation must name that op and that
+   mutation (or, when several mutations give the same bits, be among the
+   tied best: reported as ambiguous).  The real device output of a legit
+   kernel must give "no defect to explain", and a defect outside the
+   catalogue (a multiply turned into an add) "no single-op mutation
+   explains".
+
+Exit 0 on success, 1 on failure, 77 without numpy.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from fractions import Fraction
+
+try:
+    import numpy as np
+except ImportError:
+    sys.exit(77)
+
+CLI = os.environ.get("USC_CLI", "ulpscope")
+SRC = os.environ.get("USC_SOURCE_DIR",
+                     os.path.join(os.path.dirname(__file__), "..", ".."))
+EX = os.path.join(SRC, "data", "examples")
+HARNESS = os.path.join(SRC, "tests", "classify", "inject_defects.py")
+FAIL = []
+
+
+def fail(msg):
+    FAIL.append(msg)
+    print("FAIL " + msg)
+
+
+def run(args, ok=(0,)):
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode not in ok:
+        raise RuntimeError("%s -> %d\n%s%s" % (" ".join(args), p.returncode,
+                                              p.stdout, p.stderr))
+    return p
+
+
+def inputs_of(d):
+    out, i = [], 0
+    while os.path.exists(os.path.join(d, "input_%d.npy" % i)):
+        out.append(os.path.join(d, "input_%d.npy" % i))
+        i += 1
+    return out
+
+
+def evaluate(hlo, inputs, prefix):
+    run([CLI, "eval", hlo, "-o", prefix] +
+        sum((["--input", x] for x in inputs), []))
+    return np.load(prefix + "_0.npy")
+
+
+def bits(a):
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32,
+                   8: np.uint64}[a.dtype.itemsize]).reshape(-1)
+
+
+# ------------------------------------------------- 1. the mutants' bits
+
+KERNEL = """HloModule hand
+
+ENTRY main {
+  x = f32[%(n)d]{0} parameter(0)
+  y = f32[%(n)d]{0} parameter(1)
+  add.0 = f32[%(n)d]{0} add(x, y)
+  mul.0 = f32[%(n)d]{0} multiply(x, y)
+  max.0 = f32[%(n)d]{0} maximum(x, y)
+  cvb.0 = bf16[%(n)d]{0} convert(x)
+  cvh.0 = f16[%(n)d]{0} convert(y)
+  ROOT t = (f32[%(n)d]{0}, f32[%(n)d]{0}, f32[%(n)d]{0}, bf16[%(n)d]{0}, f16[%(n)d]{0}) tuple(add.0, mul.0, max.0, cvb.0, cvh.0)
+}
+"""
+
+
+def directed(exact, nearest, mode):
+    """The f32 value of exact rounded toward zero/up/down, from nearest."""
+    r = np.float32(nearest)
+    if not np.isfinite(r):
+        return r
+    e = Fraction(exact)
+    v = Fraction(float(r))
+    if mode == "up" and v < e:
+        return np.nextafter(r, np.float32(np.inf))
+    if mode == "down" and v > e:
+        return np.nextafter(r, np.float32(-np.inf))
+    if mode == "zero" and abs(v) > abs(e):
+        return np.nextafter(r, np.float32(0))
+    return r
+
+
+def mutant_outputs(tmp, kernel, x, y, op, kind):
+    m = os.path.join(tmp, "m.hlo")
+    run([CLI, "signature", kernel, "--mutant", op, kind, "-o", m])
+    px, py = os.path.join(tmp, "x.npy"), os.path.join(tmp, "y.npy")
+    np.save(px, x)
+    np.save(py, y)
+    pre = os.path.join(tmp, "o")
+    run([CLI, "eval", m, "-o", pre, "--input", px, "--input", py])
+    return [np.load("%s_%d.npy" % (pre, i)) for i in range(5)]
+
+
+def test_mutant_bits(tmp):
+    rng = np.random.default_rng(6)
+    n = 512
+    x = (rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)).astype(
+        np.float32)
+    y = (rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)).astype(
+        np.float32)
+    # Ties, exact sums, signed zeros, cancellation, overflow, NaN.
+    x[:8] = [1, -1, 1, 0.0, -0.0, 3e38, np.nan, 1.5]
+    y[:8] = [2.0 ** -24, -2.0 ** -24, 2.0 ** -23, -0.0, -0.0, 3e38, 2,
+             -1.5]
+    y[8:16] = 70000 * np.array([1, -1, 0.5, 2, 0.93, -0.936, 1e-9, 3],
+                               np.float32)
+    # Products below f32's smallest normal (subnormal results).
+    x[16:24] = np.float32(2.0 ** -70)
+    y[16:24] = np.float32(2.0 ** -60) * np.arange(1, 9, dtype=np.float32)
+    kernel = os.path.join(tmp, "hand.hlo")
+    with open(kernel, "w") as fh:
+        fh.write(KERNEL % {"n": n})
+    exact = [Fraction(float(a)) + Fraction(float(b))
+             if np.isfinite(a) and np.isfinite(b) else None
+             for a, b in zip(x, y)]
+    with np.errstate(all="ignore"):
+        nearest = x + y
+    checked = 0
+    for kind, mode in (("round-up", "up"), ("round-down", "down"),
+                       ("round-toward-zero", "zero")):
+        out = mutant_outputs(tmp, kernel, x, y, "add.0", kind)[0]
+        want = np.array([directed(e, r, mode) if e is not None else r
+                         for e, r in zip(exact, nearest)], np.float32)
+        # An overflow rounds to the largest finite value toward zero and
+        # toward the infinity of the other sign.
+        big = Fraction(float(np.finfo(np.float32).max))
+        for i, e in enumerate(exact):
+            if e is not None and abs(e) > big and not (
+                    (mode == "up" and e > 0) or (mode == "down" and e < 0)):
+                want[i] = np.copysign(np.finfo(np.float32).max, float(e))
+        bad = np.nonzero(bits(out) != bits(want))[0]
+        if bad.size:
+            fail("add %s: %d elements differ, first %d: %r + %r -> %r, "
+                 "expected %r" % (kind, bad.size, bad[0], x[bad[0]],
+                                  y[bad[0]], out[bad[0]], want[bad[0]]))
+        checked += n
+    # Truncating f32 -> bf16: the top 16 bits (NaN stays NaN).
+    out = mutant_outputs(tmp, kernel, x, y, "cvb.0", "round-toward-zero")[3]
+    want = (bits(x) >> 16).astype(np.uint16)
+    fin = np.isfinite(x)
+    ob = bits(out)
+    if np.any(ob[fin] != want[fin]) or not np.all(
+            ((ob[~fin] & 0x7F80) == 0x7F80) & ((ob[~fin] & 0x7F) != 0)):
+        fail("convert bf16 toward zero: not the top 16 bits")
+    checked += n
+    # Flushed subnormals: products below 2^-126 become zeros of their sign.
+    out = mutant_outputs(tmp, kernel, x, y, "mul.0", "flush-denormals")[1]
+    with np.errstate(all="ignore"):
+        p = x * y
+    want = np.where(np.abs(p) < np.float32(2.0 ** -126), p * 0, p)
+    if np.any(bits(out) != bits(want.astype(np.float32))):
+        fail("flush-denormals: products below 2^-126 not flushed")
+    if not np.any((p != 0) & (np.abs(p) < 2.0 ** -126)):
+        fail("flush-denormals: the test has no subnormal product")
+    checked += n
+    # Saturating f32 -> f16: beyond 65504 (after rounding) the largest.
+    out = mutant_outputs(tmp, kernel, x, y, "cvh.0", "convert-saturate")[4]
+    want = np.clip(y, -65504, 65504).astype(np.float16)
+    if np.any(bits(out) != bits(want)):
+        fail("convert-saturate f16: not numpy's clip then convert")
+    if not np.any(np.isinf(y.astype(np.float16))):
+        fail("convert-saturate: the test has no overflow")
+    checked += n
+    # NaN-dropping maximum: a NaN operand gives the other one.
+    out = mutant_outputs(tmp, kernel, x, y, "max.0", "nan-dropping")[2]
+    nan = np.isnan(x) | np.isnan(y)
+    want = np.fmax(x, y)
+    if np.any(bits(out)[nan] != bits(want)[nan]) or not nan.any():
+        fail("nan-dropping maximum: a NaN operand does not give the other")
+    if np.any(out[~nan] != np.maximum(x, y)[~nan]):
+        fail("nan-dropping maximum: changed where no operand is NaN")
+    checked += n
+    print("mutant arithmetic: %d elements against independent values" %
+          checked)
+
+
+def test_c_vs_python(tmp):
+    """The C mutator's truncating convert equals the Python harness's."""
+    d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
+    k = os.path.join(d, "kernel.hlo")
+    py, c = os.path.join(tmp, "py.hlo"), os.path.join(tmp, "c.hlo")
+    run(["/usr/bin/python3", HARNESS, "--mutant", k, "truncate",
+         "convert_element_type.0", py])
+    run([CLI, "signature", k, "--mutant", "convert_element_type.0",
+         "round-toward-zero", "-o", c])
+    a = evaluate(py, inputs_of(d), os.path.join(tmp, "pyo"))
+    b = evaluate(c, inputs_of(d), os.path.join(tmp, "co"))
+    if not np.array_equal(bits(a), bits(b)):
+        fail("C round-toward-zero and the harness's truncate differ")
+    ref = evaluate(k, inputs_of(d), os.path.join(tmp, "ro"))
+    if np.array_equal(bits(a), bits(ref)):
+        fail("the truncating convert changes nothing: a void test")
+    print("C mutator = Python harness on layer_norm_bf16 truncate")
+
+
+# ------------------------------------------------ 2. the search itself
+
+# (case, harness kind, harness instruction, expected op, expected mutation)
+CASES = [
+    ("layer_norm_bf16/normal_s0", "truncate", "convert_element_type.0",
+     "convert_element_type.0", "round-toward-zero"),
+    ("layer_norm_bf16/normal_s0", "off-by-one", "mul.1", "mul.1",
+     "off-by-one"),
+    ("layer_norm_bf16/normal_s0", "init", "reduce_sum.9", "reduce_sum.9",
+     "wrong-init"),
+    ("softmax_f32/normal_s0", "narrow", "exp.0", "exp.0", "narrow"),
+    ("softmax_f32/normal_s0", "swap", "sub.0", "sub.0", "swap-operands"),
+    ("gelu_erf_f16/normal_s0", "swap", "erfc.3", "erfc.3",
+     "swap-operands"),
+    ("gelu_erf_f16/normal_s0", "narrow", "erfc.58", "erfc.58", "narrow"),
+    ("fp8_quantize_f32/normal_s0", "drop", "multiply.1", "multiply.1",
+     "drop"),
+]
+
+
+def signature(args):
+    p = run([CLI, "signature"] + args + ["--json", "--top", "5"],
+            ok=(0, 3))
+    return p.returncode, json.loads(p.stdout)
+
+
+def test_search(tmp):
+    top1 = tied = 0
+    for case, hkind, hinstr, op, mut in CASES:
+        d = os.path.join(EX, case)
+        k = os.path.join(d, "kernel.hlo")
+        mh = os.path.join(tmp, "h.hlo")
+        p = subprocess.run(["/usr/bin/python3", HARNESS, "--mutant", k,
+                            hkind, hinstr, mh], capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            fail("%s: the harness cannot write %s %s: %s" %
+                 (case, hkind, hinstr, p.stderr.strip()))
+            continue
+        dev = evaluate(mh, inputs_of(d), os.path.join(tmp, "dev"))
+        rc, r = signature([d, "--device", os.path.join(tmp, "dev_0.npy")])
+        label = "%s: %s %s" % (case, hkind, hinstr)
+        if r["verdict"] != "explained" or rc != 0:
+            fail("%s: verdict %s (exit %d)" % (label, r["verdict"], rc))
+            continue
+        best = r["candidates"][0]
+        if best["op"] == op and best["mutation"] == mut:
+            top1 += 1
+            how = "top"
+        elif any(c["tied_best"] and c["op"] == op and c["mutation"] == mut
+                 for c in r["candidates"]):
+            tied += 1
+            how = "tied (ambiguous)"
+        else:
+            fail("%s: best is %s %s (%s), expected %s %s" %
+                 (label, best["op"], best["mutation"], best["detail"], op,
+                  mut))
+            continue
+        if best["fraction"] != 1.0:
+            fail("%s: the best reproduces %.4f, not all" %
+                 (label, best["fraction"]))
+        print("%-55s %s: %s %s (%s) %.1f%% of %d differing" %
+              (label, how, best["op"], best["mutation"], best["detail"],
+               100 * best["differing_fraction"], r["differing"]))
+    print("search: %d of %d named first, %d among tied best" %
+          (top1, len(CASES), tied))
+    if top1 + tied < len(CASES) or top1 < 0.95 * len(CASES) - 1:
+        fail("too few cases named")
+
+
+def test_unexplained(tmp):
+    """A multiply turned into an add: not in the catalogue."""
+    d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
+    k = os.path.join(d, "kernel.hlo")
+    with open(k) as fh:
+        text = fh.read()
+    old = "%mul.0 = f32[8,128]{1,0} multiply(%mul.2, %mul.1)"
+    if old not in text:
+        fail("layer_norm's mul.0 line not found")
+        return
+    mh = os.path.join(tmp, "u.hlo")
+    with open(mh, "w") as fh:
+        fh.write(text.replace(old, old.replace("multiply(", "add(")))
+    evaluate(mh, inputs_of(d), os.path.join(tmp, "udev"))
+    rc, r = signature([d, "--device", os.path.join(tmp, "udev_0.npy")])
+    if r["verdict"] != "unexplained" or rc != 3:
+        fail("multiply->add: verdict %s (exit %d), best %s" %
+             (r["verdict"], rc, r["candidates"][:1]))
+    else:
+        print("multiply->add on layer_norm: unexplained (best %.1f%% of "
+              "differing)" % (100 * r["candidates"][0]["differing_fraction"]
+                              if r["candidates"] else 0))
+
+
+def test_legit(tmp):
+    """Real XLA:CPU outputs: nothing to explain."""
+    d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
+    rc, r = signature([d])
+    if r["verdict"] != "no-difference" or rc != 0:
+        fail("layer_norm real output: verdict %s" % r["verdict"])
+    # softmax_f32's real output differs from the strict reference (XLA's
+    # exp): legit under xla-cpu, so not searched.
+    d = os.path.join(EX, "softmax_f32", "normal_s0")
+    rc, r = signature([d, "--profile", "xla-cpu"])
+    if r["verdict"] != "legit" or rc != 0:
+        fail("softmax_f32 real output under xla-cpu: verdict %s" %
+             r["verdict"])
+    rc, r = signature([d])
+    if r["verdict"] == "explained":
+        fail("softmax_f32 real output explained by %s" % r["candidates"][0])
+    print("real outputs: layer_norm no difference, softmax legit under "
+          "xla-cpu, %s without a profile" % r["verdict"])
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
+        for t in (test_mutant_bits, test_c_vs_python, test_search,
+                  test_unexplained, test_legit):
+            try:
+                t(tmp)
+            except RuntimeError as e:
+                fail("%s: %s" % (t.__name__, e))
+    return 1 if FAIL else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
