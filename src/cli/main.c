@@ -54,6 +54,15 @@ static const usc_cli_command commands[] = {
 	 "which single-op mutation of the kernel (narrower type, rounding "
 	 "mode, dropped op, off-by-one index...) reproduces the device "
 	 "output bit for bit (docs/signatures.md)"},
+	{"explain", usc_cli_explain,
+	 "explain (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "--device SRC... | RESULTS.h5 --kernel K --input SRC...) "
+	 "--element I,J,... [--flat] [--output N] [--profile NAME|FILE] "
+	 "[--depth D] [--no-attribute] [--pairwise] [--input-raw]",
+	 "one output element's computation as a tree, from the output back "
+	 "to the parameters: each op's reference value, exact value, "
+	 "rounding, contribution to the error, envelope and source line "
+	 "(docs/explain.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",

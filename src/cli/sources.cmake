@@ -6,4 +6,5 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_check.c
   src/cli/cmd_profile.c
   src/cli/cmd_bisect.c
-  src/cli/cmd_signature.c)
+  src/cli/cmd_signature.c
+  src/cli/cmd_explain.c)

@@ -1,0 +1,2 @@
+list(APPEND USC_LIB_SOURCES
+  src/analyze/explain.c)
