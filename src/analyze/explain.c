@@ -198,11 +198,12 @@ static void source_of(const usc_hlo_module *m, const usc_hlo_instr *in,
 		char buf[512];
 
 		snprintf(buf, sizeof buf, "%.*s", (int)len, file);
+		/* A long path keeps its head: the line number matters most. */
 		if (line >= 0)
 			snprintf(nd->source, sizeof nd->source,
-				 "%s:%" PRId64, file_base(buf), line);
+				 "%.120s:%" PRId64, file_base(buf), line);
 		else
-			snprintf(nd->source, sizeof nd->source, "%s",
+			snprintf(nd->source, sizeof nd->source, "%.150s",
 				 file_base(buf));
 	}
 }
@@ -422,7 +423,7 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 {
 	bool call = in->opcode == USC_HLO_OP_FUSION ||
 		    in->opcode == USC_HLO_OP_CALL;
-	size_t me;
+	size_t me = 0;
 	usc_status st;
 
 	/* One element is one element, however it was reached. */
@@ -896,8 +897,14 @@ static usc_status results_case_make(const char *path, const char *kernel,
 		st = usc_results_read_output(rd, kernel, i, &od, err);
 		if (st != USC_OK)
 			goto done;
-		snprintf(fp, sizeof rc->files[0], "%s/device_%zu.npy", rc->dir,
-			 i);
+		{
+			char dir[sizeof rc->dir];
+
+			/* A copy: rc->dir and fp lie in the same object. */
+			memcpy(dir, rc->dir, sizeof dir);
+			snprintf(fp, sizeof rc->files[0], "%s/device_%zu.npy",
+				 dir, i);
+		}
 		st = usc_tensor_write_npy(od->device, fp, err);
 		usc_results_output_data_free(od);
 		if (st != USC_OK)
