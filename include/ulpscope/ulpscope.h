@@ -18,6 +18,10 @@
 #include "ulpscope/profile.h"
 #include "ulpscope/classify.h"
 #include "ulpscope/check.h"
+#include "ulpscope/attribution.h"
+#include "ulpscope/bisect.h"
+#include "ulpscope/signature.h"
+#include "ulpscope/explain.h"
 
 #ifdef __cplusplus
 extern "C" {
