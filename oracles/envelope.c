@@ -439,6 +439,32 @@ static usc_status env_to_index(void *state, usc_dtype t, const void *v,
 	return usc__domain_reference.to_index(s->ref, t, &x->bits, out, err);
 }
 
+usc_envelope usc__envelope_public(const usc__envelope_elem *e)
+{
+	static const struct {
+		unsigned from, to;
+	} map[] = {
+		{USC__ENV_FINITE, USC_ENV_FINITE},
+		{USC__ENV_NAN, USC_ENV_NAN},
+		{USC__ENV_POS_INF, USC_ENV_POS_INF},
+		{USC__ENV_NEG_INF, USC_ENV_NEG_INF},
+		{USC__ENV_UNKNOWN, USC_ENV_UNKNOWN},
+		{USC__ENV_RANGE_CLIPPED, USC_ENV_RANGE_CLIPPED},
+		{USC__ENV_FLUSHED, USC_ENV_FLUSHED},
+		{USC__ENV_APPROX, USC_ENV_APPROX},
+	};
+	usc_envelope p;
+
+	p.lo = e->lo;
+	p.hi = e->hi;
+	p.roundings = e->roundings;
+	p.flags = 0;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (e->flags & map[i].from)
+			p.flags |= map[i].to;
+	return p;
+}
+
 bool usc__envelope_contains(const usc__envelope_elem *e, usc_dtype t,
 			    uint64_t device_bits)
 {

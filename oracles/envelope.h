@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ulpscope/classify.h"
 #include "ulpscope/dtype.h"
 #include "ulpscope/profile.h"
 #include "ulpscope/status.h"
@@ -71,6 +72,12 @@ typedef struct usc__envelope_elem {
  */
 bool usc__envelope_contains(const usc__envelope_elem *e, usc_dtype t,
 			    uint64_t device_bits);
+
+/*
+ * The public form of an element (include/ulpscope/classify.h): the same
+ * bounds and count, the flags mapped to USC_ENV_*.
+ */
+usc_envelope usc__envelope_public(const usc__envelope_elem *e);
 
 /* The strict profile: the reference semantics, nothing more. */
 void usc__envelope_profile_strict(usc_profile *p);

@@ -539,6 +539,19 @@ void usc_hlo_text_free(char *text);
 usc_status usc_hlo_shape_print(const usc_hlo_shape *s, char **text_out,
 			       usc_error *err);
 
+/* ----------------------------------------------------- source locations */
+
+/*
+ * The Python source an instruction came from: its metadata's source_file
+ * and source_line, or in newer dumps its stack_frame_id resolved through
+ * the module's StackFrames, FileLocations and FileNames tables.  *file
+ * points into the IR (not NUL-terminated at *file_len: FileNames values
+ * lose their quotes); *line is -1 when unknown.  false when the
+ * instruction has no location.
+ */
+bool usc_hlo_instr_source(const usc_hlo_module *m, const usc_hlo_instr *in,
+			  const char **file, size_t *file_len, int64_t *line);
+
 /* ----------------------------------------------------------- comparison */
 
 /*

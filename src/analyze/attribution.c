@@ -12,6 +12,7 @@
  * that last rounding.
  */
 #include "internal.h"
+#include "analyze/attribution_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -140,7 +141,7 @@ static bool is_float_shape(const usc_hlo_shape *s)
  * results are integers the type holds), and a convert that widens (every
  * value of the source type is one of the destination's).
  */
-static bool rounds(const usc_hlo_instr *in)
+bool usc__instr_rounds(const usc_hlo_instr *in)
 {
 	if (!is_float_shape(&in->shape))
 		return false;
@@ -265,7 +266,7 @@ static usc_status walk(collect *cl, const usc_hlo_computation *c,
 				st = claim_body(cl, ui, in->called[k], err);
 			continue;
 		}
-		if (rounds(in))
+		if (usc__instr_rounds(in))
 			st = new_unit(cl, in, &ui, err);
 	}
 	return st;
@@ -284,78 +285,21 @@ static void collect_free(collect *cl)
 
 /* ------------------------------------------------------- provenance */
 
-static const usc_hlo_table *table_of(const usc_hlo_module *m,
-				     const char *name)
-{
-	for (size_t i = 0; m && i < m->table_count; i++)
-		if (m->tables[i].name && strcmp(m->tables[i].name, name) == 0)
-			return &m->tables[i];
-	return NULL;
-}
-
-static const char *entry_of(const usc_hlo_table *t, int64_t id)
-{
-	for (size_t i = 0; t && i < t->count; i++)
-		if (t->entries[i].id == id)
-			return t->entries[i].value;
-	return NULL;
-}
-
-/* The integer after "key=" in a table value "{a=1 key=2 ...}", or -1. */
-static int64_t field_of(const char *v, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = v; p && *p; p++) {
-		if ((p == v || p[-1] == '{' || p[-1] == ' ' || p[-1] == ',') &&
-		    strncmp(p, key, n) == 0 && p[n] == '=')
-			return strtoll(p + n + 1, NULL, 10);
-	}
-	return -1;
-}
-
-/*
- * The source location of in: the metadata's source_file:source_line, or
- * else its stack_frame_id resolved through the module's StackFrames,
- * FileLocations and FileNames tables (newer XLA dumps).
- */
 static usc_status provenance(const usc_hlo_module *m, const usc_hlo_instr *in,
 			     usc_attr_op *op, usc_error *err)
 {
 	const usc_hlo_metadata *md = in->metadata;
-	const char *file = NULL, *frame, *loc;
-	int64_t sf = -1, line = -1;
+	const char *file;
 	size_t len;
+	int64_t line;
 
 	op->source_line = -1;
 	if (!md)
 		return USC_OK;
 	op->op_type = md->op_type;
 	op->op_name = md->op_name;
-	if (md->source_file) {
-		file = md->source_file;
-		line = md->source_line;
-	} else {
-		for (size_t i = 0; i < md->other_count; i++)
-			if (strcmp(md->others[i].key, "stack_frame_id") == 0)
-				sf = strtoll(md->others[i].value, NULL, 10);
-		frame = sf >= 0 ? entry_of(table_of(m, "StackFrames"), sf)
-				: NULL;
-		loc = frame ? entry_of(table_of(m, "FileLocations"),
-				       field_of(frame, "file_location_id"))
-			    : NULL;
-		file = loc ? entry_of(table_of(m, "FileNames"),
-				      field_of(loc, "file_name_id"))
-			   : NULL;
-		line = loc ? field_of(loc, "line") : -1;
-	}
-	if (!file)
+	if (!usc_hlo_instr_source(m, in, &file, &len, &line))
 		return USC_OK;
-	len = strlen(file);
-	if (len >= 2 && file[0] == '"' && file[len - 1] == '"') {
-		file++;
-		len -= 2;
-	}
 	op->source_file = usc__strndup(file, len);
 	if (!op->source_file)
 		return usc__fail(err, USC_ENOMEM, "out of memory");

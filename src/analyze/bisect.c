@@ -177,40 +177,6 @@ static usc_status order_computation(const usc_hlo_computation *c,
 
 /* ------------------------------------------------------- provenance */
 
-/* The integer after "key=" in text such as "{a=1 key=3}". */
-static bool field_int(const char *text, const char *key, int64_t *out)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = text; p && (p = strstr(p, key)) != NULL; p += kl) {
-		if ((p == text || p[-1] == '{' || p[-1] == ' ' ||
-		     p[-1] == ',') &&
-		    p[kl] == '=') {
-			char *end;
-			long long v = strtoll(p + kl + 1, &end, 10);
-
-			if (end == p + kl + 1)
-				return false;
-			*out = v;
-			return true;
-		}
-	}
-	return false;
-}
-
-static const char *table_value(const usc_hlo_module *m, const char *table,
-			       int64_t id)
-{
-	for (size_t t = 0; t < m->table_count; t++) {
-		if (strcmp(m->tables[t].name, table) != 0)
-			continue;
-		for (size_t e = 0; e < m->tables[t].count; e++)
-			if (m->tables[t].entries[e].id == id)
-				return m->tables[t].entries[e].value;
-	}
-	return NULL;
-}
-
 /*
  * "file:line" of an instruction: its metadata's source_file and
  * source_line, or newer dumps' stack_frame_id through the module's
@@ -219,46 +185,17 @@ static const char *table_value(const usc_hlo_module *m, const char *table,
 static void source_location(const usc_hlo_module *m, const usc_hlo_instr *in,
 			    char *buf, size_t cap)
 {
-	const usc_hlo_metadata *md = in->metadata;
-	const char *frame = NULL, *loc, *file;
-	int64_t id, lid, fid, line;
+	const char *file;
+	size_t len;
+	int64_t line;
 
 	buf[0] = '\0';
-	if (!md)
+	if (!usc_hlo_instr_source(m, in, &file, &len, &line))
 		return;
-	if (md->source_file) {
-		if (md->source_line >= 0)
-			snprintf(buf, cap, "%s:%" PRId64, md->source_file,
-				 md->source_line);
-		else
-			snprintf(buf, cap, "%s", md->source_file);
-		return;
-	}
-	for (size_t i = 0; i < md->other_count; i++)
-		if (strcmp(md->others[i].key, "stack_frame_id") == 0)
-			frame = md->others[i].value;
-	if (!frame || sscanf(frame, "%" SCNd64, &id) != 1)
-		return;
-	loc = table_value(m, "StackFrames", id);
-	if (!loc || !field_int(loc, "file_location_id", &lid))
-		return;
-	loc = table_value(m, "FileLocations", lid);
-	if (!loc || !field_int(loc, "file_name_id", &fid) ||
-	    !field_int(loc, "line", &line))
-		return;
-	file = table_value(m, "FileNames", fid);
-	if (!file)
-		return;
-	/* FileNames values are written with their quotes. */
-	if (file[0] == '"') {
-		size_t len = strlen(file + 1);
-
-		if (len && file[len] == '"')
-			len--;
-		snprintf(buf, cap, "%.*s:%" PRId64, (int)len, file + 1, line);
-	} else {
-		snprintf(buf, cap, "%s:%" PRId64, file, line);
-	}
+	if (line >= 0)
+		snprintf(buf, cap, "%.*s:%" PRId64, (int)len, file, line);
+	else
+		snprintf(buf, cap, "%.*s", (int)len, file);
 }
 
 /* ------------------------------------------------------------ names */
@@ -355,32 +292,6 @@ static usc_status find_instr(const usc_hlo_module *m, const char *name,
 
 /* ------------------------------------------------------- comparison */
 
-/* The public form of an envelope element of the domain. */
-static usc_envelope public_envelope(const usc__envelope_elem *e)
-{
-	static const struct {
-		unsigned from, to;
-	} map[] = {
-		{USC__ENV_FINITE, USC_ENV_FINITE},
-		{USC__ENV_NAN, USC_ENV_NAN},
-		{USC__ENV_POS_INF, USC_ENV_POS_INF},
-		{USC__ENV_NEG_INF, USC_ENV_NEG_INF},
-		{USC__ENV_UNKNOWN, USC_ENV_UNKNOWN},
-		{USC__ENV_RANGE_CLIPPED, USC_ENV_RANGE_CLIPPED},
-		{USC__ENV_FLUSHED, USC_ENV_FLUSHED},
-		{USC__ENV_APPROX, USC_ENV_APPROX},
-	};
-	usc_envelope p;
-
-	p.lo = e->lo;
-	p.hi = e->hi;
-	p.roundings = e->roundings;
-	p.flags = 0;
-	for (size_t i = 0; i < USC__ARRAY_LEN(map); i++)
-		if (e->flags & map[i].from)
-			p.flags |= map[i].to;
-	return p;
-}
 
 /*
  * Whether element bits of type t is outside envelope e; *steps and *cls
@@ -454,7 +365,7 @@ static usc_status compare_step(usc_eval *ev, usc_bisect_step *s,
 		st = dom->to_output(state, t, v, &enc, &e, err);
 		if (st != USC_OK)
 			return st;
-		pe = public_envelope(&e);
+		pe = usc__envelope_public(&e);
 		usc_tensor_get_bits(s->values, k, &bits);
 		if (pe.flags & USC_ENV_UNKNOWN) {
 			s->unknown++;

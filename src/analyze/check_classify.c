@@ -20,33 +20,6 @@
 #include "internal.h"
 #include "../../oracles/envelope.h"
 
-/* The public flags of an envelope element of the domain. */
-static usc_envelope public_envelope(const usc__envelope_elem *e)
-{
-	usc_envelope p;
-
-	p.lo = e->lo;
-	p.hi = e->hi;
-	p.roundings = e->roundings;
-	p.flags = 0;
-	if (e->flags & USC__ENV_FINITE)
-		p.flags |= USC_ENV_FINITE;
-	if (e->flags & USC__ENV_NAN)
-		p.flags |= USC_ENV_NAN;
-	if (e->flags & USC__ENV_POS_INF)
-		p.flags |= USC_ENV_POS_INF;
-	if (e->flags & USC__ENV_NEG_INF)
-		p.flags |= USC_ENV_NEG_INF;
-	if (e->flags & USC__ENV_UNKNOWN)
-		p.flags |= USC_ENV_UNKNOWN;
-	if (e->flags & USC__ENV_RANGE_CLIPPED)
-		p.flags |= USC_ENV_RANGE_CLIPPED;
-	if (e->flags & USC__ENV_FLUSHED)
-		p.flags |= USC_ENV_FLUSHED;
-	if (e->flags & USC__ENV_APPROX)
-		p.flags |= USC_ENV_APPROX;
-	return p;
-}
 
 static usc_status alloc_arrays(usc_check_output *o, usc_error *err)
 {
@@ -116,7 +89,7 @@ static usc_status run_envelope(const usc_check_request *req,
 				usc__eval_domain_state(ev), t, v, &bits, &e,
 				err);
 			if (st == USC_OK)
-				out->envelope[k] = public_envelope(&e);
+				out->envelope[k] = usc__envelope_public(&e);
 		}
 	}
 	usc_eval_destroy(ev);

@@ -18,6 +18,7 @@
  * summarized over the whole tensor.
  */
 #include "internal.h"
+#include "analyze/attribution_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -126,32 +127,6 @@ static const char *file_base(const char *f)
 	return b ? b + 1 : f;
 }
 
-/* The integer after "key=" in a table value "{a=1 key=2 ...}", or -1. */
-static int64_t field_of(const char *v, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = v; p && *p; p++) {
-		if ((p == v || p[-1] == '{' || p[-1] == ' ' || p[-1] == ',') &&
-		    strncmp(p, key, n) == 0 && p[n] == '=')
-			return strtoll(p + n + 1, NULL, 10);
-	}
-	return -1;
-}
-
-static const char *table_entry(const usc_hlo_module *m, const char *table,
-			       int64_t id)
-{
-	for (size_t i = 0; m && i < m->table_count; i++) {
-		if (!m->tables[i].name || strcmp(m->tables[i].name, table) != 0)
-			continue;
-		for (size_t e = 0; e < m->tables[i].count; e++)
-			if (m->tables[i].entries[e].id == id)
-				return m->tables[i].entries[e].value;
-	}
-	return NULL;
-}
-
 /*
  * "file:line" of an instruction (the file's last component): metadata's
  * source_file/source_line, or stack_frame_id through the module's
@@ -162,50 +137,26 @@ static void source_of(const usc_hlo_module *m, const usc_hlo_instr *in,
 		      usc_explain_node *nd)
 {
 	const usc_hlo_metadata *md = in->metadata;
-	const char *file = NULL, *frame, *loc;
-	int64_t sf = -1, line = -1;
+	const char *file;
 	size_t len;
+	int64_t line;
+	char buf[512];
 
 	nd->op_name[0] = nd->source[0] = '\0';
 	if (!md)
 		return;
 	if (md->op_name)
 		snprintf(nd->op_name, sizeof nd->op_name, "%s", md->op_name);
-	if (md->source_file) {
-		file = md->source_file;
-		line = md->source_line;
-	} else {
-		for (size_t i = 0; i < md->other_count; i++)
-			if (strcmp(md->others[i].key, "stack_frame_id") == 0)
-				sf = strtoll(md->others[i].value, NULL, 10);
-		frame = sf >= 0 ? table_entry(m, "StackFrames", sf) : NULL;
-		loc = frame ? table_entry(m, "FileLocations",
-					  field_of(frame, "file_location_id"))
-			    : NULL;
-		file = loc ? table_entry(m, "FileNames",
-					 field_of(loc, "file_name_id"))
-			   : NULL;
-		line = loc ? field_of(loc, "line") : -1;
-	}
-	if (!file)
+	if (!usc_hlo_instr_source(m, in, &file, &len, &line))
 		return;
-	len = strlen(file);
-	if (len >= 2 && file[0] == '"' && file[len - 1] == '"') {
-		file++;
-		len -= 2;
-	}
-	{
-		char buf[512];
-
-		snprintf(buf, sizeof buf, "%.*s", (int)len, file);
-		/* A long path keeps its head: the line number matters most. */
-		if (line >= 0)
-			snprintf(nd->source, sizeof nd->source,
-				 "%.120s:%" PRId64, file_base(buf), line);
-		else
-			snprintf(nd->source, sizeof nd->source, "%.150s",
-				 file_base(buf));
-	}
+	snprintf(buf, sizeof buf, "%.*s", (int)len, file);
+	/* A long path keeps its head: the line number matters most. */
+	if (line >= 0)
+		snprintf(nd->source, sizeof nd->source, "%.120s:%" PRId64,
+			 file_base(buf), line);
+	else
+		snprintf(nd->source, sizeof nd->source, "%.150s",
+			 file_base(buf));
 }
 
 static usc_status push(walker *w, const usc_hlo_instr *in,
@@ -529,56 +480,17 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 /* ----------------------------------------------------------- values */
 
 /*
- * Whether the reference may round in's result (attribution.c's rule): a
- * float result of an op that is not exact by nature.  Exact: data
- * movement, negate, abs, sign, max/min, clamp, select, compare, the
- * integer-valued roundings, and a convert that widens.
+ * Whether the reference rounds in's result: what attribution counts
+ * (usc__instr_rounds), and the reductions themselves, whose combiner
+ * additions round.
  */
 static bool rounds(const usc_hlo_instr *in)
 {
-	if (in->shape.kind != USC_HLO_SHAPE_ARRAY ||
-	    !usc_dtype_is_float(in->shape.dtype))
-		return false;
-	switch (in->opcode) {
-	case USC_HLO_OP_PARAMETER:
-	case USC_HLO_OP_CONSTANT:
-	case USC_HLO_OP_IOTA:
-	case USC_HLO_OP_NEGATE:
-	case USC_HLO_OP_ABS:
-	case USC_HLO_OP_SIGN:
-	case USC_HLO_OP_MAXIMUM:
-	case USC_HLO_OP_MINIMUM:
-	case USC_HLO_OP_CLAMP:
-	case USC_HLO_OP_SELECT:
-	case USC_HLO_OP_COMPARE:
-	case USC_HLO_OP_FLOOR:
-	case USC_HLO_OP_CEIL:
-	case USC_HLO_OP_ROUND_NEAREST_AFZ:
-	case USC_HLO_OP_ROUND_NEAREST_EVEN:
-	case USC_HLO_OP_COPY:
-	case USC_HLO_OP_BITCAST_CONVERT:
-		return false;
-	case USC_HLO_OP_DOT:
-	case USC_HLO_OP_CONVOLUTION:
-	case USC_HLO_OP_REDUCE:
-	case USC_HLO_OP_REDUCE_WINDOW:
-		return true;
-	case USC_HLO_OP_CONVERT: {
-		usc_dtype from = in->operands[0]->shape.dtype;
-		usc_float_info a, b;
-
-		if (!usc_dtype_is_float(from))
-			return true;
-		if (usc_float_info_of(from, &a) != USC_OK ||
-		    usc_float_info_of(in->shape.dtype, &b) != USC_OK)
-			return true;
-		return !(b.precision >= a.precision && b.emax >= a.emax &&
-			 b.min_subnormal <= a.min_subnormal);
-	}
-	default:
-		return usc_hlo_opcode_category(in->opcode) ==
-		       USC_HLO_CAT_ELEMENTWISE;
-	}
+	return usc__instr_rounds(in) ||
+	       (in->shape.kind == USC_HLO_SHAPE_ARRAY &&
+		usc_dtype_is_float(in->shape.dtype) &&
+		(in->opcode == USC_HLO_OP_REDUCE ||
+		 in->opcode == USC_HLO_OP_REDUCE_WINDOW));
 }
 
 /* The three evaluations, with every visited instruction kept. */
@@ -618,31 +530,6 @@ static usc_status run_three(const walker *w, const usc_check_report *cr,
 	return st;
 }
 
-static usc_envelope public_envelope(const usc__envelope_elem *e)
-{
-	static const struct {
-		unsigned from, to;
-	} map[] = {
-		{USC__ENV_FINITE, USC_ENV_FINITE},
-		{USC__ENV_NAN, USC_ENV_NAN},
-		{USC__ENV_POS_INF, USC_ENV_POS_INF},
-		{USC__ENV_NEG_INF, USC_ENV_NEG_INF},
-		{USC__ENV_UNKNOWN, USC_ENV_UNKNOWN},
-		{USC__ENV_RANGE_CLIPPED, USC_ENV_RANGE_CLIPPED},
-		{USC__ENV_FLUSHED, USC_ENV_FLUSHED},
-		{USC__ENV_APPROX, USC_ENV_APPROX},
-	};
-	usc_envelope p;
-
-	p.lo = e->lo;
-	p.hi = e->hi;
-	p.roundings = e->roundings;
-	p.flags = 0;
-	for (size_t i = 0; i < USC__ARRAY_LEN(map); i++)
-		if (e->flags & map[i].from)
-			p.flags |= map[i].to;
-	return p;
-}
 
 /* Scratch MPFR numbers for the per-element figures. */
 typedef struct scratch {
@@ -792,7 +679,7 @@ static usc_status fill_node(const runs3 *r, scratch *s, usc_explain_node *nd,
 						: enc.lo / 2 + enc.hi / 2;
 			nd->local_ulps = local;
 			nd->ref_err_ulps = referr;
-			nd->envelope = public_envelope(&env);
+			nd->envelope = usc__envelope_public(&env);
 			nd->has_envelope = true;
 		} else {
 			double mid = enc.lo == enc.hi ? enc.lo

@@ -4,4 +4,5 @@ list(APPEND USC_LIB_SOURCES
   src/hlo/parser.c
   src/hlo/ir.c
   src/hlo/printer.c
-  src/hlo/opcodes.c)
+  src/hlo/opcodes.c
+  src/hlo/source.c)
