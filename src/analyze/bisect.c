@@ -17,6 +17,7 @@
  * question (local error), not this one.
  */
 #include "internal.h"
+#include "analyze/check_internal.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -74,33 +75,11 @@ static usc_status load_kernel(const usc_bisect_request *req,
 	const char *name;
 	usc_status st;
 
-	st = usc_hlo_parse_file(req->hlo_path, &file, err);
-	if (st != USC_OK)
-		return st;
-	if (usc_hlo_file_module_count(file) != 1) {
-		size_t n = usc_hlo_file_module_count(file);
-
-		usc_hlo_file_destroy(file);
-		return usc__fail(err, USC_EINVAL,
-				 "%s: holds %zu modules; a kernel file must "
-				 "hold exactly one",
-				 req->hlo_path, n);
-	}
-	m = usc_hlo_file_module(file, 0);
-	if (req->fusion) {
-		usc_hlo_file *k = NULL;
-
-		st = usc_hlo_extract_fusion_file(m, req->fusion, &k, err);
-		usc_hlo_file_destroy(file);
-		if (st != USC_OK)
-			return st;
-		file = k;
-		m = usc_hlo_file_module(file, 0);
-	}
+	st = usc__load_kernel(req->hlo_path, req->fusion, &file, err);
 	r->kernel = file;
-	st = usc_hlo_verify_ex(m, req->hlo_path, err);
 	if (st != USC_OK)
 		return st;
+	m = usc_hlo_file_module(file, 0);
 	name = m->name ? m->name : "kernel";
 	r->kernel_name = dup_str(name);
 	if (!r->kernel_name)

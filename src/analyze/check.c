@@ -87,6 +87,41 @@ static char *dup_str(const char *s)
 	return s ? usc__strndup(s, strlen(s)) : NULL;
 }
 
+usc_status usc__load_kernel(const char *path, const char *fusion,
+			    usc_hlo_file **out, usc_error *err)
+{
+	usc_hlo_file *file = NULL;
+	const usc_hlo_module *m;
+	usc_status st;
+
+	*out = NULL;
+	st = usc_hlo_parse_file(path, &file, err);
+	if (st != USC_OK)
+		return st;
+	if (usc_hlo_file_module_count(file) != 1) {
+		size_t n = usc_hlo_file_module_count(file);
+
+		usc_hlo_file_destroy(file);
+		return usc__fail(err, USC_EINVAL,
+				 "%s: holds %zu modules; a kernel file must hold "
+				 "exactly one",
+				 path, n);
+	}
+	m = usc_hlo_file_module(file, 0);
+	if (fusion) {
+		usc_hlo_file *k = NULL;
+
+		st = usc_hlo_extract_fusion_file(m, fusion, &k, err);
+		usc_hlo_file_destroy(file);
+		if (st != USC_OK)
+			return st;
+		file = k;
+		m = usc_hlo_file_module(file, 0);
+	}
+	*out = file;
+	return usc_hlo_verify_ex(m, path, err);
+}
+
 /*
  * Parses the HLO file and settles the module to evaluate: the module
  * itself, or the isolated fusion.  The kernel must verify.
@@ -99,34 +134,12 @@ static usc_status load_kernel(const usc_check_request *req,
 	usc_status st;
 	size_t len;
 
-	st = usc_hlo_parse_file(req->hlo_path, &file, err);
-	if (st != USC_OK)
-		return st;
-	if (usc_hlo_file_module_count(file) != 1) {
-		size_t n = usc_hlo_file_module_count(file);
-
-		usc_hlo_file_destroy(file);
-		return usc__fail(err, USC_EINVAL,
-				 "%s: holds %zu modules; a kernel file must hold "
-				 "exactly one",
-				 req->hlo_path, n);
-	}
-	m = usc_hlo_file_module(file, 0);
-	if (req->fusion) {
-		usc_hlo_file *k = NULL;
-
-		st = usc_hlo_extract_fusion_file(m, req->fusion, &k, err);
-		usc_hlo_file_destroy(file);
-		if (st != USC_OK)
-			return st;
-		file = k;
-		m = usc_hlo_file_module(file, 0);
-	}
+	st = usc__load_kernel(req->hlo_path, req->fusion, &file, err);
 	r->kernel = file;
-	r->computation = m->entry;
-	st = usc_hlo_verify_ex(m, req->hlo_path, err);
 	if (st != USC_OK)
 		return st;
+	m = usc_hlo_file_module(file, 0);
+	r->computation = m->entry;
 	len = strlen(m->name ? m->name : "kernel") + 1;
 	r->kernel_name = usc__malloc(len);
 	if (!r->kernel_name)

@@ -41,4 +41,13 @@ usc_status usc__check_envelope_arrays(const usc_check_report *r,
 void usc__check_envelope_arrays_free(const usc_check_report *r,
 				     usc_results_output *outs);
 
+/*
+ * A kernel file as check, bisect and signature read it: one module (any
+ * other count is an error naming the file), the fusion isolated when one
+ * is named (docs/kernels.md), verified.  *out is set whenever the file
+ * parsed, also when verification fails (the caller destroys it).
+ */
+usc_status usc__load_kernel(const char *path, const char *fusion,
+			    usc_hlo_file **out, usc_error *err);
+
 #endif /* USC_ANALYZE_CHECK_INTERNAL_H */
