@@ -78,6 +78,9 @@ extern "C" {
 	X(WRONG_REDUCE_DIM, "wrong-reduce-dimension", 3,                       \
 	  "a reduction over another dimension of the same size")               \
 	X(ZERO, "zero", 1, "the op's result replaced by zeros")                \
+	X(STALE, "stale", 2,                                                   \
+	  "a stale output region: the second half of a dimension holding "     \
+	  "the first half's values (an earlier tile's)")                       \
 	X(OUTPUT_ZERO, "output-zero", 1,                                       \
 	  "output elements left zero (an unwritten buffer): the reference "    \
 	  "where the device is not zero")
@@ -113,6 +116,26 @@ usc_status usc_signature_mutate(const usc_hlo_module *m, const char *instr,
 				usc_mutation kind, int variant, bool *applies,
 				char *detail, size_t detail_size,
 				char **text_out, usc_error *err);
+
+/* One applicable (op, mutation, variant) of a module. */
+typedef struct usc_signature_mutant {
+	char *op;          /* instruction name */
+	char *computation; /* its computation */
+	usc_mutation kind;
+	int variant;
+	char detail[96];
+} usc_signature_mutant;
+
+/*
+ * Every mutant the search would try on m, in its order (computations,
+ * instructions, catalogue order, variants): each can be written with
+ * usc_signature_mutate.  Free with usc_signature_mutant_list_destroy.
+ */
+usc_status usc_signature_mutant_list(const usc_hlo_module *m,
+				     usc_signature_mutant **out,
+				     size_t *count, usc_error *err);
+void usc_signature_mutant_list_destroy(usc_signature_mutant *list,
+				       size_t count);
 
 /* What the search concluded. */
 typedef enum usc_signature_verdict {
@@ -196,6 +219,24 @@ usc_status usc_signature_search(const usc_hlo_module *m,
 				const usc_signature_options *opts,
 				usc_signature_report **out, usc_error *err);
 
+/*
+ * The same search for set_count device output sets of the same kernel and
+ * inputs (devices holds set_count * device_count tensors, set k at
+ * devices[k * device_count]): every mutant is evaluated once and scored
+ * against every set, so asking about many outputs (several runs, or a
+ * test's many injected defects) costs one search.  out receives set_count
+ * reports, each as usc_signature_search would give it (the budget is the
+ * whole search's: its counts and seconds are shared).
+ */
+usc_status usc_signature_search_sets(const usc_hlo_module *m,
+				     const usc_tensor *const *inputs,
+				     size_t input_count,
+				     const usc_tensor *const *devices,
+				     size_t device_count, size_t set_count,
+				     const usc_signature_options *opts,
+				     usc_signature_report **out,
+				     usc_error *err);
+
 typedef struct usc_signature_request {
 	const char *hlo_path;
 	const char *fusion;   /* a fusion to isolate; NULL: the entry */
@@ -203,6 +244,12 @@ typedef struct usc_signature_request {
 	const char *const *inputs;
 	size_t device_count;
 	const char *const *devices;
+	/*
+	 * Device output sets: devices holds sets * device_count sources, set
+	 * k from devices[k * device_count]; 0 means 1.  usc_signature_run
+	 * takes one set; usc_signature_run_sets any.
+	 */
+	size_t sets;
 	bool raw;             /* other sources are raw files */
 	usc_signature_options options;
 } usc_signature_request;
@@ -212,6 +259,10 @@ usc_signature_request usc_signature_request_default(void);
 /* The search from files (errors name the file). */
 usc_status usc_signature_run(const usc_signature_request *req,
 			     usc_signature_report **out, usc_error *err);
+
+/* The search for req->sets device sets: out receives that many reports. */
+usc_status usc_signature_run_sets(const usc_signature_request *req,
+				  usc_signature_report **out, usc_error *err);
 
 /*
  * The same on a case directory (docs/cases.md): kernel.hlo, input_N.npy,

@@ -26,6 +26,8 @@
 #include "ulpscope/hlo_kernel.h"
 #include "ulpscope/signature.h"
 
+static char *dupstr(const char *s);
+
 /* ------------------------------------------------------------ catalogue */
 
 static const struct {
@@ -1262,6 +1264,77 @@ static bool mut_zero(mctx *c)
 	return true;
 }
 
+/* "[0:a], [0:d1], ..." : dimension `dim` cut to [0:hi), the others whole. */
+static void slice_txt(char *buf, size_t n, const usc_hlo_shape *sh,
+		      size_t dim, int64_t hi)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sh->rank && used < n; i++)
+		used += (size_t)snprintf(buf + used, n - used, "%s[0:%lld]",
+					 i ? ", " : "",
+					 (long long)(i == dim ? hi
+							      : sh->dims[i]));
+}
+
+/*
+ * A stale output region: the result's last h = n/2 positions along a
+ * dimension (variant 0: the outermost, 1: the innermost) hold the values
+ * of its first h, as when a tile loop writes the first tile again (or
+ * never writes the last and the buffer still holds an earlier tile's
+ * values).  concatenate(x[0:n-h], x[0:h]).  The same buffers as `zero`.
+ */
+static bool mut_stale(mctx *c, int v)
+{
+	const usc_hlo_instr *in = c->in;
+	usc_hlo_shape part;
+	int64_t dims[16];
+	char x[160], a[160], b[160], sl[512], st[256], args[400], rest[600];
+	size_t dim;
+	int64_t n, h;
+
+	if (!is_array(&in->shape) || in->shape.rank == 0 ||
+	    in->shape.rank > USC__ARRAY_LEN(dims) || v > 1 ||
+	    (v == 1 && in->shape.rank < 2))
+		return false;
+	if (!(in->opcode == USC_HLO_OP_FUSION ||
+	      (in->is_root && in->parent->is_entry)))
+		return false;
+	if (in->opcode == USC_HLO_OP_PARAMETER ||
+	    in->opcode == USC_HLO_OP_CONSTANT)
+		return false;
+	dim = v == 0 ? 0 : in->shape.rank - 1;
+	n = in->shape.dims[dim];
+	h = n / 2;
+	if (h < 1)
+		return false;
+	hname(c, x);
+	emit_renamed(c, x);
+	/* A copy of the dims: the shape's own are the module's. */
+	memcpy(dims, in->shape.dims, in->shape.rank * sizeof *dims);
+	part = in->shape;
+	part.dims = dims;
+	part.dims[dim] = n - h;
+	shape_txt(st, sizeof st, in->shape.dtype, &part);
+	slice_txt(sl, sizeof sl, &in->shape, dim, n - h);
+	snprintf(rest, sizeof rest, ", slice={%s}", sl);
+	emit(c, false, hname(c, a), st, "slice", x, rest);
+	part.dims[dim] = h;
+	shape_txt(st, sizeof st, in->shape.dtype, &part);
+	slice_txt(sl, sizeof sl, &in->shape, dim, h);
+	snprintf(rest, sizeof rest, ", slice={%s}", sl);
+	emit(c, false, hname(c, b), st, "slice", x, rest);
+	shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
+	snprintf(args, sizeof args, "%s, %s", a, b);
+	snprintf(rest, sizeof rest, ", dimensions={%zu}", dim);
+	emit(c, in->is_root, in->name, st, "concatenate", args, rest);
+	set_detail(c, "dimension %zu's last %lld hold its first %lld (a stale "
+		      "tile)",
+		   dim, (long long)h, (long long)h);
+	return true;
+}
+
 /* Writes the replacement lines of one mutation; false: not applicable. */
 static bool mutate_lines(mctx *c, usc_mutation kind, int v)
 {
@@ -1298,6 +1371,8 @@ static bool mutate_lines(mctx *c, usc_mutation kind, int v)
 		return mut_wrong_reduce_dim(c, v);
 	case USC_MUT_ZERO:
 		return v == 0 && mut_zero(c);
+	case USC_MUT_STALE:
+		return mut_stale(c, v);
 	default:
 		return false;
 	}
@@ -1436,6 +1511,99 @@ usc_status usc_signature_mutate(const usc_hlo_module *m, const char *instr,
 	/* Hand over in the printer's allocation, freed by usc_hlo_text_free. */
 	*text_out = t;
 	return USC_OK;
+}
+
+void usc_signature_mutant_list_destroy(usc_signature_mutant *list,
+				       size_t count)
+{
+	for (size_t i = 0; list && i < count; i++) {
+		usc__free(list[i].op);
+		usc__free(list[i].computation);
+	}
+	usc__free(list);
+}
+
+/*
+ * The same enumeration as the search's (every computation, every
+ * instruction, the catalogue's order, every variant), without evaluating:
+ * what a test or a person needs to replay every mutant one by one.
+ */
+usc_status usc_signature_mutant_list(const usc_hlo_module *m,
+				     usc_signature_mutant **out,
+				     size_t *count, usc_error *err)
+{
+	usc_signature_mutant *list = NULL;
+	size_t n = 0, cap = 0;
+	base_text bt = {0};
+	usc_status st;
+
+	*out = NULL;
+	*count = 0;
+	st = print_base(m, &bt, err);
+	if (st != USC_OK)
+		return st;
+	for (size_t ci = 0; ci < m->computation_count; ci++) {
+		const usc_hlo_computation *comp = m->computations[ci];
+
+		for (size_t ii = 0; ii < comp->instr_count; ii++) {
+			const usc_hlo_instr *in = comp->instrs[ii];
+
+			for (int k = USC_MUT_NONE + 1; k < USC_MUT_OUTPUT_ZERO;
+			     k++) {
+				for (int v = 0;
+				     v < usc_mutation_variants((usc_mutation)k);
+				     v++) {
+					usc_signature_mutant *x;
+					char *text = NULL, detail[96];
+					bool applies = false;
+
+					st = build_mutant(&bt, in,
+							  (usc_mutation)k, v,
+							  &applies, detail,
+							  sizeof detail, &text,
+							  err);
+					usc__free(text);
+					if (st != USC_OK)
+						goto fail;
+					if (!applies)
+						continue;
+					if (n == cap) {
+						size_t nc = cap ? 2 * cap : 64;
+						usc_signature_mutant *g =
+							usc__reallocarray(
+								list, nc,
+								sizeof *g);
+
+						if (!g)
+							goto oom;
+						list = g;
+						cap = nc;
+					}
+					x = &list[n];
+					memset(x, 0, sizeof *x);
+					x->kind = (usc_mutation)k;
+					x->variant = v;
+					snprintf(x->detail, sizeof x->detail,
+						 "%s", detail);
+					x->op = dupstr(in->name);
+					x->computation = dupstr(comp->name);
+					n++;
+					if (!x->op || !x->computation)
+						goto oom;
+				}
+			}
+		}
+	}
+	usc_hlo_text_free(bt.text);
+	*out = list;
+	*count = n;
+	return USC_OK;
+oom:
+	st = usc__fail(err, USC_ENOMEM, "out of memory");
+fail:
+	usc_hlo_text_free(bt.text);
+	usc_signature_mutant_list_destroy(list, n);
+	return st;
 }
 
 /* ------------------------------------------------------------ scoring */
@@ -1649,224 +1817,33 @@ static bool push(usc_signature_candidate **list, size_t *n, size_t *cap,
 	return true;
 }
 
-usc_status usc_signature_search(const usc_hlo_module *m,
-				const usc_tensor *const *inputs,
-				size_t input_count,
-				const usc_tensor *const *devices,
-				size_t device_count,
-				const usc_signature_options *opts,
-				usc_signature_report **out, usc_error *err)
-{
-	usc_signature_options o = opts ? *opts
-				       : usc_signature_options_default();
-	usc_signature_report *r = NULL;
-	usc_signature_candidate *list = NULL, cand;
-	usc_tensor **mut = NULL;
-	size_t n = 0, cap = 0;
+/* One device set's state in a search. */
+typedef struct set_state {
 	search s;
-	base_text bt = {0};
-	double t0 = now_seconds();
-	usc_status st;
+	usc_signature_report *r;
+	usc_signature_candidate *list;
+	size_t n, cap;
+} set_state;
 
-	*out = NULL;
-	memset(&s, 0, sizeof s);
-	if (o.max_seconds <= 0)
-		o.max_seconds = 60;
-	if (o.top == 0)
-		o.top = 10;
-	if (o.min_fraction <= 0)
-		o.min_fraction = 0.95;
-	r = usc__calloc(1, sizeof *r);
-	s.ref = usc__calloc(device_count ? device_count : 1, sizeof *s.ref);
-	mut = usc__calloc(device_count ? device_count : 1, sizeof *mut);
-	if (!r || !s.ref || !mut) {
-		st = usc__fail(err, USC_ENOMEM, "out of memory");
-		goto fail;
-	}
-	r->min_fraction = o.min_fraction;
-	r->kernel_name = dupstr(m->name ? m->name : "kernel");
-	s.nout = device_count;
-	s.dev = devices;
-	st = evaluate(m, inputs, input_count, &o, s.ref, device_count, err);
-	if (st != USC_OK)
-		goto fail;
-	for (size_t i = 0; i < device_count; i++) {
-		usc_tensor_spec a = usc_tensor_spec_of(s.ref[i]);
-		usc_tensor_spec b = usc_tensor_spec_of(devices[i]);
-		char sa[256], sb2[256];
+/* Sorts a set's candidates, sets the verdict, keeps the top and ties. */
+static void rank_set(set_state *ss, const usc_signature_options *o)
+{
+	usc_signature_report *r = ss->r;
+	usc_signature_candidate *list = ss->list;
+	size_t n = ss->n;
 
-		if (a.dtype != b.dtype || a.rank != b.rank ||
-		    memcmp(a.dims, b.dims, a.rank * sizeof *a.dims) != 0) {
-			usc_tensor_spec_format(&a, sa, sizeof sa);
-			usc_tensor_spec_format(&b, sb2, sizeof sb2);
-			st = usc__fail(err, USC_EINVAL,
-				       "device output %zu is %s; the kernel "
-				       "computes %s",
-				       i, sb2, sa);
-			goto fail;
-		}
-		s.elements += usc_tensor_count(devices[i]);
-	}
-	r->elements = s.elements;
-	s.scratch = usc__calloc(s.elements ? s.elements : 1,
-				sizeof *s.scratch);
-	if (!s.scratch) {
-		st = usc__fail(err, USC_ENOMEM, "out of memory");
-		goto fail;
-	}
-	/* The identity: the kernel as written. */
-	memset(&cand, 0, sizeof cand);
-	cand.kind = USC_MUT_NONE;
-	snprintf(cand.detail, sizeof cand.detail, "the strict reference");
-	score(&s, (const usc_tensor *const *)mut, &cand, NULL);
-	r->identity = cand;
-	r->differing = s.elements - cand.reproduced;
-	if (r->differing == 0) {
-		r->verdict = USC_SIGNATURE_NO_DIFFERENCE;
-		goto rank;
-	}
-	/* Output elements left zero: the reference where the device is not
-	 * zero.  Scored directly, without an evaluation. */
-	{
-		uint64_t zero_diff = 0;
-
-		for (size_t oi = 0; oi < s.nout; oi++) {
-			usc_dtype t = usc_tensor_dtype(devices[oi]);
-			const usc_format *f = usc_format_of(t);
-			uint64_t cnt = usc_tensor_count(devices[oi]);
-			uint64_t smask = f && f->has_sign
-						 ? (uint64_t)1 << (f->bits - 1)
-						 : 0;
-
-			for (uint64_t i = 0; i < cnt; i++) {
-				uint64_t b = 0, rr = 0;
-
-				usc_tensor_get_bits(devices[oi], i, &b);
-				usc_tensor_get_bits(s.ref[oi], i, &rr);
-				if ((b & ~smask) == 0 && !same_value(t, b, rr))
-					zero_diff++;
-			}
-		}
-		if (zero_diff) {
-			memset(&cand, 0, sizeof cand);
-			cand.kind = USC_MUT_OUTPUT_ZERO;
-			cand.reproduced = r->identity.reproduced + zero_diff;
-			cand.differing_reproduced = zero_diff;
-			snprintf(cand.detail, sizeof cand.detail,
-				 "%llu element(s) zero where the reference "
-				 "is not",
-				 (unsigned long long)zero_diff);
-			/* The rest are as far off as the identity's. */
-			cand.median_ulps = r->identity.median_ulps;
-			if (!push(&list, &n, &cap, &cand, NULL)) {
-				st = usc__fail(err, USC_ENOMEM,
-					       "out of memory");
-				goto fail;
-			}
-		}
-	}
-	st = print_base(m, &bt, err);
-	if (st != USC_OK)
-		goto fail;
-	for (size_t ci = 0; ci < m->computation_count; ci++) {
-		const usc_hlo_computation *comp = m->computations[ci];
-
-		for (size_t ii = 0; ii < comp->instr_count; ii++) {
-			const usc_hlo_instr *in = comp->instrs[ii];
-
-			for (int k = USC_MUT_NONE + 1; k < USC_MUT_OUTPUT_ZERO;
-			     k++) {
-				for (int v = 0;
-				     v < usc_mutation_variants((usc_mutation)k);
-				     v++) {
-					char *text = NULL;
-					bool applies = false, noeff = false;
-					usc_hlo_file *mf = NULL;
-					usc_error e2;
-
-					memset(&cand, 0, sizeof cand);
-					st = build_mutant(&bt, in,
-							  (usc_mutation)k, v,
-							  &applies, cand.detail,
-							  sizeof cand.detail,
-							  &text, err);
-					if (st != USC_OK)
-						goto fail;
-					if (!applies)
-						continue;
-					r->enumerated++;
-					if ((o.max_candidates &&
-					     r->evaluated >= o.max_candidates) ||
-					    now_seconds() - t0 > o.max_seconds) {
-						r->skipped++;
-						r->budget_exhausted = true;
-						usc__free(text);
-						continue;
-					}
-					r->evaluated++;
-					usc_error_clear(&e2);
-					if (usc_hlo_parse(text, strlen(text),
-							  "<mutant>", &mf,
-							  &e2) != USC_OK ||
-					    usc_hlo_file_module_count(mf) < 1 ||
-					    evaluate(usc_hlo_file_module(mf, 0),
-						     inputs, input_count, &o,
-						     mut, device_count,
-						     &e2) != USC_OK) {
-						if (getenv("USC_SIGNATURE_DEBUG"))
-							fprintf(stderr,
-								"signature: %s %s/%d: %s\n",
-								in->name,
-								usc_mutation_name(
-									(usc_mutation)k),
-								v, e2.message);
-						r->failed++;
-						usc_hlo_file_destroy(mf);
-						usc__free(text);
-						for (size_t i = 0;
-						     i < device_count; i++) {
-							usc_tensor_destroy(mut[i]);
-							mut[i] = NULL;
-						}
-						continue;
-					}
-					usc_hlo_file_destroy(mf);
-					usc__free(text);
-					cand.kind = (usc_mutation)k;
-					cand.variant = v;
-					score(&s, (const usc_tensor *const *)mut,
-					      &cand, &noeff);
-					for (size_t i = 0; i < device_count;
-					     i++) {
-						usc_tensor_destroy(mut[i]);
-						mut[i] = NULL;
-					}
-					if (noeff) {
-						r->no_effect++;
-						continue;
-					}
-					if (!push(&list, &n, &cap, &cand, in)) {
-						st = usc__fail(err, USC_ENOMEM,
-							       "out of memory");
-						goto fail;
-					}
-				}
-			}
-		}
-	}
-rank:
 	if (n)
 		qsort(list, n, sizeof *list, cmp_cand);
 	if (r->differing) {
 		if (n && list[0].reproduced > r->identity.reproduced &&
 		    (double)list[0].differing_reproduced >=
-			    o.min_fraction * (double)r->differing)
+			    o->min_fraction * (double)r->differing)
 			r->verdict = USC_SIGNATURE_EXPLAINED;
 		else
 			r->verdict = USC_SIGNATURE_UNEXPLAINED;
 	}
 	{
-		size_t keep = n < o.top ? n : o.top;
+		size_t keep = n < o->top ? n : o->top;
 
 		for (size_t i = 0; i < n; i++) {
 			list[i].tied_best =
@@ -1884,49 +1861,359 @@ rank:
 			cand_free(&list[i]);
 		r->candidate_count = keep;
 		r->candidates = list;
-		list = NULL;
+		ss->list = NULL;
+		ss->n = 0;
 	}
-	r->seconds = now_seconds() - t0;
-	usc_hlo_text_free(bt.text);
-	for (size_t i = 0; i < device_count; i++)
-		usc_tensor_destroy(s.ref[i]);
-	usc__free(s.ref);
-	usc__free(s.scratch);
-	usc__free(mut);
-	*out = r;
-	return USC_OK;
+}
+
+/* Output elements left zero: the reference where the device is not zero.
+ * Scored directly, without an evaluation. */
+static bool score_output_zero(set_state *ss)
+{
+	usc_signature_report *r = ss->r;
+	usc_signature_candidate cand;
+	uint64_t zero_diff = 0;
+
+	for (size_t oi = 0; oi < ss->s.nout; oi++) {
+		usc_dtype t = usc_tensor_dtype(ss->s.dev[oi]);
+		const usc_format *f = usc_format_of(t);
+		uint64_t cnt = usc_tensor_count(ss->s.dev[oi]);
+		uint64_t smask = f && f->has_sign
+					 ? (uint64_t)1 << (f->bits - 1)
+					 : 0;
+
+		for (uint64_t i = 0; i < cnt; i++) {
+			uint64_t b = 0, rr = 0;
+
+			usc_tensor_get_bits(ss->s.dev[oi], i, &b);
+			usc_tensor_get_bits(ss->s.ref[oi], i, &rr);
+			if ((b & ~smask) == 0 && !same_value(t, b, rr))
+				zero_diff++;
+		}
+	}
+	if (!zero_diff)
+		return true;
+	memset(&cand, 0, sizeof cand);
+	cand.kind = USC_MUT_OUTPUT_ZERO;
+	cand.reproduced = r->identity.reproduced + zero_diff;
+	cand.differing_reproduced = zero_diff;
+	snprintf(cand.detail, sizeof cand.detail,
+		 "%llu element(s) zero where the reference is not",
+		 (unsigned long long)zero_diff);
+	/* The rest are as far off as the identity's. */
+	cand.median_ulps = r->identity.median_ulps;
+	return push(&ss->list, &ss->n, &ss->cap, &cand, NULL);
+}
+
+usc_status usc_signature_search_sets(const usc_hlo_module *m,
+				     const usc_tensor *const *inputs,
+				     size_t input_count,
+				     const usc_tensor *const *devices,
+				     size_t device_count, size_t set_count,
+				     const usc_signature_options *opts,
+				     usc_signature_report **out,
+				     usc_error *err)
+{
+	usc_signature_options o = opts ? *opts
+				       : usc_signature_options_default();
+	usc_signature_candidate cand;
+	usc_tensor **ref = NULL, **mut = NULL;
+	set_state *sets = NULL;
+	double *scratch = NULL;
+	uint64_t elements = 0;
+	size_t searching = 0;
+	base_text bt = {0};
+	double t0 = now_seconds();
+	usc_status st;
+
+	for (size_t k = 0; k < set_count; k++)
+		out[k] = NULL;
+	if (o.max_seconds <= 0)
+		o.max_seconds = 60;
+	if (o.top == 0)
+		o.top = 10;
+	if (o.min_fraction <= 0)
+		o.min_fraction = 0.95;
+	if (set_count == 0)
+		return usc__fail(err, USC_EINVAL, "no device output set given");
+	ref = usc__calloc(device_count ? device_count : 1, sizeof *ref);
+	mut = usc__calloc(device_count ? device_count : 1, sizeof *mut);
+	sets = usc__calloc(set_count, sizeof *sets);
+	if (!ref || !mut || !sets) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	st = evaluate(m, inputs, input_count, &o, ref, device_count, err);
+	if (st != USC_OK)
+		goto fail;
+	for (size_t k = 0; k < set_count; k++) {
+		const usc_tensor *const *dev = devices + k * device_count;
+		uint64_t el = 0;
+
+		for (size_t i = 0; i < device_count; i++) {
+			usc_tensor_spec a = usc_tensor_spec_of(ref[i]);
+			usc_tensor_spec b = usc_tensor_spec_of(dev[i]);
+			char sa[256], sb2[256];
+
+			if (a.dtype != b.dtype || a.rank != b.rank ||
+			    memcmp(a.dims, b.dims,
+				   a.rank * sizeof *a.dims) != 0) {
+				usc_tensor_spec_format(&a, sa, sizeof sa);
+				usc_tensor_spec_format(&b, sb2, sizeof sb2);
+				st = usc__fail(err, USC_EINVAL,
+					       "device output %zu%s is %s; the "
+					       "kernel computes %s",
+					       i, set_count > 1 ? " of a set" : "",
+					       sb2, sa);
+				goto fail;
+			}
+			el += usc_tensor_count(dev[i]);
+		}
+		elements = el;
+	}
+	scratch = usc__calloc(elements ? elements : 1, sizeof *scratch);
+	if (!scratch) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t k = 0; k < set_count; k++) {
+		set_state *ss = &sets[k];
+		usc_signature_report *r = usc__calloc(1, sizeof *r);
+
+		if (!r) {
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			goto fail;
+		}
+		ss->r = r;
+		ss->s.nout = device_count;
+		ss->s.dev = devices + k * device_count;
+		ss->s.ref = ref;
+		ss->s.elements = elements;
+		ss->s.scratch = scratch;
+		r->min_fraction = o.min_fraction;
+		r->elements = elements;
+		r->kernel_name = dupstr(m->name ? m->name : "kernel");
+		if (!r->kernel_name) {
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			goto fail;
+		}
+		/* The identity: the kernel as written. */
+		memset(&cand, 0, sizeof cand);
+		cand.kind = USC_MUT_NONE;
+		snprintf(cand.detail, sizeof cand.detail,
+			 "the strict reference");
+		score(&ss->s, (const usc_tensor *const *)mut, &cand, NULL);
+		r->identity = cand;
+		r->differing = elements - cand.reproduced;
+		if (r->differing == 0) {
+			r->verdict = USC_SIGNATURE_NO_DIFFERENCE;
+			continue;
+		}
+		searching++;
+		if (!score_output_zero(ss)) {
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if (searching == 0)
+		goto rank;
+	st = print_base(m, &bt, err);
+	if (st != USC_OK)
+		goto fail;
+	/*
+	 * Every mutant is evaluated once and scored against every set that
+	 * differs from the reference: a set's budget counts are the
+	 * search's.
+	 */
+	{
+		size_t enumerated = 0, evaluated = 0, no_effect = 0, failed = 0,
+		       skipped = 0;
+
+		for (size_t ci = 0; ci < m->computation_count; ci++) {
+			const usc_hlo_computation *comp = m->computations[ci];
+
+			for (size_t ii = 0; ii < comp->instr_count; ii++) {
+				const usc_hlo_instr *in = comp->instrs[ii];
+
+				for (int k = USC_MUT_NONE + 1;
+				     k < USC_MUT_OUTPUT_ZERO; k++) {
+					for (int v = 0;
+					     v < usc_mutation_variants(
+							 (usc_mutation)k);
+					     v++) {
+						char *text = NULL;
+						bool applies = false;
+						bool noeff = false, ok = true;
+						usc_hlo_file *mf = NULL;
+						usc_error e2;
+
+						memset(&cand, 0, sizeof cand);
+						st = build_mutant(
+							&bt, in,
+							(usc_mutation)k, v,
+							&applies, cand.detail,
+							sizeof cand.detail,
+							&text, err);
+						if (st != USC_OK)
+							goto fail;
+						if (!applies)
+							continue;
+						enumerated++;
+						if ((o.max_candidates &&
+						     evaluated >=
+							     o.max_candidates) ||
+						    now_seconds() - t0 >
+							    o.max_seconds) {
+							skipped++;
+							usc__free(text);
+							continue;
+						}
+						evaluated++;
+						usc_error_clear(&e2);
+						if (usc_hlo_parse(text,
+								  strlen(text),
+								  "<mutant>",
+								  &mf,
+								  &e2) !=
+							    USC_OK ||
+						    usc_hlo_file_module_count(
+							    mf) < 1 ||
+						    evaluate(usc_hlo_file_module(
+								     mf, 0),
+							     inputs,
+							     input_count, &o,
+							     mut, device_count,
+							     &e2) != USC_OK) {
+							if (getenv("USC_SIGNATURE_DEBUG"))
+								fprintf(stderr,
+									"signature: %s %s/%d: %s\n",
+									in->name,
+									usc_mutation_name(
+										(usc_mutation)k),
+									v,
+									e2.message);
+							failed++;
+							ok = false;
+						}
+						usc_hlo_file_destroy(mf);
+						usc__free(text);
+						cand.kind = (usc_mutation)k;
+						cand.variant = v;
+						for (size_t si = 0;
+						     ok && si < set_count;
+						     si++) {
+							set_state *ss =
+								&sets[si];
+							usc_signature_candidate
+								c2 = cand;
+
+							if (!ss->r->differing)
+								continue;
+							score(&ss->s,
+							      (const usc_tensor *const *)
+								      mut,
+							      &c2, &noeff);
+							/* Relative to the reference: the
+							 * same for every set. */
+							if (noeff) {
+								no_effect++;
+								break;
+							}
+							if (!push(&ss->list,
+								  &ss->n,
+								  &ss->cap,
+								  &c2, in)) {
+								st = usc__fail(
+									err,
+									USC_ENOMEM,
+									"out of memory");
+								goto fail;
+							}
+						}
+						for (size_t i = 0;
+						     i < device_count; i++) {
+							usc_tensor_destroy(
+								mut[i]);
+							mut[i] = NULL;
+						}
+					}
+				}
+			}
+		}
+		for (size_t k = 0; k < set_count; k++) {
+			usc_signature_report *r = sets[k].r;
+
+			if (!r->differing)
+				continue;
+			r->enumerated = enumerated;
+			r->evaluated = evaluated;
+			r->no_effect = no_effect;
+			r->failed = failed;
+			r->skipped = skipped;
+			r->budget_exhausted = skipped > 0;
+		}
+	}
+rank:
+	for (size_t k = 0; k < set_count; k++) {
+		rank_set(&sets[k], &o);
+		sets[k].r->seconds = now_seconds() - t0;
+		out[k] = sets[k].r;
+		sets[k].r = NULL;
+	}
+	st = USC_OK;
+	goto done;
 fail:
-	for (size_t i = 0; i < n; i++)
-		cand_free(&list[i]);
-	usc__free(list);
+	for (size_t k = 0; k < set_count; k++)
+		out[k] = NULL;
+done:
 	usc_hlo_text_free(bt.text);
-	if (s.ref)
+	if (ref)
 		for (size_t i = 0; i < device_count; i++)
-			usc_tensor_destroy(s.ref[i]);
+			usc_tensor_destroy(ref[i]);
 	if (mut)
 		for (size_t i = 0; i < device_count; i++)
 			usc_tensor_destroy(mut[i]);
-	usc__free(s.ref);
-	usc__free(s.scratch);
+	for (size_t k = 0; sets && k < set_count; k++) {
+		for (size_t i = 0; i < sets[k].n; i++)
+			cand_free(&sets[k].list[i]);
+		usc__free(sets[k].list);
+		usc_signature_report_destroy(sets[k].r);
+	}
+	usc__free(sets);
+	usc__free(ref);
+	usc__free(scratch);
 	usc__free(mut);
-	usc_signature_report_destroy(r);
 	return st;
 }
 
+usc_status usc_signature_search(const usc_hlo_module *m,
+				const usc_tensor *const *inputs,
+				size_t input_count,
+				const usc_tensor *const *devices,
+				size_t device_count,
+				const usc_signature_options *opts,
+				usc_signature_report **out, usc_error *err)
+{
+	return usc_signature_search_sets(m, inputs, input_count, devices,
+					 device_count, 1, opts, out, err);
+}
+
+
 /* -------------------------------------------------------- from files */
 
-usc_status usc_signature_run(const usc_signature_request *req,
-			     usc_signature_report **out, usc_error *err)
+usc_status usc_signature_run_sets(const usc_signature_request *req,
+				  usc_signature_report **out, usc_error *err)
 {
 	usc_hlo_file *f = NULL, *kf = NULL;
 	const usc_hlo_module *m;
 	usc_tensor **in = NULL, **dev = NULL;
 	usc_eval *ev = NULL;
 	usc_eval_options eo = usc_eval_options_default();
-	size_t np = 0, nout = 0;
+	size_t np = 0, nout = 0, sets = req->sets ? req->sets : 1;
 	usc_status st;
 
-	*out = NULL;
+	for (size_t k = 0; k < sets; k++)
+		out[k] = NULL;
 	st = usc_hlo_parse_file(req->hlo_path, &f, err);
 	if (st != USC_OK)
 		return st;
@@ -1992,19 +2279,24 @@ usc_status usc_signature_run(const usc_signature_request *req,
 			       req->hlo_path, nout, req->device_count);
 		goto done;
 	}
-	dev = usc__calloc(nout ? nout : 1, sizeof *dev);
+	dev = usc__calloc(nout ? nout * sets : 1, sizeof *dev);
 	if (!dev) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < nout; i++) {
+	for (size_t i = 0; i < nout * sets; i++) {
 		const usc_tensor *t = NULL;
 		usc_tensor_spec sp;
 		char what[64];
 
-		usc_eval_output(ev, i, &t, NULL);
+		usc_eval_output(ev, i % nout, &t, NULL);
 		sp = usc_tensor_spec_of(t);
-		snprintf(what, sizeof what, "device output %zu", i);
+		if (sets > 1)
+			snprintf(what, sizeof what,
+				 "device output %zu of set %zu", i % nout,
+				 i / nout);
+		else
+			snprintf(what, sizeof what, "device output %zu", i);
 		sp.what = what;
 		st = usc_tensor_read(req->devices[i], &sp,
 				     req->raw ? USC_TENSOR_READ_RAW : 0,
@@ -2014,20 +2306,32 @@ usc_status usc_signature_run(const usc_signature_request *req,
 	}
 	usc_eval_destroy(ev);
 	ev = NULL;
-	st = usc_signature_search(m, (const usc_tensor *const *)in, np,
-				  (const usc_tensor *const *)dev, nout,
-				  &req->options, out, err);
+	st = usc_signature_search_sets(m, (const usc_tensor *const *)in, np,
+				       (const usc_tensor *const *)dev, nout,
+				       sets, &req->options, out, err);
 done:
 	usc_eval_destroy(ev);
 	for (size_t i = 0; in && i < np; i++)
 		usc_tensor_destroy(in[i]);
-	for (size_t i = 0; dev && i < nout; i++)
+	for (size_t i = 0; dev && i < nout * sets; i++)
 		usc_tensor_destroy(dev[i]);
 	usc__free(in);
 	usc__free(dev);
 	usc_hlo_file_destroy(kf);
 	usc_hlo_file_destroy(f);
 	return st;
+}
+
+usc_status usc_signature_run(const usc_signature_request *req,
+			     usc_signature_report **out, usc_error *err)
+{
+	*out = NULL;
+	if (req->sets > 1)
+		return usc__fail(err, USC_EINVAL,
+				 "%zu device sets given to a search of one "
+				 "(usc_signature_run_sets takes several)",
+				 req->sets);
+	return usc_signature_run_sets(req, out, err);
 }
 
 static bool file_exists(const char *path)

@@ -19,6 +19,8 @@
 #include "ulpscope/signature.h"
 
 #define MAX_SOURCES 256
+/* At most this many sets (each of up to 4 outputs) in --device-sets. */
+#define MAX_SETS 4096
 
 static const char usage_text[] =
 	"usage: ulpscope signature CASE_DIR [--device SRC...] [options]\n"
@@ -26,6 +28,9 @@ static const char usage_text[] =
 	"--device SRC... [options]\n"
 	"       ulpscope signature KERNEL.hlo [--fusion NAME] --mutant OP "
 	"KIND[/VARIANT] -o OUT.hlo\n"
+	"       ulpscope signature KERNEL.hlo [--fusion NAME] --input SRC... "
+	"--device-sets LIST [options]\n"
+	"       ulpscope signature KERNEL.hlo [--fusion NAME] --list-mutants\n"
 	"options: --top K --max-seconds S --max-candidates N --min-fraction F "
 	"--profile NAME|FILE --json --pairwise --input-raw";
 
@@ -260,6 +265,137 @@ done:
 	return rc;
 }
 
+/*
+ * --list-mutants: every mutant the search would try, one a line,
+ * "OP<tab>COMPUTATION<tab>KIND/VARIANT<tab>DETAIL", to be written one by
+ * one with --mutant.
+ */
+static int list_mutants(const char *path, const char *fusion)
+{
+	usc_hlo_file *f = NULL, *kf = NULL;
+	const usc_hlo_module *m;
+	usc_signature_mutant *list = NULL;
+	size_t n = 0;
+	usc_error err;
+	int rc = USC_EXIT_FAIL;
+
+	usc_error_clear(&err);
+	if (usc_hlo_parse_file(path, &f, &err) != USC_OK) {
+		fprintf(stderr, "%s\n", err.message);
+		return USC_EXIT_FAIL;
+	}
+	m = usc_hlo_file_module(f, 0);
+	if (!m) {
+		usc_cli_error("%s holds no module", path);
+		goto done;
+	}
+	if (fusion) {
+		if (usc_hlo_extract_fusion_file(m, fusion, &kf, &err) !=
+		    USC_OK) {
+			usc_cli_error("%s", err.message);
+			goto done;
+		}
+		m = usc_hlo_file_module(kf, 0);
+	}
+	if (usc_signature_mutant_list(m, &list, &n, &err) != USC_OK) {
+		usc_cli_error("%s: %s", path, err.message);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		printf("%s\t%s\t%s/%d\t%s\n", list[i].op, list[i].computation,
+		       usc_mutation_name(list[i].kind), list[i].variant,
+		       list[i].detail);
+	rc = USC_EXIT_OK;
+done:
+	usc_signature_mutant_list_destroy(list, n);
+	usc_hlo_file_destroy(kf);
+	usc_hlo_file_destroy(f);
+	return rc;
+}
+
+/*
+ * --device-sets LIST: one device set a line (its sources, one per
+ * output, separated by blanks; blank lines and '#' comments skipped).
+ * Fills sources (owned strings in *buf) and *sets.
+ */
+static int read_sets(const char *path, const char **sources, size_t max,
+		     size_t *count, size_t *sets, size_t *per_set,
+		     char **buf)
+{
+	FILE *fp = fopen(path, "r");
+	char line[8192];
+	size_t lineno = 0, used = 0, cap = 0;
+	char *b = NULL;
+	size_t offs[MAX_SETS * 4];
+
+	*count = *sets = *per_set = 0;
+	*buf = NULL;
+	if (!fp) {
+		usc_cli_error("cannot read %s", path);
+		return -1;
+	}
+	while (fgets(line, sizeof line, fp)) {
+		size_t n = 0;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(fp)) {
+			usc_cli_error("%s:%zu: line too long", path, lineno);
+			goto fail;
+		}
+		for (char *tok = strtok(line, " \t\r\n"); tok;
+		     tok = strtok(NULL, " \t\r\n")) {
+			size_t l = strlen(tok) + 1;
+
+			if (tok[0] == '#')
+				break;
+			if (*count == max || *count == MAX_SETS * 4) {
+				usc_cli_error("%s:%zu: too many sources (at "
+					      "most %zu)",
+					      path, lineno, max);
+				goto fail;
+			}
+			if (used + l > cap) {
+				char *g = realloc(b, 2 * (used + l));
+
+				if (!g) {
+					usc_cli_error("out of memory");
+					goto fail;
+				}
+				b = g;
+				cap = 2 * (used + l);
+			}
+			memcpy(b + used, tok, l);
+			offs[(*count)++] = used;
+			used += l;
+			n++;
+		}
+		if (n == 0)
+			continue;
+		if (*sets && n != *per_set) {
+			usc_cli_error("%s:%zu: %zu source(s); the first set "
+				      "has %zu (one per output)",
+				      path, lineno, n, *per_set);
+			goto fail;
+		}
+		*per_set = n;
+		(*sets)++;
+	}
+	fclose(fp);
+	if (*sets == 0) {
+		usc_cli_error("%s: no device set", path);
+		free(b);
+		return -1;
+	}
+	for (size_t i = 0; i < *count; i++)
+		sources[i] = b + offs[i];
+	*buf = b;
+	return 0;
+fail:
+	fclose(fp);
+	free(b);
+	return -1;
+}
+
 static int parse_num(const char *opt, const char *s, double *out)
 {
 	char *end;
@@ -322,8 +458,10 @@ int usc_cli_signature(int argc, char **argv)
 	usc_signature_request req = usc_signature_request_default();
 	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
 	const char *target = NULL, *mutant_op = NULL, *mutant_kind = NULL;
-	const char *out = NULL;
-	bool json = false, have_profile = false;
+	const char *out = NULL, *sets_path = NULL;
+	static const char *set_sources[MAX_SETS * 4];
+	char *set_buf = NULL;
+	bool json = false, have_profile = false, list_only = false;
 	usc_profile profile;
 	usc_signature_report *r = NULL;
 	usc_error err;
@@ -353,6 +491,10 @@ int usc_cli_signature(int argc, char **argv)
 			mutant_op = argv[++i];
 			mutant_kind = argv[++i];
 			list = 0;
+		} else if (strcmp(a, "--device-sets") == 0 && i + 1 < argc) {
+			sets_path = argv[++i], list = 0;
+		} else if (strcmp(a, "--list-mutants") == 0) {
+			list_only = true, list = 0;
 		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
 			out = argv[++i], list = 0;
 		} else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
@@ -410,6 +552,14 @@ int usc_cli_signature(int argc, char **argv)
 		usc_cli_error("%s", usage_text);
 		return USC_EXIT_USAGE;
 	}
+	if (list_only) {
+		if (is_dir(target) || mutant_op) {
+			usc_cli_error("--list-mutants takes KERNEL.hlo\n%s",
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+		return list_mutants(target, req.fusion);
+	}
 	if (mutant_op) {
 		if (!out || is_dir(target)) {
 			usc_cli_error("--mutant takes KERNEL.hlo and -o "
@@ -434,6 +584,50 @@ int usc_cli_signature(int argc, char **argv)
 				       profile.name);
 			return USC_EXIT_OK;
 		}
+	}
+	if (sets_path) {
+		usc_signature_report **rs;
+		size_t total = 0;
+
+		if (is_dir(target) || req.device_count || have_profile) {
+			usc_cli_error("--device-sets takes KERNEL.hlo and "
+				      "--input, without --device or "
+				      "--profile\n%s",
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+		if (read_sets(sets_path, set_sources, MAX_SETS * 4, &total,
+			      &req.sets, &req.device_count, &set_buf) != 0)
+			return USC_EXIT_FAIL;
+		req.devices = set_sources;
+		req.hlo_path = target;
+		rs = calloc(req.sets, sizeof *rs);
+		if (!rs) {
+			free(set_buf);
+			usc_cli_error("out of memory");
+			return USC_EXIT_FAIL;
+		}
+		st = usc_signature_run_sets(&req, rs, &err);
+		free(set_buf);
+		if (st != USC_OK) {
+			free(rs);
+			usc_cli_error("%s", err.message);
+			return USC_EXIT_FAIL;
+		}
+		rc = USC_EXIT_OK;
+		for (size_t k = 0; k < req.sets; k++) {
+			if (!json)
+				printf("%sset %zu:\n", k ? "\n" : "", k);
+			if (json)
+				print_json(rs[k]);
+			else
+				print_text(rs[k]);
+			if (rs[k]->verdict == USC_SIGNATURE_UNEXPLAINED)
+				rc = 3;
+			usc_signature_report_destroy(rs[k]);
+		}
+		free(rs);
+		return rc;
 	}
 	if (is_dir(target)) {
 		if (req.input_count || req.fusion) {

@@ -222,6 +222,31 @@ def test_c_vs_python(tmp):
     print("C mutator = Python harness on layer_norm_bf16 truncate")
 
 
+def test_stale(tmp):
+    """A stale tile: the second half of a dimension holds the first's."""
+    d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
+    k = os.path.join(d, "kernel.hlo")
+    ref = evaluate(k, inputs_of(d), os.path.join(tmp, "sr")).reshape(8, 128)
+    for v, dim in ((0, 0), (1, 1)):
+        m = os.path.join(tmp, "stale.hlo")
+        run([CLI, "signature", k, "--mutant", "add_convert_fusion",
+             "stale/%d" % v, "-o", m])
+        out = evaluate(m, inputs_of(d), os.path.join(tmp, "so")).reshape(
+            8, 128)
+        want = ref.copy()
+        h = ref.shape[dim] // 2
+        if dim == 0:
+            want[h:] = ref[:h]
+        else:
+            want[:, h:] = ref[:, :h]
+        if not np.array_equal(bits(out), bits(want)):
+            fail("stale/%d: not the reference with its second half along "
+                 "dimension %d replaced by the first" % (v, dim))
+        if np.array_equal(bits(out), bits(ref)):
+            fail("stale/%d changes nothing: a void test" % v)
+    print("stale tiles: the reference's halves, both dimensions")
+
+
 # ------------------------------------------------ 2. the search itself
 
 # (case, harness kind, harness instruction, expected op, expected mutation)
@@ -338,7 +363,7 @@ def test_legit(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
-        for t in (test_mutant_bits, test_c_vs_python, test_search,
+        for t in (test_mutant_bits, test_c_vs_python, test_stale, test_search,
                   test_unexplained, test_legit):
             try:
                 t(tmp)
