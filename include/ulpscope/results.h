@@ -16,6 +16,7 @@
 #ifndef ULPSCOPE_RESULTS_H
 #define ULPSCOPE_RESULTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -216,6 +217,39 @@ usc_status usc_results_open_append(const char *path, usc_results **out,
  */
 usc_status usc_results_add_kernel(usc_results *w, const usc_results_kernel *k,
 				  usc_error *err);
+
+/* One ranked explanation of a defect signature search. */
+typedef struct usc_results_signature_row {
+	const char *op;        /* instruction; NULL: "" (a whole-output mutation) */
+	const char *mutation;  /* the catalogue's kind name (docs/signatures.md) */
+	const char *detail;    /* what exactly was changed */
+	uint64_t reproduced;   /* device elements reproduced bit for bit */
+	uint64_t differing_reproduced; /* of those differing from the reference */
+	double median_ulps;    /* median ordinal distance of the rest; NaN: none */
+	bool tied_best;
+} usc_results_signature_row;
+
+/* A signature search's outcome for one kernel already in the file. */
+typedef struct usc_results_signatures {
+	const char *verdict;    /* "explained", "unexplained", "no-difference" */
+	const char *signature;  /* one line naming the best explanation, or "" */
+	const char *culprit_op; /* the best explanation's op, or "" */
+	uint64_t elements, differing;
+	size_t row_count;       /* best first */
+	const usc_results_signature_row *rows;
+} usc_results_signatures;
+
+/*
+ * Adds a signature search's result to kernel (a group usc_results_add_kernel
+ * wrote, in this file or, for a writer from usc_results_open_append, in the
+ * file it extends): the table under /kernels/<kernel>/signatures and the
+ * kernel's attributes "signature" and "culprit_op" (docs/results.md).
+ * USC_ENOTFOUND when the kernel is not in the file, USC_EINVAL when it
+ * already has signatures.
+ */
+usc_status usc_results_add_signatures(usc_results *w, const char *kernel,
+				      const usc_results_signatures *s,
+				      usc_error *err);
 
 /*
  * Marks the file complete, closes it and renames it into place; the

@@ -16,6 +16,7 @@
 #include "ulpscope/check.h"
 #include "ulpscope/hlo_kernel.h"
 #include "ulpscope/profile.h"
+#include "ulpscope/results.h"
 #include "ulpscope/signature.h"
 
 #define MAX_SOURCES 256
@@ -32,7 +33,75 @@ static const char usage_text[] =
 	"--device-sets LIST [options]\n"
 	"       ulpscope signature KERNEL.hlo [--fusion NAME] --list-mutants\n"
 	"options: --top K --max-seconds S --max-candidates N --min-fraction F "
-	"--profile NAME|FILE --json --pairwise --input-raw";
+	"--profile NAME|FILE --json --pairwise --input-raw "
+	"--out FILE.h5 [--kernel NAME]";
+
+/*
+ * Adds the report to the kernel's group of an existing result file
+ * (ulpscope check --out wrote it): the signatures table, the kernel's
+ * "signature" and "culprit_op" attributes (docs/results.md).
+ */
+static int write_results(const usc_signature_report *r, const char *path,
+			 const char *kernel)
+{
+	usc_results_signature_row *rows;
+	usc_results_signatures s;
+	usc_results *w = NULL;
+	char line[512] = "";
+	usc_error err;
+	usc_status st;
+
+	rows = calloc(r->candidate_count ? r->candidate_count : 1,
+		      sizeof *rows);
+	if (!rows) {
+		usc_cli_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->candidate_count; i++) {
+		const usc_signature_candidate *c = &r->candidates[i];
+
+		rows[i].op = c->op;
+		rows[i].mutation = usc_mutation_name(c->kind);
+		rows[i].detail = c->detail;
+		rows[i].reproduced = c->reproduced;
+		rows[i].differing_reproduced = c->differing_reproduced;
+		rows[i].median_ulps = c->median_ulps;
+		rows[i].tied_best = c->tied_best;
+	}
+	memset(&s, 0, sizeof s);
+	s.verdict = usc_signature_verdict_name(r->verdict);
+	if (r->verdict == USC_SIGNATURE_EXPLAINED && r->candidate_count) {
+		const usc_signature_candidate *b = &r->candidates[0];
+
+		snprintf(line, sizeof line, "%s %s (%s): %llu of %llu differing "
+			 "elements reproduced",
+			 b->op ? b->op : "(output)", usc_mutation_name(b->kind),
+			 b->detail, (unsigned long long)b->differing_reproduced,
+			 (unsigned long long)r->differing);
+		s.culprit_op = b->op ? b->op : "";
+	}
+	s.signature = line;
+	s.elements = r->elements;
+	s.differing = r->differing;
+	s.row_count = r->candidate_count;
+	s.rows = rows;
+	st = usc_results_open_append(path, &w, &err);
+	if (st == USC_OK)
+		st = usc_results_add_signatures(w, kernel ? kernel
+							  : r->kernel_name,
+						&s, &err);
+	if (st == USC_OK) {
+		st = usc_results_close(w, &err);
+		w = NULL;
+	}
+	usc_results_abort(w);
+	free(rows);
+	if (st != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return -1;
+	}
+	return 0;
+}
 
 static bool is_dir(const char *path)
 {
@@ -458,7 +527,7 @@ int usc_cli_signature(int argc, char **argv)
 	usc_signature_request req = usc_signature_request_default();
 	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
 	const char *target = NULL, *mutant_op = NULL, *mutant_kind = NULL;
-	const char *out = NULL, *sets_path = NULL;
+	const char *out = NULL, *sets_path = NULL, *h5 = NULL, *kname = NULL;
 	static const char *set_sources[MAX_SETS * 4];
 	char *set_buf = NULL;
 	bool json = false, have_profile = false, list_only = false;
@@ -497,6 +566,10 @@ int usc_cli_signature(int argc, char **argv)
 			list_only = true, list = 0;
 		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
 			out = argv[++i], list = 0;
+		} else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
+			h5 = argv[++i], list = 0;
+		} else if (strcmp(a, "--kernel") == 0 && i + 1 < argc) {
+			kname = argv[++i], list = 0;
 		} else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
 			if (usc_profile_resolve(argv[++i], &profile, &err) !=
 			    USC_OK) {
@@ -649,6 +722,10 @@ int usc_cli_signature(int argc, char **argv)
 	else
 		print_text(r);
 	rc = r->verdict == USC_SIGNATURE_UNEXPLAINED ? 3 : USC_EXIT_OK;
+	if (h5 && write_results(r, h5, kname) != 0)
+		rc = USC_EXIT_FAIL;
+	else if (h5 && !json)
+		printf("signatures written to %s\n", h5);
 	usc_signature_report_destroy(r);
 	return rc;
 }

@@ -985,6 +985,40 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 	return st;
 }
 
+usc_status usc__h5_write_strings(usc__h5_file *f, const char *dataset,
+				 const char *const *v, size_t n, usc_error *err)
+{
+	size_t w = 0;
+	int64_t dim = (int64_t)n;
+	char *buf;
+	hid_t type;
+	quiet q;
+	usc_status st;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i] && strlen(v[i]) > w)
+			w = strlen(v[i]);
+	buf = usc__calloc(n ? n : 1, w + 1);
+	if (!buf)
+		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				 f->path, dataset);
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			memcpy(buf + i * (w + 1), v[i], strlen(v[i]));
+	q = quiet_begin();
+	type = fixed_string_type(w);
+	quiet_end(q);
+	if (type < 0) {
+		usc__free(buf);
+		return h5_fail(err, USC_EIO, "%s:%s: cannot describe the strings",
+			       f->path, dataset);
+	}
+	st = write_dataset(f, dataset, type, type, w + 1, 1, &dim, buf, err);
+	H5Tclose(type);
+	usc__free(buf);
+	return st;
+}
+
 usc_status usc__h5_write_string(usc__h5_file *f, const char *dataset,
 				const char *text, usc_error *err)
 {

@@ -181,6 +181,13 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 				 size_t count, usc_error *err);
 
 /*
+ * Writes n strings (NULL: "") as a one-dimensional dataset of fixed-length
+ * UTF-8 strings, as wide as the longest (h5py reads bytes).
+ */
+usc_status usc__h5_write_strings(usc__h5_file *f, const char *dataset,
+				 const char *const *v, size_t n, usc_error *err);
+
+/*
  * Writes text as a scalar dataset of one fixed-length UTF-8 string (its
  * length and a NUL).  Fixed-length, never variable-length: see
  * fixed_string_type in h5_door.c.

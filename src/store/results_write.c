@@ -633,6 +633,122 @@ done:
 	return st;
 }
 
+/* The signatures table of a kernel, under g (docs/results.md). */
+static usc_status write_signatures(usc__h5_file *f, const char *g,
+				   const usc_results_signatures *s,
+				   usc_error *err)
+{
+	size_t n = s->row_count, m = n ? n : 1;
+	int64_t dim = (int64_t)n;
+	const char **str = usc__calloc(m, sizeof *str);
+	uint64_t *u = usc__calloc(m, sizeof *u);
+	double *d = usc__calloc(m, sizeof *d);
+	uint8_t *b = usc__calloc(m, 1);
+	char path[USC__RESULTS_PATH_SIZE];
+	usc_status st;
+
+	if (!str || !u || !d || !b) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	st = usc__h5_group_create(f, g, err);
+	for (int c = 0; st == USC_OK && c < 3; c++) {
+		for (size_t i = 0; i < n; i++)
+			str[i] = c == 0	  ? s->rows[i].op
+				 : c == 1 ? s->rows[i].mutation
+					  : s->rows[i].detail;
+		usc__results_path(path, sizeof path, "%s/%s", g,
+				  c == 0 ? "op" : c == 1 ? "mutation" : "detail");
+		st = usc__h5_write_strings(f, path, str, n, err);
+	}
+	for (int c = 0; st == USC_OK && c < 2; c++) {
+		for (size_t i = 0; i < n; i++)
+			u[i] = c == 0 ? s->rows[i].reproduced
+				      : s->rows[i].differing_reproduced;
+		usc__results_path(path, sizeof path, "%s/%s", g,
+				  c == 0 ? "reproduced" : "differing_reproduced");
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_U64, 1, &dim,
+					   u, err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		d[i] = s->rows[i].median_ulps;
+		b[i] = s->rows[i].tied_best;
+	}
+	usc__results_path(path, sizeof path, "%s/median_ulps", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, 1, &dim,
+					   d, err);
+	usc__results_path(path, sizeof path, "%s/tied_best", g);
+	if (st == USC_OK)
+		st = usc__h5_write_numeric(f, path, USC__H5_STORE_U8, 1, &dim, b,
+					   err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(f, g, "verdict",
+					     s->verdict ? s->verdict : "", err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_uint(f, g, "elements", s->elements, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_uint(f, g, "differing", s->differing, err);
+done:
+	usc__free(str);
+	usc__free(u);
+	usc__free(d);
+	usc__free(b);
+	return st;
+}
+
+usc_status usc_results_add_signatures(usc_results *w, const char *kernel,
+				      const usc_results_signatures *s,
+				      usc_error *err)
+{
+	char kg[USC__RESULTS_PATH_SIZE], g[USC__RESULTS_PATH_SIZE];
+	bool exists = false;
+	usc_status st;
+
+	if (w->broken)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: an earlier failure left the file "
+				 "unusable; abort it",
+				 w->path);
+	if (!s || (s->row_count && !s->rows))
+		return usc__fail(err, USC_EINVAL, "%s: no signatures given",
+				 w->path);
+	st = usc__results_check_name(w->path, kernel, err);
+	if (st != USC_OK)
+		return st;
+	usc__results_path(kg, sizeof kg, "/kernels/%s", kernel);
+	usc__h5_exists(w->f, kg, &exists, NULL, NULL);
+	if (!exists)
+		return usc__fail(err, USC_ENOTFOUND,
+				 "%s: no kernel '%s' (write it with ulpscope "
+				 "check --out first)",
+				 w->path, kernel);
+	usc__results_path(g, sizeof g, "%s/signatures", kg);
+	usc__h5_exists(w->f, g, &exists, NULL, NULL);
+	if (exists)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: kernel '%s' already has signatures",
+				 w->path, kernel);
+	st = write_signatures(w->f, g, s, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(w->f, kg, "signature",
+					     s->signature ? s->signature : "",
+					     err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(w->f, kg, "culprit_op",
+					     s->culprit_op ? s->culprit_op : "",
+					     err);
+	if (st != USC_OK) {
+		/* Take the half-written table out again, or give up. */
+		usc__h5_exists(w->f, g, &exists, NULL, NULL);
+		if (exists && usc__h5_delete(w->f, g, NULL) != USC_OK)
+			w->broken = true;
+		(void)usc__h5_attr_delete(w->f, kg, "signature", NULL);
+		(void)usc__h5_attr_delete(w->f, kg, "culprit_op", NULL);
+	}
+	return st;
+}
+
 usc_status usc_results_close(usc_results *w, usc_error *err)
 {
 	usc_status st;

@@ -364,10 +364,69 @@ def test_legit(tmp):
           "xla-cpu, %s without a profile" % r["verdict"])
 
 
+def test_results_table(tmp):
+    """signature --out adds the ranked table to the kernel check wrote."""
+    try:
+        import h5py
+    except ImportError:
+        print("h5py missing: the result table is not checked")
+        return
+    d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
+    k = os.path.join(d, "kernel.hlo")
+    m = os.path.join(tmp, "t.hlo")
+    run([sys.executable, os.path.join(SRC, "tests", "classify",
+                                      "inject_defects.py"),
+         "--mutant", k, "narrow", "mul.2", m])
+    evaluate(m, inputs_of(d), os.path.join(tmp, "tdev"))
+    dev = os.path.join(tmp, "tdev_0.npy")
+    h5 = os.path.join(tmp, "t.h5")
+    ins = sum((["--input", x] for x in inputs_of(d)), [])
+    # Without the kernel in the file: a clear error, nothing written.
+    p = run([CLI, "signature", k] + ins + ["--device", dev, "--out", h5],
+            ok=(1,))
+    if "cannot open" not in p.stderr and "No such file" not in p.stderr \
+            and h5 not in p.stderr:
+        fail("signature --out to a missing file: %s" % p.stderr.strip())
+    run([CLI, "check", k, "--profile", "xla-cpu", "--worst", "0", "--out",
+         h5] + ins + ["--device", dev], ok=(4,))
+    p = run([CLI, "signature", k] + ins + ["--device", dev, "--top", "3",
+                                           "--json", "--out", h5,
+                                           "--max-seconds", "100000"])
+    r = json.loads(p.stdout)
+    with h5py.File(h5, "r") as f:
+        kg = f["kernels"]["jit_layer_norm_bf16"]
+        g = kg["signatures"]
+        ops = [x.decode() for x in g["op"][()]]
+        muts = [x.decode() for x in g["mutation"][()]]
+        want_ops = [c["op"] or "" for c in r["candidates"]]
+        want_muts = [c["mutation"] for c in r["candidates"]]
+        if ops != want_ops or muts != want_muts:
+            fail("signatures table %s %s, JSON %s %s" %
+                 (ops, muts, want_ops, want_muts))
+        if kg.attrs["culprit_op"].decode() != "mul.2" or \
+                not kg.attrs["signature"].decode().startswith("mul.2 narrow"):
+            fail("kernel attributes %r %r" % (kg.attrs["culprit_op"],
+                                              kg.attrs["signature"]))
+        if g.attrs["verdict"].decode() != "explained" or \
+                int(g.attrs["differing"]) != r["differing"]:
+            fail("signatures attributes %r" % dict(g.attrs))
+        if int(g["reproduced"][0]) != r["candidates"][0]["reproduced"] \
+                or not bool(g["tied_best"][0]):
+            fail("row 0: %s" % r["candidates"][0])
+    # A second search of the same kernel: refused, the file unchanged.
+    p = run([CLI, "signature", k] + ins + ["--device", dev, "--top", "3",
+                                           "--out", h5,
+                                           "--max-seconds", "100000"],
+            ok=(1,))
+    if "already has signatures" not in p.stderr:
+        fail("second --out: %s" % p.stderr.strip())
+    print("signature --out: table of %d rows, culprit mul.2" % len(ops))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
         for t in (test_mutant_bits, test_c_vs_python, test_stale, test_search,
-                  test_unexplained, test_legit):
+                  test_unexplained, test_legit, test_results_table):
             try:
                 t(tmp)
             except RuntimeError as e:
