@@ -727,26 +727,6 @@ done:
 
 /* -------------------------------------------------------------- cases */
 
-static char *join(const char *dir, const char *name)
-{
-	size_t a = strlen(dir), b = strlen(name);
-	char *p = usc__malloc(a + b + 2);
-
-	if (!p)
-		return NULL;
-	memcpy(p, dir, a);
-	p[a] = '/';
-	memcpy(p + a + 1, name, b + 1);
-	return p;
-}
-
-static bool file_exists(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 /* The list of owned strings a case assembles. */
 typedef struct strlist {
 	size_t n;
@@ -776,26 +756,11 @@ static void strlist_free(strlist *l)
 	usc__free(l->s);
 }
 
-/* dir/prefix_0.npy, dir/prefix_1.npy ... until the first missing one. */
+/* The case files prefix_0.npy, prefix_1.npy ... into the empty list l. */
 static usc_status collect(const char *dir, const char *prefix, strlist *l,
 			  usc_error *err)
 {
-	for (size_t n = 0;; n++) {
-		char name[64], *path;
-		usc_status st;
-
-		snprintf(name, sizeof name, "%s_%zu.npy", prefix, n);
-		path = join(dir, name);
-		if (!path)
-			return usc__fail(err, USC_ENOMEM, "out of memory");
-		if (!file_exists(path)) {
-			usc__free(path);
-			return USC_OK;
-		}
-		st = strlist_add(l, path, err);
-		if (st != USC_OK)
-			return st;
-	}
+	return usc__case_collect(dir, prefix, &l->s, &l->n, err);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -819,10 +784,10 @@ usc_status usc_bisect_case(const char *dir, const usc_bisect_request *base,
 	size_t ncaps;
 	usc_status st = USC_OK;
 
-	hlo = join(dir, "kernel.hlo");
+	hlo = usc__case_join(dir, "kernel.hlo");
 	if (!hlo)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!file_exists(hlo)) {
+	if (!usc__case_file_exists(hlo)) {
 		st = usc__fail(err, USC_EIO,
 			       "%s: not a case directory: no kernel.hlo (see "
 			       "docs/cases.md)",
@@ -863,7 +828,7 @@ usc_status usc_bisect_case(const char *dir, const usc_bisect_request *base,
 				 usc__strndup(files.s[i] + sizeof pre - 1, len),
 				 err);
 		if (st == USC_OK) {
-			char *p = join(dir, files.s[i]);
+			char *p = usc__case_join(dir, files.s[i]);
 
 			usc__free(files.s[i]);
 			files.s[i] = p;

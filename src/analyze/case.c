@@ -17,15 +17,14 @@
 
 #define MAX_FILES 4096
 
-static bool file_exists(const char *path)
+bool usc__case_file_exists(const char *path)
 {
 	struct stat sb;
 
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* dir/name, allocated. */
-static char *join(const char *dir, const char *name)
+char *usc__case_join(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
 	char *p = usc__malloc(a + b + 2);
@@ -38,9 +37,8 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
-/* Collects prefix_0.npy, prefix_1.npy, ... until the first missing one. */
-static usc_status collect(const char *dir, const char *prefix, char ***out,
-			  size_t *count, usc_error *err)
+usc_status usc__case_collect(const char *dir, const char *prefix, char ***out,
+			    size_t *count, usc_error *err)
 {
 	char **list = NULL;
 	size_t n = 0;
@@ -49,10 +47,10 @@ static usc_status collect(const char *dir, const char *prefix, char ***out,
 		char name[64], *path, **grown;
 
 		snprintf(name, sizeof name, "%s_%zu.npy", prefix, n);
-		path = join(dir, name);
+		path = usc__case_join(dir, name);
 		if (!path)
 			goto oom;
-		if (!file_exists(path)) {
+		if (!usc__case_file_exists(path)) {
 			usc__free(path);
 			break;
 		}
@@ -78,7 +76,7 @@ oom:
 	return usc__fail(err, USC_ENOMEM, "out of memory");
 }
 
-static void free_list(char **list, size_t n)
+void usc__case_free_list(char **list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		usc__free(list[i]);
@@ -105,16 +103,17 @@ static const char *platform_profile(const char *platform)
  * The profile a case asks for: case.json's "profile" (a built-in name, or
  * a profile file, relative to the case directory), else the built-in
  * profile of its "platform" (xla-cpu-fast-math for a CPU run whose
- * "xla_cpu_enable_fast_math" is true).  *have is false when case.json is absent or
- * names neither (or an unknown platform: then there is no profile rather
- * than a guessed one).
+ * "xla_cpu_enable_fast_math" is true).  *have is false when case.json
+ * is absent or names neither (or an unknown platform: then there is no
+ * profile rather than a guessed one).
  */
 usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 			     usc_error *err)
 {
 	static const char *const keys[] = {"profile", "platform",
 					   "xla_cpu_enable_fast_math"};
-	char *path = join(dir, "case.json"), *vals[3] = {NULL, NULL, NULL};
+	char *path = usc__case_join(dir, "case.json");
+	char *vals[3] = {NULL, NULL, NULL};
 	char *text = NULL;
 	size_t len = 0;
 	usc_status st = USC_OK;
@@ -122,7 +121,7 @@ usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 	*have = false;
 	if (!path)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!file_exists(path))
+	if (!usc__case_file_exists(path))
 		goto done;
 	st = usc__read_file(path, &text, &len, err);
 	if (st == USC_OK)
@@ -139,7 +138,7 @@ usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 		if (builtin || vals[0][0] == '/') {
 			st = usc_profile_resolve(vals[0], out, err);
 		} else {
-			char *file = join(dir, vals[0]);
+			char *file = usc__case_join(dir, vals[0]);
 
 			st = file ? usc_profile_resolve(file, out, err)
 				  : usc__fail(err, USC_ENOMEM, "out of memory");
@@ -183,21 +182,21 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 	bool have_prof = false;
 	usc_status st;
 
-	hlo = join(dir, "kernel.hlo");
+	hlo = usc__case_join(dir, "kernel.hlo");
 	if (!hlo) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
-	if (!file_exists(hlo)) {
+	if (!usc__case_file_exists(hlo)) {
 		st = usc__fail(err, USC_EIO,
 			       "%s: not a case directory: no kernel.hlo (see "
 			       "docs/cases.md)",
 			       dir);
 		goto done;
 	}
-	st = collect(dir, "input", &inputs, &ni, err);
+	st = usc__case_collect(dir, "input", &inputs, &ni, err);
 	if (st == USC_OK)
-		st = collect(dir, "device", &devices, &nd, err);
+		st = usc__case_collect(dir, "device", &devices, &nd, err);
 	if (st != USC_OK)
 		goto done;
 	if (nd == 0) {
@@ -218,8 +217,8 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 	req.devices = (const char *const *)devices;
 	st = usc_check_run(&req, out, err);
 done:
-	free_list(inputs, ni);
-	free_list(devices, nd);
+	usc__case_free_list(inputs, ni);
+	usc__case_free_list(devices, nd);
 	usc__free(hlo);
 	return st;
 }

@@ -32,4 +32,16 @@ usc_status usc__case_json_strings(const char *path, const char *text,
 usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 			     usc_error *err);
 
+/*
+ * The files of a case directory (docs/cases.md), shared by check,
+ * bisect and signature: dir/name allocated (NULL when out of memory);
+ * whether a regular file is there; dir/prefix_0.npy, dir/prefix_1.npy,
+ * ... until the first missing one (at most 4096), and freeing that list.
+ */
+char *usc__case_join(const char *dir, const char *name);
+bool usc__case_file_exists(const char *path);
+usc_status usc__case_collect(const char *dir, const char *prefix, char ***out,
+			    size_t *count, usc_error *err);
+void usc__case_free_list(char **list, size_t n);
+
 #endif /* USC_ANALYZE_CASE_INTERNAL_H */

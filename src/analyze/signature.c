@@ -14,6 +14,7 @@
  * with "ulpscope eval", and no numeric domain had to learn about defects.
  */
 #include "internal.h"
+#include "analyze/case_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -2334,62 +2335,6 @@ usc_status usc_signature_run(const usc_signature_request *req,
 	return usc_signature_run_sets(req, out, err);
 }
 
-static bool file_exists(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-static char *join(const char *dir, const char *name)
-{
-	size_t a = strlen(dir), b = strlen(name);
-	char *p = usc__malloc(a + b + 2);
-
-	if (!p)
-		return NULL;
-	memcpy(p, dir, a);
-	p[a] = '/';
-	memcpy(p + a + 1, name, b + 1);
-	return p;
-}
-
-/* dir/prefix_0.npy, dir/prefix_1.npy ... until one is missing. */
-static usc_status collect(const char *dir, const char *prefix, char ***out,
-			  size_t *count, usc_error *err)
-{
-	char **list = NULL;
-	size_t n = 0;
-
-	for (;;) {
-		char name[64], *path, **g;
-
-		snprintf(name, sizeof name, "%s_%zu.npy", prefix, n);
-		path = join(dir, name);
-		if (!path)
-			goto oom;
-		if (!file_exists(path) || n == 4096) {
-			usc__free(path);
-			break;
-		}
-		g = usc__reallocarray(list, n + 1, sizeof *list);
-		if (!g) {
-			usc__free(path);
-			goto oom;
-		}
-		list = g;
-		list[n++] = path;
-	}
-	*out = list;
-	*count = n;
-	return USC_OK;
-oom:
-	for (size_t i = 0; i < n; i++)
-		usc__free(list[i]);
-	usc__free(list);
-	return usc__fail(err, USC_ENOMEM, "out of memory");
-}
-
 /*
  * A case's files are the ENTRY's parameters and results (docs/cases.md),
  * so the search mutates the whole module: every op of every computation,
@@ -2401,7 +2346,7 @@ usc_status usc_signature_case(const char *dir,
 {
 	usc_signature_request req = base ? *base
 					 : usc_signature_request_default();
-	char *hlo = join(dir, "kernel.hlo");
+	char *hlo = usc__case_join(dir, "kernel.hlo");
 	char **inputs = NULL, **devices = NULL;
 	size_t ni = 0, nd = 0;
 	usc_status st;
@@ -2409,16 +2354,16 @@ usc_status usc_signature_case(const char *dir,
 	*out = NULL;
 	if (!hlo)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!file_exists(hlo)) {
+	if (!usc__case_file_exists(hlo)) {
 		st = usc__fail(err, USC_EIO,
 			       "%s: not a case directory: no kernel.hlo (see "
 			       "docs/cases.md)",
 			       dir);
 		goto done;
 	}
-	st = collect(dir, "input", &inputs, &ni, err);
+	st = usc__case_collect(dir, "input", &inputs, &ni, err);
 	if (st == USC_OK && req.device_count == 0)
-		st = collect(dir, "device", &devices, &nd, err);
+		st = usc__case_collect(dir, "device", &devices, &nd, err);
 	if (st != USC_OK)
 		goto done;
 	if (req.device_count == 0) {
@@ -2436,12 +2381,8 @@ usc_status usc_signature_case(const char *dir,
 	req.inputs = (const char *const *)inputs;
 	st = usc_signature_run(&req, out, err);
 done:
-	for (size_t i = 0; i < ni; i++)
-		usc__free(inputs[i]);
-	for (size_t i = 0; i < nd; i++)
-		usc__free(devices[i]);
-	usc__free(inputs);
-	usc__free(devices);
+	usc__case_free_list(inputs, ni);
+	usc__case_free_list(devices, nd);
 	usc__free(hlo);
 	return st;
 }
