@@ -255,6 +255,51 @@ static usc_status domain_sum(usc_eval *ev, const usc__dom_op *add,
 	return st;
 }
 
+/*
+ * The domain's sum entry for a reduce or reduce-window whose body is one
+ * add, when the domain has one: set up once per instruction, tried per
+ * output element, given up for the instruction when the domain declines.
+ */
+typedef struct summer {
+	bool use;
+	usc__dom_op add;
+	scratch sv;
+} summer;
+
+static usc_status summer_init(usc_eval *ev, const usc_hlo_instr *in,
+			      size_t m, summer *sm, usc_error *err)
+{
+	memset(sm, 0, sizeof *sm);
+	sm->use = ev->dom->sum && m > 0 && body_is_add(in, &sm->add);
+	return sm->use ? scratch_new(ev, &sm->sv, m, err) : USC_OK;
+}
+
+static void summer_free(usc_eval *ev, summer *sm)
+{
+	if (sm->sv.v)
+		scratch_free(ev, &sm->sv);
+}
+
+/* The n elements at flats reduced into dst: the domain's sum, or c. */
+static usc_status reduce_elements(usc_eval *ev, summer *sm, combiner *c,
+				  const usc__ebuf *input, const void *init,
+				  const size_t *flats, size_t n,
+				  void *const *dst, usc_error *err)
+{
+	bool done = false;
+	usc_status st;
+
+	if (sm->use && n > 0) {
+		st = domain_sum(ev, &sm->add, input, init, flats, n, &sm->sv,
+				dst[0], &done, err);
+		if (st != USC_OK)
+			return st;
+		/* A domain that declines once declines for good. */
+		sm->use = done;
+	}
+	return done ? USC_OK : combine(c, flats, n, dst, err);
+}
+
 /* ------------------------------------------------------------- reduce */
 
 usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
@@ -271,9 +316,7 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 	void *dst[64];
 	size_t *flats = NULL;
 	combiner c;
-	usc__dom_op add;
-	scratch sv = {0, NULL};
-	bool use_sum;
+	summer sm;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -303,18 +346,14 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 			   err);
 	if (st != USC_OK)
 		return st;
-	use_sum = ev->dom->sum && m > 0 && body_is_add(in, &add);
-	if (use_sum) {
-		st = scratch_new(ev, &sv, m, err);
-		if (st != USC_OK) {
-			usc__free(flats);
-			scratch_free(ev, &c.tmp);
-			return st;
-		}
+	st = summer_init(ev, in, m, &sm, err);
+	if (st != USC_OK) {
+		usc__free(flats);
+		scratch_free(ev, &c.tmp);
+		return st;
 	}
 	for (i = begin; i < end; i++) {
 		size_t j = 0;
-		bool done = false;
 
 		usc__unravel(i, kdims, nk, oidx);
 		for (k = 0; k < nk; k++)
@@ -329,23 +368,14 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 		}
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		if (use_sum) {
-			st = domain_sum(ev, &add, inputs[0], inits[0], flats, m,
-					&sv, dst[0], &done, err);
-			if (st != USC_OK)
-				break;
-			/* A domain that declines once declines for good. */
-			use_sum = done;
-		}
-		if (!done)
-			st = combine(&c, flats, m, dst, err);
+		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
+				     m, dst, err);
 		if (st != USC_OK)
 			break;
 	}
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
-	if (sv.v)
-		scratch_free(ev, &sv);
+	summer_free(ev, &sm);
 	return st;
 }
 
@@ -364,9 +394,7 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 	void *dst[64];
 	size_t *flats = NULL;
 	combiner c;
-	usc__dom_op add;
-	scratch sv = {0, NULL};
-	bool use_sum;
+	summer sm;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -395,18 +423,14 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 			   err);
 	if (st != USC_OK)
 		return st;
-	use_sum = ev->dom->sum && m > 0 && body_is_add(in, &add);
-	if (use_sum) {
-		st = scratch_new(ev, &sv, m, err);
-		if (st != USC_OK) {
-			usc__free(flats);
-			scratch_free(ev, &c.tmp);
-			return st;
-		}
+	st = summer_init(ev, in, m, &sm, err);
+	if (st != USC_OK) {
+		usc__free(flats);
+		scratch_free(ev, &c.tmp);
+		return st;
 	}
 	for (i = begin; i < end; i++) {
 		size_t j = 0;
-		bool done = false;
 
 		usc__unravel(i, os->dims, rank, oidx);
 		memset(widx, 0, sizeof widx);
@@ -442,22 +466,14 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 		}
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		if (use_sum && j > 0) {
-			st = domain_sum(ev, &add, inputs[0], inits[0], flats, j,
-					&sv, dst[0], &done, err);
-			if (st != USC_OK)
-				break;
-			use_sum = done;
-		}
-		if (!done)
-			st = combine(&c, flats, j, dst, err);
+		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
+				     j, dst, err);
 		if (st != USC_OK)
 			break;
 	}
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
-	if (sv.v)
-		scratch_free(ev, &sv);
+	summer_free(ev, &sm);
 	return st;
 }
 
