@@ -6,9 +6,12 @@
 #ifndef USC_CLI_H
 #define USC_CLI_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ulpscope/dtype.h"
+#include "ulpscope/tensor.h"
 
 enum { USC_EXIT_OK = 0, USC_EXIT_FAIL = 1, USC_EXIT_USAGE = 2 };
 
@@ -41,5 +44,18 @@ void usc_cli_error(const char *fmt, ...)
 
 /* Looks up a type by name; prints an error listing the names if unknown. */
 int usc_cli_parse_type(const char *name, usc_dtype *out);
+
+/* Whether path is a directory (a case directory, for the commands). */
+bool usc_cli_is_dir(const char *path);
+
+/* A double as JSON on stdout: NaN and the infinities have no JSON form:
+ * null. */
+void usc_cli_json_num(double x);
+
+/* A string as JSON on stdout, quoted and escaped. */
+void usc_cli_json_str(const char *s);
+
+/* The multi-index of flat element k of t, as "1,3". */
+void usc_cli_print_index(FILE *out, const usc_tensor *t, uint64_t k);
 
 #endif /* USC_CLI_H */

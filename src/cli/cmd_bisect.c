@@ -22,51 +22,6 @@ static const char usage_text[] =
 	"--intermediate NAME=SRC... [--device SRC...] [options]\n"
 	"options: --profile NAME|FILE --json --pairwise --input-raw";
 
-static bool is_dir(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static void json_num(double x)
-{
-	if (isfinite(x))
-		printf("%.17g", x);
-	else
-		printf("null");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void print_index(const usc_tensor *t, uint64_t k)
-{
-	size_t rank = usc_tensor_rank(t);
-	const int64_t *dims = usc_tensor_dims(t);
-	int64_t idx[64];
-
-	for (size_t d = rank; d-- > 0;) {
-		idx[d] = dims[d] ? (int64_t)(k % (uint64_t)dims[d]) : 0;
-		k = dims[d] ? k / (uint64_t)dims[d] : 0;
-	}
-	for (size_t d = 0; d < rank; d++)
-		printf("%s%" PRId64, d ? "," : "", idx[d]);
-}
-
 static double value_of(const usc_tensor *t, uint64_t bits)
 {
 	double d = NAN;
@@ -87,18 +42,18 @@ static void step_label(const usc_bisect_step *s, char *buf, size_t cap)
 static void print_json(const usc_bisect_report *r)
 {
 	printf("{\"kernel\": ");
-	json_str(r->kernel_name);
+	usc_cli_json_str(r->kernel_name);
 	printf(", \"hlo_file\": ");
-	json_str(r->hlo_path);
+	usc_cli_json_str(r->hlo_path);
 	printf(", \"profile\": ");
-	json_str(r->profile.name);
+	usc_cli_json_str(r->profile.name);
 	printf(", \"found\": %s, \"first_bad\": ", r->found ? "true" : "false");
 	if (r->found)
-		json_str(r->steps[r->first_bad].instr->name);
+		usc_cli_json_str(r->steps[r->first_bad].instr->name);
 	else
 		printf("null");
 	printf(", \"reason\": ");
-	json_str(r->reason);
+	usc_cli_json_str(r->reason);
 	printf(", \"steps\": [");
 	for (size_t i = 0; i < r->step_count; i++) {
 		const usc_bisect_step *s = &r->steps[i];
@@ -107,7 +62,7 @@ static void print_json(const usc_bisect_report *r)
 
 		usc_tensor_spec_format(&spec, shape, sizeof shape);
 		printf("%s{\"instruction\": ", i ? ", " : "");
-		json_str(s->instr->name);
+		usc_cli_json_str(s->instr->name);
 		printf(", \"opcode\": \"%s\", \"output\": ",
 		       usc_hlo_opcode_name(s->instr->opcode));
 		if (s->output == SIZE_MAX)
@@ -115,17 +70,17 @@ static void print_json(const usc_bisect_report *r)
 		else
 			printf("%zu", s->output);
 		printf(", \"shape\": ");
-		json_str(shape);
+		usc_cli_json_str(shape);
 		printf(", \"source\": ");
-		json_str(s->source);
+		usc_cli_json_str(s->source);
 		printf(", \"op_name\": ");
 		if (s->op_name)
-			json_str(s->op_name);
+			usc_cli_json_str(s->op_name);
 		else
 			printf("null");
 		printf(", \"location\": ");
 		if (s->source_loc[0])
-			json_str(s->source_loc);
+			usc_cli_json_str(s->source_loc);
 		else
 			printf("null");
 		printf(", \"count\": %" PRIu64 ", \"outside\": %" PRIu64
@@ -136,19 +91,19 @@ static void print_json(const usc_bisect_report *r)
 			continue;
 		}
 		printf("{\"index\": [");
-		print_index(s->values, s->worst_index);
+		usc_cli_print_index(stdout, s->values, s->worst_index);
 		printf("], \"bits\": \"0x%" PRIx64 "\", \"value\": ",
 		       s->worst_bits);
-		json_num(value_of(s->values, s->worst_bits));
+		usc_cli_json_num(value_of(s->values, s->worst_bits));
 		printf(", \"class\": \"%s\", \"outside_ulps\": ",
 		       usc_class_name(s->worst_class));
-		json_num(s->worst_outside_ulps);
+		usc_cli_json_num(s->worst_outside_ulps);
 		printf(", \"envelope\": {\"lo\": ");
-		json_num(s->worst_envelope.flags & USC_ENV_FINITE
+		usc_cli_json_num(s->worst_envelope.flags & USC_ENV_FINITE
 				 ? s->worst_envelope.lo
 				 : NAN);
 		printf(", \"hi\": ");
-		json_num(s->worst_envelope.flags & USC_ENV_FINITE
+		usc_cli_json_num(s->worst_envelope.flags & USC_ENV_FINITE
 				 ? s->worst_envelope.hi
 				 : NAN);
 		printf(", \"nan\": %s}}}",
@@ -185,7 +140,7 @@ static void print_text(const usc_bisect_report *r)
 		putchar('\n');
 		if (s->outside) {
 			printf("        worst [");
-			print_index(s->values, s->worst_index);
+			usc_cli_print_index(stdout, s->values, s->worst_index);
 			printf("] = %.9g, envelope ",
 			       value_of(s->values, s->worst_bits));
 			if (s->worst_envelope.flags & USC_ENV_FINITE)
@@ -292,7 +247,7 @@ int usc_cli_bisect(int argc, char **argv)
 		usc_cli_error("no kernel or case directory\n%s", usage_text);
 		return USC_EXIT_USAGE;
 	}
-	if (is_dir(target)) {
+	if (usc_cli_is_dir(target)) {
 		if (req.input_count || req.fusion) {
 			usc_cli_error("a case directory brings its own inputs "
 				      "and kernel: --input and --fusion do not "

@@ -46,38 +46,6 @@ static int verdict_exit(const usc_check_report *r)
 	}
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/* A double as JSON: NaN and the infinities have no JSON form: null. */
-static void json_num(double x)
-{
-	if (isfinite(x))
-		printf("%.17g", x);
-	else
-		printf("null");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 /* An envelope as {"lo": ..., "hi": ..., "nan": ..., ...}. */
 static void json_envelope(const usc_envelope *e)
 {
@@ -86,9 +54,9 @@ static void json_envelope(const usc_envelope *e)
 		return;
 	}
 	printf("{\"lo\": ");
-	json_num(e->flags & USC_ENV_FINITE ? e->lo : NAN);
+	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->lo : NAN);
 	printf(", \"hi\": ");
-	json_num(e->flags & USC_ENV_FINITE ? e->hi : NAN);
+	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->hi : NAN);
 	printf(", \"nan\": %s, \"pos_inf\": %s, \"neg_inf\": %s}",
 	       e->flags & USC_ENV_NAN ? "true" : "false",
 	       e->flags & USC_ENV_POS_INF ? "true" : "false",
@@ -117,27 +85,12 @@ static void print_envelope(const usc_envelope *e)
 static void json_stats(const char *name, const usc_results_stats *s)
 {
 	printf("\"%s\": {\"max_abs_ulp\": ", name);
-	json_num(s->max_abs);
+	usc_cli_json_num(s->max_abs);
 	printf(", \"median_abs_ulp\": ");
-	json_num(s->median_abs);
+	usc_cli_json_num(s->median_abs);
 	printf(", \"p99_abs_ulp\": ");
-	json_num(s->p99_abs);
+	usc_cli_json_num(s->p99_abs);
 	printf(", \"nan_count\": %" PRIu64 "}", s->nan_count);
-}
-
-/* Writes the multi-index of flat element k of t as "1,3". */
-static void print_index(FILE *out, const usc_tensor *t, uint64_t k)
-{
-	size_t rank = usc_tensor_rank(t);
-	const int64_t *dims = usc_tensor_dims(t);
-	int64_t idx[64];
-
-	for (size_t d = rank; d-- > 0;) {
-		idx[d] = dims[d] ? (int64_t)(k % (uint64_t)dims[d]) : 0;
-		k = dims[d] ? k / (uint64_t)dims[d] : 0;
-	}
-	for (size_t d = 0; d < rank; d++)
-		fprintf(out, "%s%" PRId64, d ? "," : "", idx[d]);
 }
 
 /*
@@ -162,17 +115,17 @@ static bool same_shape(const usc_tensor *a, const usc_tensor *b)
 static void json_attr_op(const usc_attr_op *op)
 {
 	printf("\"name\": ");
-	json_str(op->name);
+	usc_cli_json_str(op->name);
 	printf(", \"opcode\": ");
-	json_str(op->opcode);
+	usc_cli_json_str(op->opcode);
 	printf(", \"op_name\": ");
 	if (op->op_name)
-		json_str(op->op_name);
+		usc_cli_json_str(op->op_name);
 	else
 		printf("null");
 	printf(", \"source_file\": ");
 	if (op->source_file)
-		json_str(op->source_file);
+		usc_cli_json_str(op->source_file);
 	else
 		printf("null");
 	printf(", \"source_line\": ");
@@ -187,9 +140,9 @@ static void json_attr_element(const usc_attribution *a,
 			      const usc_attr_output *o, uint64_t k)
 {
 	printf("{\"index\": %" PRIu64 ", \"total\": ", k);
-	json_num(o->total[k]);
+	usc_cli_json_num(o->total[k]);
 	printf(", \"residual\": ");
-	json_num(o->residual[k]);
+	usc_cli_json_num(o->residual[k]);
 	printf(", \"top\": [");
 	for (size_t j = 0; j < a->top_k; j++) {
 		uint32_t u = o->top_ops[k * a->top_k + j];
@@ -199,9 +152,9 @@ static void json_attr_element(const usc_attribution *a,
 		printf("%s{\"op\": %" PRIu32 ", ", j ? ", " : "", u);
 		json_attr_op(&a->ops[u]);
 		printf(", \"contribution\": ");
-		json_num(o->top_contrib[k * a->top_k + j]);
+		usc_cli_json_num(o->top_contrib[k * a->top_k + j]);
 		printf(", \"share\": ");
-		json_num(o->top_share[k * a->top_k + j]);
+		usc_cli_json_num(o->top_share[k * a->top_k + j]);
 		printf("}");
 	}
 	printf("]}");
@@ -222,19 +175,19 @@ static void json_attribution(const usc_check_report *r)
 		printf("%s{\"op\": %zu, ", u ? ", " : "", u);
 		json_attr_op(&a->ops[u]);
 		printf(", \"mean_abs\": ");
-		json_num(a->ops[u].mean_abs);
+		usc_cli_json_num(a->ops[u].mean_abs);
 		printf(", \"max_abs\": ");
-		json_num(a->ops[u].max_abs);
+		usc_cli_json_num(a->ops[u].max_abs);
 		printf(", \"share\": ");
-		json_num(a->ops[u].share);
+		usc_cli_json_num(a->ops[u].share);
 		printf("}");
 	}
 	printf("], \"residual\": {\"mean_abs\": ");
-	json_num(a->residual_mean_abs);
+	usc_cli_json_num(a->residual_mean_abs);
 	printf(", \"max_abs\": ");
-	json_num(a->residual_max_abs);
+	usc_cli_json_num(a->residual_max_abs);
 	printf(", \"share\": ");
-	json_num(a->residual_share);
+	usc_cli_json_num(a->residual_share);
 	printf("}, \"worst\": [");
 	for (size_t i = 0; i < r->output_count; i++) {
 		const usc_check_output *o = &r->outputs[i];
@@ -304,7 +257,7 @@ static void print_attribution(const usc_check_report *r)
 			uint64_t k = o->worst[w].index;
 
 			printf("    [");
-			print_index(stdout, o->device, k);
+			usc_cli_print_index(stdout, o->device, k);
 			printf("] reference error %+.4g ulp:", ao->total[k]);
 			for (size_t j = 0; j < a->top_k; j++) {
 				uint32_t u = ao->top_ops[k * a->top_k + j];
@@ -329,21 +282,21 @@ static void print_attribution(const usc_check_report *r)
 static void print_json(const usc_check_report *r)
 {
 	printf("{\"kernel\": ");
-	json_str(r->kernel_name);
+	usc_cli_json_str(r->kernel_name);
 	printf(", \"hlo_file\": ");
-	json_str(r->hlo_path);
+	usc_cli_json_str(r->hlo_path);
 	printf(", \"fusion\": ");
 	if (r->fusion)
-		json_str(r->fusion);
+		usc_cli_json_str(r->fusion);
 	else
 		printf("null");
 	printf(", \"oracle_precision\": %lu, ", r->oracle_precision);
 	if (r->classified) {
 		printf("\"profile\": ");
-		json_str(r->profile.name);
+		usc_cli_json_str(r->profile.name);
 		printf(", \"verdict\": \"%s\", \"reason\": ",
 		       usc_verdict_name(r->verdict));
-		json_str(r->reason);
+		usc_cli_json_str(r->reason);
 	} else {
 		printf("\"profile\": null, \"verdict\": null, \"reason\": null");
 	}
@@ -381,22 +334,22 @@ static void print_json(const usc_check_report *r)
 				       usc_class_name(e->cls));
 				json_envelope(&e->envelope);
 				printf(", \"outside_ulps\": ");
-				json_num(e->outside_ulps);
+				usc_cli_json_num(e->outside_ulps);
 				printf(", ");
 			}
 			printf("\"index\": [");
-			print_index(stdout, o->device, e->index);
+			usc_cli_print_index(stdout, o->device, e->index);
 			printf("], \"device\": \"0x%" PRIx64
 			       "\", \"reference\": \"0x%" PRIx64
 			       "\", \"oracle_mid\": ",
 			       e->device_bits, e->reference_bits);
-			json_num(e->oracle_mid);
+			usc_cli_json_num(e->oracle_mid);
 			printf(", \"oracle_rad\": ");
-			json_num(e->oracle_rad);
+			usc_cli_json_num(e->oracle_rad);
 			printf(", \"ulp_oracle\": ");
-			json_num(e->ulp_oracle);
+			usc_cli_json_num(e->ulp_oracle);
 			printf(", \"ulp_reference\": ");
-			json_num(e->ulp_reference);
+			usc_cli_json_num(e->ulp_reference);
 			printf(", \"undecided\": %s, \"inputs\": [",
 			       e->undecided ? "true" : "false");
 			for (size_t j = 0, first = 1; j < r->input_count; j++) {
@@ -408,7 +361,7 @@ static void print_json(const usc_check_report *r)
 					continue;
 				printf("%s{\"parameter\": %zu, \"value\": ",
 				       first ? "" : ", ", j);
-				json_num(v);
+				usc_cli_json_num(v);
 				printf("}");
 				first = 0;
 			}
@@ -489,7 +442,7 @@ static void print_text(const usc_check_report *r)
 			const usc_check_element *e = &o->worst[w];
 
 			printf("    [");
-			print_index(stdout, o->device, e->index);
+			usc_cli_print_index(stdout, o->device, e->index);
 			printf("] device ");
 			print_value(spec.dtype, e->device_bits);
 			printf("  reference ");
@@ -652,7 +605,7 @@ int usc_cli_check(int argc, char **argv)
 		usc_cli_error("%s", usage_text);
 		return USC_EXIT_USAGE;
 	}
-	if (is_dir(target)) {
+	if (usc_cli_is_dir(target)) {
 		if (req.input_count || req.device_count) {
 			usc_cli_error("a case directory brings its own inputs "
 				      "and device outputs");

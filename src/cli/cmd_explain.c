@@ -25,13 +25,6 @@ static const char usage_text[] =
 	"options: --flat (--element is one flat index) --output N --profile "
 	"NAME|FILE --depth D --no-attribute --pairwise --input-raw";
 
-static bool is_dir(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -177,7 +170,7 @@ int usc_cli_explain(int argc, char **argv)
 			      USC_TENSOR_MAX_RANK, element);
 		return USC_EXIT_USAGE;
 	}
-	if (is_dir(target)) {
+	if (usc_cli_is_dir(target)) {
 		if (req.check.input_count || req.check.device_count ||
 		    req.check.fusion || kernel) {
 			usc_cli_error("a case directory brings its own kernel, "

@@ -103,35 +103,6 @@ static int write_results(const usc_signature_report *r, const char *path,
 	return 0;
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned)(unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
-static void json_num(double x)
-{
-	if (isfinite(x))
-		printf("%.17g", x);
-	else
-		printf("null");
-}
-
 static double frac(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 1.0;
@@ -142,46 +113,46 @@ static void json_cand(const usc_signature_report *r,
 {
 	printf("{\"op\": ");
 	if (c->op)
-		json_str(c->op);
+		usc_cli_json_str(c->op);
 	else
 		printf("null");
 	printf(", \"computation\": ");
 	if (c->computation)
-		json_str(c->computation);
+		usc_cli_json_str(c->computation);
 	else
 		printf("null");
 	printf(", \"mutation\": ");
-	json_str(usc_mutation_name(c->kind));
+	usc_cli_json_str(usc_mutation_name(c->kind));
 	printf(", \"variant\": %d, \"detail\": ", c->variant);
-	json_str(c->detail);
+	usc_cli_json_str(c->detail);
 	printf(", \"reproduced\": %llu, \"fraction\": ",
 	       (unsigned long long)c->reproduced);
-	json_num(frac(c->reproduced, r->elements));
+	usc_cli_json_num(frac(c->reproduced, r->elements));
 	printf(", \"differing_reproduced\": %llu, \"differing_fraction\": ",
 	       (unsigned long long)c->differing_reproduced);
-	json_num(frac(c->differing_reproduced, r->differing));
+	usc_cli_json_num(frac(c->differing_reproduced, r->differing));
 	printf(", \"median_ulps\": ");
-	json_num(c->median_ulps);
+	usc_cli_json_num(c->median_ulps);
 	printf(", \"tied_best\": %s}", c->tied_best ? "true" : "false");
 }
 
 static void print_json(const usc_signature_report *r)
 {
 	printf("{\"kernel\": ");
-	json_str(r->kernel_name);
+	usc_cli_json_str(r->kernel_name);
 	printf(", \"verdict\": ");
-	json_str(usc_signature_verdict_name(r->verdict));
+	usc_cli_json_str(usc_signature_verdict_name(r->verdict));
 	printf(", \"elements\": %llu, \"differing\": %llu, "
 	       "\"min_fraction\": ",
 	       (unsigned long long)r->elements,
 	       (unsigned long long)r->differing);
-	json_num(r->min_fraction);
+	usc_cli_json_num(r->min_fraction);
 	printf(", \"enumerated\": %zu, \"evaluated\": %zu, \"no_effect\": %zu, "
 	       "\"failed\": %zu, \"skipped\": %zu, \"budget_exhausted\": %s, "
 	       "\"seconds\": ",
 	       r->enumerated, r->evaluated, r->no_effect, r->failed,
 	       r->skipped, r->budget_exhausted ? "true" : "false");
-	json_num(r->seconds);
+	usc_cli_json_num(r->seconds);
 	printf(", \"identity\": ");
 	json_cand(r, &r->identity);
 	printf(", \"best\": ");
@@ -626,7 +597,7 @@ int usc_cli_signature(int argc, char **argv)
 		return USC_EXIT_USAGE;
 	}
 	if (list_only) {
-		if (is_dir(target) || mutant_op) {
+		if (usc_cli_is_dir(target) || mutant_op) {
 			usc_cli_error("--list-mutants takes KERNEL.hlo\n%s",
 				      usage_text);
 			return USC_EXIT_USAGE;
@@ -634,7 +605,7 @@ int usc_cli_signature(int argc, char **argv)
 		return list_mutants(target, req.fusion);
 	}
 	if (mutant_op) {
-		if (!out || is_dir(target)) {
+		if (!out || usc_cli_is_dir(target)) {
 			usc_cli_error("--mutant takes KERNEL.hlo and -o "
 				      "OUT.hlo\n%s",
 				      usage_text);
@@ -647,7 +618,7 @@ int usc_cli_signature(int argc, char **argv)
 	if (have_profile) {
 		bool legit = false;
 
-		if (legit_first(target, is_dir(target), json, &req, &profile,
+		if (legit_first(target, usc_cli_is_dir(target), json, &req, &profile,
 				&legit) != 0)
 			return USC_EXIT_FAIL;
 		if (legit) {
@@ -662,7 +633,7 @@ int usc_cli_signature(int argc, char **argv)
 		usc_signature_report **rs;
 		size_t total = 0;
 
-		if (is_dir(target) || req.device_count || have_profile) {
+		if (usc_cli_is_dir(target) || req.device_count || have_profile) {
 			usc_cli_error("--device-sets takes KERNEL.hlo and "
 				      "--input, without --device or "
 				      "--profile\n%s",
@@ -702,7 +673,7 @@ int usc_cli_signature(int argc, char **argv)
 		free(rs);
 		return rc;
 	}
-	if (is_dir(target)) {
+	if (usc_cli_is_dir(target)) {
 		if (req.input_count || req.fusion) {
 			usc_cli_error("a case directory brings its own kernel "
 				      "and inputs");

@@ -7,4 +7,5 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_profile.c
   src/cli/cmd_bisect.c
   src/cli/cmd_signature.c
-  src/cli/cmd_explain.c)
+  src/cli/cmd_explain.c
+  src/cli/cli_util.c)

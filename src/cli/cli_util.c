@@ -1,0 +1,54 @@
+/*
+ * Small pieces the subcommands share: paths, JSON output, indices.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+bool usc_cli_is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+void usc_cli_json_num(double x)
+{
+	if (isfinite(x))
+		printf("%.17g", x);
+	else
+		printf("null");
+}
+
+void usc_cli_json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+void usc_cli_print_index(FILE *out, const usc_tensor *t, uint64_t k)
+{
+	size_t rank = usc_tensor_rank(t);
+	const int64_t *dims = usc_tensor_dims(t);
+	int64_t idx[64];
+
+	for (size_t d = rank; d-- > 0;) {
+		idx[d] = dims[d] ? (int64_t)(k % (uint64_t)dims[d]) : 0;
+		k = dims[d] ? k / (uint64_t)dims[d] : 0;
+	}
+	for (size_t d = 0; d < rank; d++)
+		fprintf(out, "%s%" PRId64, d ? "," : "", idx[d]);
+}
