@@ -17,7 +17,10 @@
  * dot's exact accumulation (docs/tier.md, "Exact accumulation"): those
  * whose gamma_K bound cancellation made too wide.
  *
- * Usage: bench_matmul [--quick] [--full] [--reps R]
+ * --tier-only skips the oracle (its columns print 0): the tier and the dgemm
+ * pair alone, for profiling the tier.
+ *
+ * Usage: bench_matmul [--quick] [--full] [--tier-only] [--reps R]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -167,6 +170,7 @@ int main(int argc, char **argv)
 {
 	long sizes[4] = {64, 128, 256, 512};
 	int nsizes = 3, reps = 3;
+	int tier_only = 0;
 	double t512_dgemm, t512_tier, fit = 0;
 	int nfit = 0;
 
@@ -176,6 +180,8 @@ int main(int argc, char **argv)
 			reps = 1;
 		} else if (!strcmp(argv[i], "--full")) {
 			nsizes = 4;
+		} else if (!strcmp(argv[i], "--tier-only")) {
+			tier_only = 1;
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			reps = atoi(argv[++i]);
 		}
@@ -188,7 +194,8 @@ int main(int argc, char **argv)
 	t512_dgemm = time_dgemm2(512, reps);
 	for (int i = 0; i < nsizes; i++) {
 		long n = sizes[i];
-		double to = time_domain(USC_DOMAIN_ORACLE, n, n >= 256 ? 1 : reps);
+		double to = tier_only ? 0 :
+			time_domain(USC_DOMAIN_ORACLE, n, n >= 256 ? 1 : reps);
 		double tt = time_domain(USC_DOMAIN_TIER, n, reps);
 		double ex = last_exact;
 		double td = n == 512 ? t512_dgemm : time_dgemm2(n, reps);

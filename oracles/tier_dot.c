@@ -106,18 +106,30 @@ size_t usc__tier_dot_exact_elements(void)
 	return atomic_load(&exact_elements);
 }
 
-/* The exponent of the least set bit of a nonzero finite double. */
+/*
+ * The exponent of the least set bit of a nonzero finite double, from its
+ * encoding: the significand's lowest set bit, isolated as m & -m, is a
+ * power of two that converts to a double exactly, and its exponent field
+ * gives the bit's position.  A subnormal's scale is that of exponent
+ * field 1.
+ */
 static int lsb_exp(double x)
 {
+	uint64_t b, low, lb;
 	int e;
-	uint64_t m = (uint64_t)ldexp(frexp(fabs(x), &e), 53);
+	double d;
 
-	e -= 53;
-	while (!(m & 1)) {
-		m >>= 1;
-		e++;
-	}
-	return e;
+	memcpy(&b, &x, sizeof b);
+	e = (int)((b >> 52) & 0x7ff);
+	b &= ((uint64_t)1 << 52) - 1;
+	if (e != 0)
+		b |= (uint64_t)1 << 52;
+	else
+		e = 1;
+	low = b & (~b + 1);
+	d = (double)low;
+	memcpy(&lb, &d, sizeof lb);
+	return e - 1075 + (int)((lb >> 52) & 0x7ff) - 1023;
 }
 
 /* C (m x n) = A (m x k) B (k x n), row-major, C zeroed first. */
@@ -241,11 +253,18 @@ static bool work_new(work *w, size_t m, size_t n, size_t k)
 	w->ba = usc__calloc(k * n, sizeof(double));
 	w->cm = usc__calloc(m * n, sizeof(double));
 	w->p = usc__calloc(m * n, sizeof(double));
+	return w->am && w->aa && w->bm && w->ba && w->cm && w->p;
+}
+
+/* The propagation product's arrays, set up when an operand has a radius. */
+static bool work_rad(work *w, size_t m, size_t n, size_t k)
+{
+	if (w->q)
+		return true;
 	w->as = usc__calloc(m * 2 * k, sizeof(double));
 	w->bq = usc__calloc(2 * k * n, sizeof(double));
 	w->q = usc__calloc(m * n, sizeof(double));
-	return w->am && w->aa && w->bm && w->ba && w->cm && w->p && w->as &&
-	       w->bq && w->q;
+	return w->as && w->bq && w->q;
 }
 
 /* Whether n tier values are all FINITE balls. */
@@ -325,6 +344,8 @@ static usc_status matmul_one(work *w, size_t m, size_t n, size_t k,
 	gemm(m, n, k, w->am, w->bm, w->cm);
 	gemm(m, n, k, w->aa, w->ba, w->p);
 	if (anyrad) {
+		if (!work_rad(w, m, n, k))
+			return usc__fail(err, USC_ENOMEM, "out of memory");
 		/* [s | ra] (m x 2k) and [rb ; |mid B|] (2k x n). */
 		for (i = 0; i < m; i++)
 			for (l = 0; l < k; l++) {
