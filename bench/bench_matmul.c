@@ -20,7 +20,9 @@
  * --tier-only skips the oracle (its columns print 0): the tier and the dgemm
  * pair alone, for profiling the tier.
  *
- * Usage: bench_matmul [--quick] [--full] [--tier-only] [--reps R]
+ * --n N measures the one size N (the n = 512 line still follows).
+ *
+ * Usage: bench_matmul [--quick] [--full] [--tier-only] [--n N] [--reps R]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -180,6 +182,9 @@ int main(int argc, char **argv)
 			reps = 1;
 		} else if (!strcmp(argv[i], "--full")) {
 			nsizes = 4;
+		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+			sizes[0] = atol(argv[++i]);
+			nsizes = 1;
 		} else if (!strcmp(argv[i], "--tier-only")) {
 			tier_only = 1;
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {

@@ -671,6 +671,23 @@ static void gather_operand(usc_eval *ev, const usc__ebuf *src,
 	}
 }
 
+/* Whether dims[0..n) are first, first + 1, ...: dimensions in place. */
+static bool in_order(const int64_t *dims, size_t n, size_t first)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (dims[k] != (int64_t)(first + k))
+			return false;
+	return true;
+}
+
+/* Whether a buffer holds every element of its value (not a tile). */
+static bool whole(const usc__ebuf *b)
+{
+	return b->base == 0 && b->len == b->count;
+}
+
 static usc_status dot_matmul(usc_eval *ev, const usc_hlo_instr *in,
 			     const dot_dims *d, const usc__ebuf *L,
 			     const usc__ebuf *R, usc__ebuf *out, bool *done,
@@ -702,20 +719,40 @@ static usc_status dot_matmul(usc_eval *ev, const usc_hlo_instr *in,
 	mm.b_type = rs->dtype;
 	mm.result = in->shape.dtype;
 	mm.instr = in;
-	st = scratch_new(ev, &a, mm.batch * mm.m * mm.k, err);
-	if (st != USC_OK)
-		return st;
-	st = scratch_new(ev, &b, mm.batch * mm.k * mm.n, err);
-	if (st != USC_OK) {
-		scratch_free(ev, &a);
-		return st;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	/*
+	 * An operand already laid out as the product reads it (row-major
+	 * batch, free, contracting for the lhs; batch, contracting, free for
+	 * the rhs: XLA's usual dot) is handed over as it is; any other is
+	 * gathered into that order.
+	 */
+	if (whole(L) && in_order(d->lb, d->nb, 0) &&
+	    in_order(d->lfree, d->nlf, d->nb) &&
+	    in_order(d->lc, d->nc, d->nb + d->nlf)) {
+		mm.a = L->values;
+	} else {
+		st = scratch_new(ev, &a, mm.batch * mm.m * mm.k, err);
+		if (st != USC_OK)
+			return st;
+		gather_operand(ev, L, ls, d->lb, d->nb, d->lfree, d->nlf,
+			       d->lc, d->nc, true, a.v);
+		mm.a = a.v;
 	}
-	gather_operand(ev, L, ls, d->lb, d->nb, d->lfree, d->nlf, d->lc,
-		       d->nc, true, a.v);
-	gather_operand(ev, R, rs, d->rb, d->nb, d->rfree, d->nrf, d->rc,
-		       d->nc, false, b.v);
-	mm.a = a.v;
-	mm.b = b.v;
+	if (whole(R) && in_order(d->rb, d->nb, 0) &&
+	    in_order(d->rc, d->nc, d->nb) &&
+	    in_order(d->rfree, d->nrf, d->nb + d->nc)) {
+		mm.b = R->values;
+	} else {
+		st = scratch_new(ev, &b, mm.batch * mm.k * mm.n, err);
+		if (st != USC_OK) {
+			scratch_free(ev, &a);
+			return st;
+		}
+		gather_operand(ev, R, rs, d->rb, d->nb, d->rfree, d->nrf,
+			       d->rc, d->nc, false, b.v);
+		mm.b = b.v;
+	}
 	mm.c = out->values;
 	st = ev->dom->matmul(ev->dstate, &mm, err);
 	scratch_free(ev, &a);
