@@ -3,6 +3,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -19,15 +20,57 @@ static int msb(uint64_t x)
 	return 63 - __builtin_clzll(x);
 }
 
+/*
+ * f32 and f64 in nearest-even without flushing, for values whose f32
+ * result is a normal number: the hardware conversion.  C11 F.3 makes the
+ * double-to-float conversion IEEE 754's convertFormat, which rounds by the
+ * current rounding direction; the process runs in round-to-nearest-even
+ * with gradual underflow (ulpscope never changes the floating-point
+ * environment, and the tier relies on the same).  With FLT_MIN <= |x| <=
+ * FLT_MAX the result is normal and finite: no overflow, no underflow, and
+ * the only flag is inexact.  Returns false for anything else, which takes
+ * the general path.  tests/dtype/test_encode_fast.c compares it with MPFR.
+ */
+static bool encode_fast(usc_dtype t, double x, const usc_rounding *r,
+			uint64_t *bits, unsigned *flags)
+{
+	if (r && (r->mode != USC_RND_NEAREST_EVEN || r->flush_subnormals))
+		return false;
+	if (t == USC_F32) {
+		double a = fabs(x);
+		float f;
+		uint32_t b;
+
+		if (!(a >= FLT_MIN && a <= FLT_MAX))
+			return false;
+		f = (float)x;
+		memcpy(&b, &f, sizeof b);
+		*bits = b;
+		if (flags)
+			*flags = (double)f != x ? USC_FLAG_INEXACT : 0;
+		return true;
+	}
+	if (t == USC_F64 && isfinite(x) && x != 0) {
+		memcpy(bits, &x, sizeof x);
+		if (flags)
+			*flags = 0;
+		return true;
+	}
+	return false;
+}
+
 usc_status usc_encode_double(usc_dtype t, double x, const usc_rounding *r,
 			     uint64_t *bits, unsigned *flags)
 {
-	const usc_format *f = usc_format_of(t);
+	const usc_format *f;
 	unsigned fl = 0;
 	usc__scaled s;
 	uint64_t raw, m;
 	int e2, shift;
 
+	if (encode_fast(t, x, r, bits, flags))
+		return USC_OK;
+	f = usc_format_of(t);
 	if (!usc__encodable(f))
 		return USC_EINVAL;
 	memcpy(&raw, &x, sizeof raw);
@@ -149,6 +192,32 @@ usc_status usc_decode_double(usc_dtype t, uint64_t bits, double *out)
 	uint64_t mag, e_field, m_field;
 	double v;
 
+	if (t == USC_F32 || t == USC_BF16) {
+		/*
+		 * Not a NaN: the widening conversion is exact (C11 6.3.1.5);
+		 * NaNs take the general path, which gives a quiet NaN with
+		 * the code's sign and no payload.  A bf16 code is the upper
+		 * half of an f32 code.
+		 */
+		uint32_t b = t == USC_F32 ? (uint32_t)bits
+					  : (uint32_t)(bits & 0xffff) << 16;
+
+		if ((b & 0x7f800000u) != 0x7f800000u || !(b & 0x7fffffu)) {
+			float x;
+
+			memcpy(&x, &b, sizeof x);
+			*out = x;
+			return USC_OK;
+		}
+	} else if (t == USC_F64) {
+		double x;
+
+		memcpy(&x, &bits, sizeof x);
+		if (!isnan(x)) {
+			*out = x;
+			return USC_OK;
+		}
+	}
 	if (!f)
 		return USC_EINVAL;
 	if (f->kind == USC_KIND_SINT) {

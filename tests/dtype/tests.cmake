@@ -5,3 +5,7 @@ usc_add_test(test_dtype dtype/test_dtype.c)
 usc_add_test(test_format_tables dtype/test_format_tables.c)
 usc_add_test(test_mpfr_emulation dtype/test_mpfr_emulation.c)
 usc_add_test(test_stochastic dtype/test_stochastic.c)
+
+# the f32 / f64 / bf16 fast paths of encode and decode against MPFR and
+# values built by hand from the fields
+usc_add_test(test_encode_fast dtype/test_encode_fast.c)

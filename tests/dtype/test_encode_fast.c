@@ -1,0 +1,249 @@
+/*
+ * The f32 / f64 / bf16 fast paths of usc_encode_double and
+ * usc_decode_double (src/dtype/codec.c) against values computed without
+ * them.
+ *
+ * Encode: doubles into f32 in nearest-even, compared with MPFR rounding
+ * the same double to binary32 (precision 24, exponent range of binary32,
+ * mpfr_subnormalize for the subnormals), bit for bit, with the inexact
+ * flag from MPFR's ternary value.  The samples cover the whole range the
+ * fast path takes (FLT_MIN <= |x| <= FLT_MAX) and its edges, where the
+ * general path takes over: random doubles with exponents from -160 to
+ * 140, the midpoints between neighbouring floats (ties, with the next
+ * double above and below), FLT_MIN, FLT_MAX and their neighbours.  A
+ * rounding that is not the default (toward zero, flushing) must not take
+ * the fast path: it is compared with MPFR in that mode too.
+ *
+ * Decode: f32 and bf16 codes into doubles, compared with the value built
+ * by hand from the code's fields (sign, exponent, significand; IEEE 754
+ * binary32 and bfloat16 as its upper half), every bf16 code and random f32
+ * codes plus every f32 exponent's edges; f64 codes are their own value.
+ *
+ * USC_TEST_SCALE (a positive integer) multiplies the random samples.
+ */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <mpfr.h>
+
+#include "ulpscope/ulpscope.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static long scale(void)
+{
+	const char *s = getenv("USC_TEST_SCALE");
+	long v = s ? atol(s) : 1;
+
+	return v > 0 ? v : 1;
+}
+
+/* MPFR's binary32 rounding of x in rnd: the float's bits and inexactness. */
+static uint32_t mpfr_f32(double x, mpfr_rnd_t rnd, bool *inexact)
+{
+	mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+	mpfr_t y;
+	float f;
+	uint32_t b;
+	int t;
+
+	mpfr_init2(y, 24);
+	/* binary32: normal exponents -125..128 in MPFR's [0.5, 1) scaling. */
+	mpfr_set_emin(-148);
+	mpfr_set_emax(128);
+	t = mpfr_set_d(y, x, rnd);
+	t = mpfr_subnormalize(y, t, rnd);
+	f = mpfr_get_flt(y, rnd); /* exact: y is a binary32 number now */
+	mpfr_set_emin(emin);
+	mpfr_set_emax(emax);
+	mpfr_clear(y);
+	memcpy(&b, &f, sizeof b);
+	*inexact = t != 0;
+	return b;
+}
+
+static void check_one(double x, const usc_rounding *r, mpfr_rnd_t rnd)
+{
+	uint64_t bits = 0;
+	unsigned fl = 0;
+	bool inexact;
+	uint32_t want = mpfr_f32(x, rnd, &inexact);
+
+	assert_int_equal(usc_encode_double(USC_F32, x, r, &bits, &fl), USC_OK);
+	if (bits != want)
+		fail_msg("f32 encode of %a: 0x%08llx, MPFR 0x%08lx", x,
+			 (unsigned long long)bits, (unsigned long)want);
+	if (((fl & USC_FLAG_INEXACT) != 0) != inexact)
+		fail_msg("f32 encode of %a: inexact flag %u, MPFR %d", x, fl,
+			 (int)inexact);
+	/* Without the flags pointer: the same bits. */
+	bits = 0;
+	assert_int_equal(usc_encode_double(USC_F32, x, r, &bits, NULL),
+			 USC_OK);
+	assert_int_equal(bits, want);
+}
+
+static void check_both_signs(double x)
+{
+	usc_rounding def = USC_ROUNDING_DEFAULT, rz = USC_ROUNDING_DEFAULT;
+
+	rz.mode = USC_RND_TOWARD_ZERO;
+	check_one(x, NULL, MPFR_RNDN);
+	check_one(-x, NULL, MPFR_RNDN);
+	check_one(x, &def, MPFR_RNDN);
+	check_one(x, &rz, MPFR_RNDZ);
+	check_one(-x, &rz, MPFR_RNDZ);
+}
+
+static void test_encode_f32(void **state)
+{
+	long n = 400000 * scale();
+	float edges[] = {FLT_MIN, FLT_MAX, 1.0f, 0x1p-149f, 0x1p-126f * 0.5f};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+		double e = edges[i];
+
+		check_both_signs(e);
+		check_both_signs(nextafter(e, 0));
+		check_both_signs(nextafter(e, INFINITY));
+	}
+	/* Between FLT_MAX and the overflow threshold FLT_MAX + ulp/2. */
+	check_both_signs((double)FLT_MAX + 0x1p103);
+	check_both_signs((double)FLT_MAX + 0x1p102);
+	for (long i = 0; i < n; i++) {
+		uint64_t u = next();
+		int e = (int)(u % 301) - 160;
+		double x = ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, e);
+
+		check_both_signs(x);
+		/* The midpoint above the float nearest x, and its neighbours. */
+		if (fabs(x) >= 0x1p-149 && fabs(x) < FLT_MAX) {
+			float f = (float)x;
+			double mid = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+
+			check_both_signs(mid);
+			check_both_signs(nextafter(mid, 0));
+			check_both_signs(nextafter(mid, INFINITY));
+		}
+	}
+}
+
+/* A flushing rounding keeps its meaning in the normal range too. */
+static void test_encode_f32_flush(void **state)
+{
+	usc_rounding r = USC_ROUNDING_DEFAULT;
+	uint64_t bits = 1;
+
+	(void)state;
+	r.flush_subnormals = true;
+	assert_int_equal(usc_encode_double(USC_F32, 0x1p-140, &r, &bits, NULL),
+			 USC_OK);
+	assert_int_equal(bits, 0); /* flushed; nearest-even alone: 0x00000200 */
+	assert_int_equal(usc_encode_double(USC_F32, 1.5, &r, &bits, NULL),
+			 USC_OK);
+	assert_int_equal(bits, 0x3fc00000);
+}
+
+static void test_encode_f64(void **state)
+{
+	double xs[] = {1.0, -0.1, DBL_MIN, DBL_MAX, 0x1p-1074, -DBL_MAX};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof xs / sizeof *xs; i++) {
+		uint64_t bits = 0, want;
+		unsigned fl = 7;
+
+		memcpy(&want, &xs[i], sizeof want);
+		assert_int_equal(usc_encode_double(USC_F64, xs[i], NULL, &bits,
+						   &fl),
+				 USC_OK);
+		assert_int_equal(bits, want);
+		assert_int_equal(fl, 0);
+	}
+}
+
+/* The value of a binary32 code from its fields, by hand. */
+static double by_fields_f32(uint32_t b)
+{
+	int e = (int)((b >> 23) & 0xff);
+	double m = (double)(b & 0x7fffff), v;
+
+	if (e == 0xff)
+		v = m == 0 ? INFINITY : NAN;
+	else if (e == 0)
+		v = ldexp(m, -149);
+	else
+		v = ldexp(m + 0x1p23, e - 150);
+	return (b >> 31) ? -v : v;
+}
+
+static void check_decode(usc_dtype t, uint64_t code, double want)
+{
+	double got = 0;
+
+	assert_int_equal(usc_decode_double(t, code, &got), USC_OK);
+	if (isnan(want)) {
+		assert_true(isnan(got));
+		assert_int_equal(!!signbit(got), !!signbit(want));
+		return;
+	}
+	if (memcmp(&got, &want, sizeof got) != 0)
+		fail_msg("%s decode of 0x%llx: %a, expected %a",
+			 usc_dtype_name(t), (unsigned long long)code, got, want);
+}
+
+static void test_decode(void **state)
+{
+	long n = 400000 * scale();
+
+	(void)state;
+	for (uint32_t c = 0; c < 0x10000; c++)
+		check_decode(USC_BF16, c, by_fields_f32(c << 16));
+	for (uint32_t e = 0; e < 256; e++)
+		for (uint32_t s = 0; s < 2; s++) {
+			uint32_t base = s << 31 | e << 23;
+
+			check_decode(USC_F32, base, by_fields_f32(base));
+			check_decode(USC_F32, base | 1, by_fields_f32(base | 1));
+			check_decode(USC_F32, base | 0x7fffff,
+				     by_fields_f32(base | 0x7fffff));
+		}
+	for (long i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)next();
+		uint64_t d = next();
+		double dv;
+
+		check_decode(USC_F32, c, by_fields_f32(c));
+		memcpy(&dv, &d, sizeof dv);
+		check_decode(USC_F64, d, dv);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encode_f32),
+		cmocka_unit_test(test_encode_f32_flush),
+		cmocka_unit_test(test_encode_f64),
+		cmocka_unit_test(test_decode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
