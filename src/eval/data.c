@@ -272,6 +272,66 @@ static usc_status rank_check(const usc_hlo_instr *in, usc_error *err)
 	return USC_OK;
 }
 
+/*
+ * A broadcast, a row of the output at a time: along the output's last
+ * dimension the operand is either read in order (that dimension is the
+ * operand's last one) or one element repeated (the dimension is new), so a
+ * row is one copy of a run or one value copied along it, with one index
+ * computation per row instead of one per element.  A broadcast that maps
+ * the output's last dimension to another operand dimension goes element by
+ * element.
+ */
+static usc_status broadcast_rows(usc_eval *ev, map_ctx *c,
+				 const usc_hlo_instr *in,
+				 const usc__evalue *ops, usc__ebuf *out,
+				 size_t begin, size_t end, usc_error *err)
+{
+	const usc_hlo_shape *s = opshape(c, 0);
+	const usc__ebuf *b = ops[0].leaves[0];
+	size_t last = c->orank - 1, row = (size_t)c->odims[last];
+	size_t vs = ev->dom->value_size, i = begin, j;
+	int mapped = -1; /* the operand dimension of the last output one */
+	int64_t o[MAXR];
+
+	for (j = 0; j < s->rank; j++)
+		if ((size_t)c->list[j] == last)
+			mapped = (int)j;
+	usc__unravel(begin, c->odims, c->orank, o);
+	while (i < end) {
+		size_t at = (size_t)o[last], run = row - at, src = 0, flat = 0;
+
+		if (run > end - i)
+			run = end - i;
+		(void)map_broadcast(c, o, &src, &flat);
+		if (mapped >= 0 && (size_t)mapped != s->rank - 1) {
+			run = 1; /* a transposing broadcast */
+		}
+		if (flat >= b->count ||
+		    (mapped >= 0 && run > b->count - flat))
+			return usc__eval_fail(err, USC_EINTERNAL, in,
+					      "index %zu out of %zu", flat,
+					      b->count);
+		if (mapped >= 0) {
+			usc__copy_values(ev, USC__VAL(ev, out, i),
+					 USC__VAL(ev, b, flat), run);
+		} else if (!ev->dom->copy) {
+			const void *v = USC__VAL(ev, b, flat);
+			unsigned char *d = USC__VAL(ev, out, i);
+
+			for (j = 0; j < run; j++)
+				memcpy(d + j * vs, v, vs);
+		} else {
+			for (j = 0; j < run; j++)
+				usc__copy_values(ev, USC__VAL(ev, out, i + j),
+						 USC__VAL(ev, b, flat), 1);
+		}
+		i += run;
+		o[last] += (int64_t)run - 1;
+		usc__next_index(o, c->odims, c->orank);
+	}
+	return USC_OK;
+}
+
 usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
 			  const usc__evalue *ops, usc__ebuf *out,
 			  size_t begin, size_t end, usc_error *err)
@@ -416,6 +476,8 @@ usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
 	}
 	if (begin >= end)
 		return USC_OK;
+	if (fn == map_broadcast && c.orank > 0)
+		return broadcast_rows(ev, &c, in, ops, out, begin, end, err);
 	usc__unravel(begin, c.odims, c.orank, o);
 	for (i = begin; i < end; i++) {
 		size_t src = 0, flat = 0;
