@@ -194,15 +194,18 @@ usc_status usc_decode_double(usc_dtype t, uint64_t bits, double *out)
 
 	if (t == USC_F32 || t == USC_BF16) {
 		/*
-		 * Not a NaN: the widening conversion is exact (C11 6.3.1.5);
-		 * NaNs take the general path, which gives a quiet NaN with
-		 * the code's sign and no payload.  A bf16 code is the upper
-		 * half of an f32 code.
+		 * A normal number, a zero or an infinity: the widening
+		 * conversion is exact (C11 6.3.1.5).  NaNs take the general
+		 * path, which gives a quiet NaN with the code's sign and no
+		 * payload, and so do subnormals, which a host process that
+		 * set denormals-are-zero would read as zero in hardware.  A
+		 * bf16 code is the upper half of an f32 code.
 		 */
 		uint32_t b = t == USC_F32 ? (uint32_t)bits
 					  : (uint32_t)(bits & 0xffff) << 16;
+		uint32_t e = b & 0x7f800000u, m = b & 0x7fffffu;
 
-		if ((b & 0x7f800000u) != 0x7f800000u || !(b & 0x7fffffu)) {
+		if ((e != 0x7f800000u && e != 0) || m == 0) {
 			float x;
 
 			memcpy(&x, &b, sizeof x);
