@@ -31,11 +31,64 @@ static int msb(uint64_t x)
  * the only flag is inexact.  Returns false for anything else, which takes
  * the general path.  tests/dtype/test_encode_fast.c compares it with MPFR.
  */
+/*
+ * x (a normal double) rounded to nearest-even at p significant bits, by
+ * integer arithmetic on its encoding: add just under half a unit of the
+ * last kept place, plus one when the kept part is odd, and clear the
+ * dropped bits (a carry out of the significand steps the exponent, which
+ * is the right result).
+ */
+static double rne_bits(double x, int p)
+{
+	int drop = 53 - p;
+	uint64_t b, half = ((uint64_t)1 << (drop - 1)) - 1;
+
+	memcpy(&b, &x, sizeof b);
+	b += half + ((b >> drop) & 1);
+	b &= ~(((uint64_t)1 << drop) - 1);
+	memcpy(&x, &b, sizeof x);
+	return x;
+}
+
 static bool encode_fast(usc_dtype t, double x, const usc_rounding *r,
 			uint64_t *bits, unsigned *flags)
 {
 	if (r && (r->mode != USC_RND_NEAREST_EVEN || r->flush_subnormals))
 		return false;
+	if (t == USC_BF16 || t == USC_F16) {
+		/*
+		 * A result in the normal range: bf16 from 2^-126, f16 from
+		 * 2^-14, both below their first power of two past the
+		 * largest finite (2^128, 2^16); anything else (subnormal,
+		 * overflow, zero, NaN) takes the general path.
+		 */
+		bool bf = t == USC_BF16;
+		double a = fabs(x), y;
+		uint64_t yb;
+
+		if (!(a >= (bf ? 0x1p-126 : 0x1p-14) && a < (bf ? 0x1p128 : 0x1p16)))
+			return false;
+		y = rne_bits(x, bf ? 8 : 11);
+		if (fabs(y) >= (bf ? 0x1p128 : 0x1p16))
+			return false;
+		memcpy(&yb, &y, sizeof yb);
+		if (bf) {
+			/* y is an f32 number; a bf16 code is its upper half. */
+			float f = (float)y;
+			uint32_t fb;
+
+			memcpy(&fb, &f, sizeof fb);
+			*bits = fb >> 16;
+		} else {
+			uint64_t e = ((yb >> 52) & 0x7ff) - 1023 + 15;
+
+			*bits = (yb >> 63) << 15 | e << 10 |
+				((yb >> 42) & 0x3ff);
+		}
+		if (flags)
+			*flags = y != x ? USC_FLAG_INEXACT : 0;
+		return true;
+	}
 	if (t == USC_F32) {
 		double a = fabs(x);
 		float f;

@@ -1,16 +1,18 @@
 /*
- * The f32 / f64 / bf16 fast paths of usc_encode_double and
+ * The f32 / f64 / bf16 / f16 fast paths of usc_encode_double and
  * usc_decode_double (src/dtype/codec.c) against values computed without
  * them.
  *
- * Encode: doubles into f32 in nearest-even, compared with MPFR rounding
- * the same double to binary32 (precision 24, exponent range of binary32,
- * mpfr_subnormalize for the subnormals), bit for bit, with the inexact
- * flag from MPFR's ternary value.  The samples cover the whole range the
- * fast path takes (FLT_MIN <= |x| <= FLT_MAX) and its edges, where the
- * general path takes over: random doubles with exponents from -160 to
- * 140, the midpoints between neighbouring floats (ties, with the next
- * double above and below), FLT_MIN, FLT_MAX and their neighbours.  A
+ * Encode: doubles into f32, bf16 and f16 in nearest-even, compared with
+ * MPFR rounding the same double to the format (its precision and exponent
+ * range, mpfr_subnormalize for the subnormals), bit for bit, with the
+ * inexact flag from MPFR's ternary value.  The samples cover the whole
+ * range the fast paths take (the formats' normal ranges) and its edges,
+ * where the
+ * general path takes over: random doubles with exponents beyond each
+ * format's range on both sides, ties (midpoints between neighbouring codes)
+ * and the doubles next to them, the smallest normal, the largest finite
+ * and the overflow threshold with their neighbours.  A
  * rounding that is not the default (toward zero, flushing) must not take
  * the fast path: it is compared with MPFR in that mode too.
  *
@@ -52,6 +54,32 @@ static long scale(void)
 	long v = s ? atol(s) : 1;
 
 	return v > 0 ? v : 1;
+}
+
+/*
+ * MPFR's rounding of x in rnd to p bits in the exponent range [emin, emax]
+ * of MPFR's [1/2, 1) scaling, subnormals included: the double it gives
+ * and whether it is inexact.
+ */
+static double round_to(double x, mpfr_prec_t p, mpfr_exp_t lo,
+			 mpfr_exp_t hi, mpfr_rnd_t rnd, bool *inexact)
+{
+	mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+	mpfr_t y;
+	double d;
+	int t;
+
+	mpfr_init2(y, p);
+	mpfr_set_emin(lo);
+	mpfr_set_emax(hi);
+	t = mpfr_set_d(y, x, rnd);
+	t = mpfr_subnormalize(y, t, rnd);
+	d = mpfr_get_d(y, rnd); /* exact: y has at most 24 bits */
+	mpfr_set_emin(emin);
+	mpfr_set_emax(emax);
+	mpfr_clear(y);
+	*inexact = t != 0;
+	return d;
 }
 
 /* MPFR's binary32 rounding of x in rnd: the float's bits and inexactness. */
@@ -141,6 +169,94 @@ static void test_encode_f32(void **state)
 			check_both_signs(mid);
 			check_both_signs(nextafter(mid, 0));
 			check_both_signs(nextafter(mid, INFINITY));
+		}
+	}
+}
+
+/* The bf16 code of a double that bf16 holds (an f32's upper half). */
+static uint64_t bf16_code(double d)
+{
+	float f = (float)d; /* exact */
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof b);
+	return b >> 16;
+}
+
+/* The binary16 code of a double that binary16 holds, from its fields. */
+static uint64_t f16_code(double d)
+{
+	uint64_t s = signbit(d) ? 0x8000 : 0;
+	double a = fabs(d);
+	int e;
+
+	if (isinf(d))
+		return s | 0x7c00;
+	if (a == 0)
+		return s;
+	if (a < 0x1p-14) /* subnormal: a multiple of 2^-24 */
+		return s | (uint64_t)ldexp(a, 24);
+	(void)frexp(a, &e); /* a = f 2^e, f in [1/2, 1) */
+	return s | (uint64_t)(e - 1 + 15) << 10 |
+	       ((uint64_t)ldexp(a, 11 - e) & 0x3ff);
+}
+
+/*
+ * bf16 (8 bits, MPFR exponents -132..128) and binary16 (11 bits,
+ * -23..16) in nearest-even: the fast path's normal range, its edges and
+ * the general path around it, against MPFR.
+ */
+static void test_encode_half(void **state)
+{
+	long n = 300000 * scale();
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		usc_dtype t = k ? USC_F16 : USC_BF16;
+		mpfr_prec_t p = k ? 11 : 8;
+		mpfr_exp_t lo = k ? -23 : -132, hi = k ? 16 : 128;
+		int elo = k ? -30 : -140, ehi = k ? 17 : 129;
+		double edges[] = {k ? 0x1p-14 : 0x1p-126,
+				  k ? 65504.0 : 0x1.fep127,
+				  k ? 65520.0 : 0x1.ffp127, 1.0};
+
+		for (long i = 0; i < n + 4 * 3; i++) {
+			double x, want;
+			uint64_t bits = 0, code;
+			unsigned fl = 0;
+			bool inexact;
+
+			if (i < 4 * 3) {
+				x = edges[i / 3];
+				x = i % 3 == 0 ? x
+				    : i % 3 == 1 ? nextafter(x, 0)
+						 : nextafter(x, INFINITY);
+			} else {
+				int e = elo + (int)(next() % (uint64_t)(ehi - elo + 1));
+				uint64_t m = next() >> 12; /* 52 fraction bits */
+
+				/* Half the samples at or next to a tie. */
+				if (i & 1)
+					m = (m & ~(((uint64_t)1 << (53 - p)) - 1)) |
+					    (uint64_t)1 << (52 - p);
+				x = ldexp(1.0 + (double)m * 0x1p-52, e);
+				if ((i & 3) == 3)
+					x = nextafter(x, (i & 4) ? 0 : INFINITY);
+				if (i & 8)
+					x = -x;
+			}
+			want = round_to(x, p, lo, hi, MPFR_RNDN, &inexact);
+			code = k ? f16_code(want) : bf16_code(want);
+			assert_int_equal(usc_encode_double(t, x, NULL, &bits, &fl),
+					 USC_OK);
+			if (bits != code)
+				fail_msg("%s encode of %a: 0x%04llx, MPFR 0x%04llx",
+					 usc_dtype_name(t), x,
+					 (unsigned long long)bits,
+					 (unsigned long long)code);
+			if (((fl & USC_FLAG_INEXACT) != 0) != inexact)
+				fail_msg("%s encode of %a: inexact flag %u, MPFR %d",
+					 usc_dtype_name(t), x, fl, (int)inexact);
 		}
 	}
 }
@@ -240,6 +356,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_f32),
+		cmocka_unit_test(test_encode_half),
 		cmocka_unit_test(test_encode_f32_flush),
 		cmocka_unit_test(test_encode_f64),
 		cmocka_unit_test(test_decode),
