@@ -161,6 +161,16 @@ typedef struct usc__domain_ops {
 	usc_status (*sum)(void *state, const usc__dom_op *add, size_t n,
 			  const void *values, const void *init, void *out,
 			  usc_error *err);
+
+	/*
+	 * Optional: whether a one-operand op gives back its operand's value
+	 * (a float-to-float convert in a domain that does not quantize), so
+	 * that the interpreter may read the operand's values where the op's
+	 * are used instead of calling apply.  "The same value": every entry
+	 * of the domain treats the two alike (an undecided value may differ
+	 * in the fields an undecided value does not use).  NULL: never.
+	 */
+	bool (*identity)(void *state, const usc__dom_op *op);
 } usc__domain_ops;
 
 /* The reference domain: every op correctly rounded to its declared type. */

@@ -343,6 +343,17 @@ static usc_status f64_to_index(void *state, usc_dtype t, const void *v,
 	return usc__domain_reference.to_index(state, t, v, out, err);
 }
 
+/* Float-to-float converts and reduce-precision copy (f64_apply). */
+static bool f64_identity(void *state, const usc__dom_op *op)
+{
+	(void)state;
+	if (op->nargs != 1)
+		return false;
+	return op->op == USC_HLO_OP_REDUCE_PRECISION ||
+	       (op->op == USC_HLO_OP_CONVERT && usc_dtype_is_float(op->arg[0]) &&
+		usc_dtype_is_float(op->result));
+}
+
 const usc__domain_ops usc__domain_f64 = {
 	.name = "f64",
 	.value_size = sizeof(uint64_t),
@@ -358,4 +369,5 @@ const usc__domain_ops usc__domain_f64 = {
 	.is_true = f64_is_true,
 	.to_index = f64_to_index,
 	.matmul = NULL,
+	.identity = f64_identity,
 };

@@ -2036,6 +2036,18 @@ static usc_status tier_apply(void *state, const usc__dom_op *op, size_t n,
 
 #undef ARG
 
+/*
+ * Float-to-float converts and reduce-precision: the array loop's copy
+ * (FAST_COPY above; the tier does not quantize, as the oracle).  The
+ * general path gives an undecided operand a fresh undecided value, which
+ * no entry tells from the operand.
+ */
+static bool tier_identity(void *state, const usc__dom_op *op)
+{
+	(void)state;
+	return op->nargs == 1 && fast_kind(op) == FAST_COPY;
+}
+
 usc_status usc__tier_apply_general(void *state, const usc__dom_op *op,
 				   size_t n, void *out,
 				   const void *const *args,
@@ -2359,4 +2371,5 @@ const usc__domain_ops usc__domain_tier = {
 	.to_index = tier_to_index,
 	.matmul = usc__tier_matmul,
 	.sum = tier_sum,
+	.identity = tier_identity,
 };

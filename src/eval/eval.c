@@ -1092,6 +1092,29 @@ static usc_status emit_tile(usc_eval *ev, const stream_io *io,
 }
 
 /*
+ * Whether a streamed instruction needs no values of its own: a broadcast
+ * of a one-element whole input (its users, all elementwise, read the
+ * scalar as a scalar operand), or an op the domain says gives back its
+ * operand (domain.h, identity) on an operand of its own element count.
+ */
+static bool stream_alias(usc_eval *ev, const usc_hlo_instr *in)
+{
+	usc__dom_op op;
+
+	if (in->operand_count != 1)
+		return false;
+	if (in->opcode == USC_HLO_OP_BROADCAST)
+		return whole_input(in->operands[0]) &&
+		       usc_hlo_shape_elements(&in->operands[0]->shape) == 1;
+	if (!ev->dom->identity ||
+	    usc_hlo_shape_elements(&in->operands[0]->shape) !=
+		    usc_hlo_shape_elements(&in->shape) ||
+	    usc__build_op(in, &op, NULL) != USC_OK)
+		return false;
+	return ev->dom->identity(ev->dstate, &op);
+}
+
+/*
  * Evaluates a streamable computation tile by tile: every intermediate is
  * a window of tile elements, reused from tile to tile; the root is whole
  * when nested, a window too at the top of a run, where the parameters are
@@ -1108,12 +1131,13 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 	size_t *order = usc__calloc(n ? n : 1, sizeof *order);
 	bool *live = usc__calloc(n ? n : 1, sizeof *live);
 	size_t *span = usc__calloc(2 * (n ? n : 1), sizeof *span);
+	bool *alias = usc__calloc(n ? n : 1, sizeof *alias);
 	const uint8_t *wanted = io->s && io->s->wanted ? io->s->wanted[0]
 						       : NULL;
 	bool top = io->pmap != NULL;
 	usc_status st = USC_OK;
 
-	if (!vals || !ops || !order || !live || !span) {
+	if (!vals || !ops || !order || !live || !span || !alias) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -1151,6 +1175,10 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 		} else if (whole_input(in)) {
 			st = eval_instr(ev, in, NULL, io->args, io->nargs,
 					&vals[in->index], err);
+		} else if (in != c->root && stream_alias(ev, in)) {
+			/* Pointed at its operand's values each tile. */
+			alias[in->index] = true;
+			st = evalue_alloc(&vals[in->index], 1, err);
 		} else if ((st = evalue_alloc(&vals[in->index], 1, err)) ==
 			   USC_OK) {
 			st = usc__ebuf_new_window(
@@ -1190,6 +1218,16 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 			}
 			if (whole_input(in))
 				continue;
+			if (alias[in->index]) {
+				usc__ebuf *src =
+					vals[in->operands[0]->index].leaves[0];
+
+				usc__ebuf_release(ev,
+						  vals[in->index].leaves[0]);
+				src->refs++;
+				vals[in->index].leaves[0] = src;
+				continue;
+			}
 			out = vals[in->index].leaves[0];
 			if (in != c->root || top)
 				out->base = t0;
@@ -1223,6 +1261,7 @@ done:
 	usc__free(order);
 	usc__free(live);
 	usc__free(span);
+	usc__free(alias);
 	return st;
 }
 
