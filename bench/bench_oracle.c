@@ -23,8 +23,10 @@
  * Prints elements/s of each and the ratios naive/oracle and naive/tier
  * (speed-up, goal >= 100) and oracle/f64, tier/f64 (slow-down, goal <= 3).
  * The machines are shared and noisy, so only ratios mean anything; each
- * time is the best of REPS, in CPU time of the one thread that runs
- * everything.  --tier-only skips the oracle and the check
+ * time is in CPU time of the one thread that runs everything.  Every
+ * repetition runs each column once, back to back; the rates are the best
+ * of REPS, the ratios the median over the repetitions of that
+ * repetition's ratio (runs made under the same load compared).  --tier-only skips the oracle and the check
  * (their columns print 0), for large N and for profiling the tier.
  *
  * Usage: bench_oracle [--quick] [--tier-only] [--n N] [--reps R] [KERNEL...]
@@ -472,6 +474,25 @@ static usc_eval *make_eval(const usc_hlo_module *m, usc_eval_domain d,
 	return ev;
 }
 
+/* The most repetitions whose ratios are kept. */
+#define MAX_REPS 64
+
+/* The median of n values (sorted in place); 0 for none. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static double time_eval(usc_eval *ev, int reps)
 {
 	double best = 1e300;
@@ -561,6 +582,8 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	usc_eval *ev_o = NULL, *ev_r, *ev_64, *ev_t;
 	const usc_tensor *out_t, *out_r;
 	double t_naive = 1e300, t_o = 0, t_64, t_t, t_chk = 0, maxrel = 0;
+	double r_nt[MAX_REPS], r_t64[MAX_REPS], r_no[MAX_REPS], r_o64[MAX_REPS];
+	int nr = 0;
 	uint64_t elems;
 	nval *nv = NULL;
 	usc_error err;
@@ -570,18 +593,33 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	ev_r = make_eval(m, USC_DOMAIN_REFERENCE, in);
 	ev_64 = make_eval(m, USC_DOMAIN_F64, in);
 	ev_t = make_eval(m, USC_DOMAIN_TIER, in);
-	t_64 = time_eval(ev_64, reps);
-	if (!tier_only)
-		t_o = time_eval(ev_o, reps);
-	t_t = time_eval(ev_t, reps);
-	for (int i = 0; i < reps; i++) {
-		double t = now();
+	/*
+	 * Each repetition times every column back to back, so that the
+	 * per-repetition ratios compare runs made under the same load; the
+	 * rates are the best times, the ratios the medians of the
+	 * repetitions' ratios.
+	 */
+	t_64 = t_t = 1e300;
+	for (int i = 0; i < reps && i < MAX_REPS; i++) {
+		double a = time_eval(ev_64, 1), b, c = 0, t;
 
+		if (!tier_only)
+			c = time_eval(ev_o, 1);
+		b = time_eval(ev_t, 1);
+		t = now();
 		nval_free(nv);
 		nv = naive_run(m, in);
 		t = now() - t;
-		if (t < t_naive)
-			t_naive = t;
+		t_64 = fmin(t_64, a);
+		t_t = fmin(t_t, b);
+		t_naive = fmin(t_naive, t);
+		if (!tier_only && (t_o == 0 || c < t_o))
+			t_o = c;
+		r_nt[i] = t / b;
+		r_t64[i] = b / a;
+		r_no[i] = tier_only ? 0 : t / c;
+		r_o64[i] = tier_only ? 0 : c / a;
+		nr = i + 1;
 	}
 	time_eval(ev_r, 1);
 	usc_eval_output(ev_t, 0, &out_t, &err);
@@ -600,15 +638,13 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 		t_chk = time_check(text, in, np, out_r, reps);
 
 #define RATE(t) ((t) > 0 ? (double)elems / (t) : 0.0)
-#define RATIO(a, b) ((a) > 0 && (b) > 0 ? (a) / (b) : 0.0)
 	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %11.0f %9.1f %9.1f "
 	       "%9.1f %9.2f %8.1e\n",
 	       k->name, (unsigned long long)elems, RATE(t_naive), RATE(t_o),
-	       RATE(t_t), RATE(t_64), RATE(t_chk), RATIO(t_naive, t_o),
-	       RATIO(t_o, t_64), RATIO(t_naive, t_t), RATIO(t_t, t_64),
+	       RATE(t_t), RATE(t_64), RATE(t_chk), median(r_no, nr),
+	       median(r_o64, nr), median(r_nt, nr), median(r_t64, nr),
 	       maxrel);
 #undef RATE
-#undef RATIO
 	fflush(stdout);
 	if (!strcmp(k->name, "gelu_tanh_f32")) {
 		gelu_oracle_rate = t_o > 0 ? (double)elems / t_o : 0;
@@ -694,7 +730,8 @@ int main(int argc, char **argv)
 			sel[nsel++] = argv[i];
 		}
 	}
-	printf("oracle throughput, ~%ld elements per kernel, best of %d "
+	printf("oracle throughput, ~%ld elements per kernel, thread CPU time; "
+	       "rates: best of %d, ratios: median of the repetitions' ratios "
 	       "(elements/s; ratios are what count)\n", n, reps);
 	printf("naive: MPFR %d bits, every op, written in the bench; "
 	       "oracle: USC_DOMAIN_ORACLE %d bits;\n", NAIVE_PREC, ORACLE_PREC);
