@@ -38,61 +38,81 @@ static usc_status alloc_arrays(usc_check_output *o, usc_error *err)
 	return USC_OK;
 }
 
+/* The envelope run's state for its visitor. */
+typedef struct env_ctx {
+	usc_check_report *r;
+	usc_eval *ev;
+} env_ctx;
+
+/* One tile (or one whole output) of the envelope: its public form. */
+static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
+			    const void *values, usc_dtype t, usc_error *err)
+{
+	env_ctx *c = ctx;
+	usc_check_output *out = &c->r->outputs[i];
+	usc_status st = USC_OK;
+
+	for (size_t j = 0; st == USC_OK && j < count; j++) {
+		const void *v = (const unsigned char *)values +
+				j * usc__domain_envelope.value_size;
+		usc__envelope_elem e;
+		uint64_t bits;
+
+		st = usc__domain_envelope.to_output(
+			usc__eval_domain_state(c->ev), t, v, &bits, &e, err);
+		if (st == USC_OK)
+			out->envelope[first + j] = usc__envelope_public(&e);
+	}
+	return st;
+}
+
 /*
- * The envelope run.  *note receives why the envelope is unknown when the
- * domain refuses the kernel (USC_EUNSUPPORTED); other failures are the
- * check's failures.
+ * The envelope run, streamed like the tier's (a loop kernel's envelope
+ * values exist a tile at a time; docs/evaluator.md, "Tiles"): each tile's
+ * envelopes go to the report as they are made.  *note receives why the
+ * envelope is unknown when the domain refuses the kernel
+ * (USC_EUNSUPPORTED); other failures are the check's failures.
  */
 static usc_status run_envelope(const usc_check_request *req,
 			       usc_check_report *r, char *note, size_t cap,
 			       usc_error *err)
 {
 	usc_eval_options o = usc_eval_options_default();
-	usc_eval *ev = NULL;
+	usc__eval_stream s;
+	env_ctx c;
 	usc_status st;
 
 	o.domain = USC_DOMAIN_ENVELOPE;
 	o.reduce_order = req->reduce_order;
 	o.profile = req->profile;
-	o.tile_elements = USC_EVAL_NO_TILES;
-	st = usc_eval_create_computation(r->computation, &o, &ev, err);
+	memset(&c, 0, sizeof c);
+	c.r = r;
+	memset(&s, 0, sizeof s);
+	s.visit = env_visit;
+	s.ctx = &c;
+	st = usc_eval_create_computation(r->computation, &o, &c.ev, err);
 	for (size_t i = 0; st == USC_OK && i < r->input_count; i++)
-		st = usc_eval_bind(ev, i, r->inputs[i], err);
+		st = usc_eval_bind(c.ev, i, r->inputs[i], err);
 	if (st == USC_OK)
-		st = usc_eval_run(ev, err);
+		st = usc__eval_run_stream(c.ev, &s, err);
 	if (st == USC_EUNSUPPORTED) {
 		snprintf(note, cap, "the envelope is unknown: %s",
 			 err ? err->message : "unsupported");
 		usc_error_clear(err);
-		usc_eval_destroy(ev);
-		return USC_OK;
-	}
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
-		usc_check_output *out = &r->outputs[i];
-		const void *values;
-		size_t count;
-		usc_dtype t;
+		/* Envelopes a visit wrote before the refusal are dropped. */
+		for (size_t i = 0; i < r->output_count; i++) {
+			usc_check_output *out = &r->outputs[i];
+			uint64_t n = usc_tensor_count(out->device);
 
-		st = usc__eval_output_values(ev, i, &values, &count, &t);
-		if (st != USC_OK) {
-			st = usc__fail(err, st, "the envelope kept no output %zu",
-				       i);
-			break;
+			for (uint64_t k = 0; k < n; k++) {
+				memset(&out->envelope[k], 0,
+				       sizeof out->envelope[k]);
+				out->envelope[k].flags = USC_ENV_UNKNOWN;
+			}
 		}
-		for (size_t k = 0; st == USC_OK && k < count; k++) {
-			const void *v = (const unsigned char *)values +
-					k * usc__domain_envelope.value_size;
-			usc__envelope_elem e;
-			uint64_t bits;
-
-			st = usc__domain_envelope.to_output(
-				usc__eval_domain_state(ev), t, v, &bits, &e,
-				err);
-			if (st == USC_OK)
-				out->envelope[k] = usc__envelope_public(&e);
-		}
+		st = USC_OK;
 	}
-	usc_eval_destroy(ev);
+	usc_eval_destroy(c.ev);
 	return st;
 }
 
