@@ -18,6 +18,13 @@ requirements.txt).  CI never runs it; what it produces is committed as data.
   # fast math on (XLA:CPU's default is off)
   python3 tools/capture/capture.py --fast-math true --cases /tmp/fm --kernel gelu_tanh_f32
 
+  # ... and the values of instructions inside it, for `ulpscope bisect`
+  # (intermediate_<name>.npy; 'all': each entry fusion's output, 'all-fused':
+  # also the instructions inside the fusions, or NAME,...)
+  python3 tools/capture/capture.py --case /tmp/ln --kernel layer_norm_bf16 \
+      --intermediates all-fused
+  python3 tools/capture/capture.py --add-intermediates /tmp/ln --intermediates mul.2,add.1
+
   # the acceptance corpus: every kernel x kernels.ACCEPTANCE x fast math off/on,
   # DIR/fastmath-{off,on}/<kernel>/<distribution>_s<seed>/ + table in DIR/README.md
   python3 tools/capture/capture.py --acceptance data/acceptance/
@@ -31,7 +38,7 @@ From your own code (a function and concrete arguments):
   capture.capture_function(my_fn, [x, w], "cases/my_kernel")
 
 A case directory holds kernel.hlo, case.json, input_<i>.npy, device_<i>.npy
-(docs/cases.md).  XLA_FLAGS is read once, when jax's CPU backend starts, so
+and, with --intermediates, intermediate_<name>.npy (docs/cases.md).  XLA_FLAGS is read once, when jax's CPU backend starts, so
 setup() must run before the first jax computation.
 """
 
@@ -595,8 +602,10 @@ def write_case(out_dir, comp, inputs, outputs, *, function, kernel_name, dtype,
 
 
 def capture_function(fn, args, out_dir, *, name=None, arg_names=None, dtype=None,
-                     seed=None, distribution="given", notes=""):
-    """Capture your own function at concrete arguments as a case directory."""
+                     seed=None, distribution="given", notes="", intermediates=None):
+    """Capture your own function at concrete arguments as a case directory.
+    intermediates: None, or what capture_intermediates() takes ('all',
+    'all-fused', names) to record those instructions' values too."""
     jax = setup()
     args = [np.asarray(jax.device_get(a)) for a in args]
     name = name or getattr(fn, "__name__", "kernel")
@@ -605,10 +614,250 @@ def capture_function(fn, args, out_dir, *, name=None, arg_names=None, dtype=None
     outputs = comp.run(args)
     if dtype is None:
         dtype = ",".join(sorted({hlo_text.numpy_to_hlo_dtype(a.dtype) for a in args}))
-    return write_case(out_dir, comp, args, outputs,
+    case = write_case(out_dir, comp, args, outputs,
                       function=f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', name)}",
                       kernel_name=name, dtype=dtype, seed=seed, distribution=distribution,
                       notes=notes, arg_names=arg_names)
+    if intermediates:
+        case["intermediates"] = capture_intermediates(out_dir, intermediates)
+    return case
+
+
+# ---------------------------------------------------------------------------
+# Intermediates: the values of chosen instructions, for `ulpscope bisect`
+# ---------------------------------------------------------------------------
+
+def _newest_dump(module_name):
+    """(after_optimizations, debug_options) paths of the newest dump of module_name."""
+    d = _STATE["dump_dir"]
+    if not d:
+        return None, None
+    pat = os.path.join(d, f"module_*.{module_name}.cpu_after_optimizations.txt")
+    hits = sorted(glob.glob(pat), key=lambda p: int(re.search(r"module_(\d+)", p).group(1)))
+    if not hits:
+        return None, None
+    debug = hits[-1][: -len(".cpu_after_optimizations.txt")] + ".debug_options"
+    return hits[-1], debug if os.path.exists(debug) else None
+
+
+def compile_hlo_text(text):
+    """Compile HLO text on XLA:CPU through jaxlib, as jax compiles a jit:
+    hlo_module_from_text -> XlaComputation -> StableHLO
+    (xla_computation_to_mlir_module) -> Client.compile_and_load with jax's
+    own compile options (jax._src.compiler.get_compile_options).  jaxlib
+    0.10.2 compiles nothing but StableHLO/MHLO, so XLA runs its whole
+    pipeline on the module again (fusion included).  Returns the
+    LoadedExecutable."""
+    jax = setup()
+    from jax._src import compiler
+    from jax._src.lib import _jax, xla_client as xc
+    from jax._src.lib import hlo as xla_hlo
+    dev = jax.devices("cpu")[0]
+    module = xla_hlo.hlo_module_from_text(text)
+    mlir = _jax.mlir.xla_computation_to_mlir_module(
+        xc.XlaComputation(module.as_serialized_hlo_module_proto()))
+    opts = compiler.get_compile_options(num_replicas=1, num_partitions=1,
+                                        device_assignment=[dev], backend=dev.client)
+    return dev.client.compile_and_load(mlir, xc.DeviceList((dev,)), opts)
+
+
+def _run_executable(exe, inputs):
+    jax = setup()
+    dev = jax.devices("cpu")[0]
+    outs = exe.execute([jax.device_put(x, dev) for x in inputs])
+    return [np.asarray(jax.device_get(y)) for y in outs]
+
+
+def _as_hlo_type(x, leaf):
+    """An array read from a case as the HLO type of leaf (raw '<V2' bf16 -> bf16)."""
+    want = hlo_text.hlo_to_numpy_dtype(leaf.dtype)
+    if x.dtype != want:
+        if x.dtype.itemsize != want.itemsize:
+            raise ValueError(f"{x.dtype} does not match {leaf}")
+        x = x.view(want)
+    if tuple(x.shape) != leaf.dims:
+        raise ValueError(f"shape {list(x.shape)} does not match {leaf}")
+    return x
+
+
+def _bits(x):
+    return np.ascontiguousarray(x).view(np.uint8).reshape(x.shape + (x.dtype.itemsize,))
+
+
+def _differing(a, b):
+    """Elements whose encodings differ (NaN payloads and -0 included)."""
+    if a.shape != b.shape or a.dtype.itemsize != b.dtype.itemsize:
+        return -1
+    return int(np.sum(np.any(_bits(a) != _bits(b), axis=-1)))
+
+
+def _warn(msg):
+    print(f"capture: warning: {msg}", file=sys.stderr)
+
+
+def capture_intermediates(case_dir, which="all"):
+    """Record the values of instructions of a case's kernel.hlo as
+    case_dir/intermediate_<name>.npy, and what was done as case.json's
+    `intermediates`.  which: 'all' (every entry instruction that computes a
+    value and is not an output: the output of each entry fusion), 'all-fused'
+    (those and the instructions inside each entry fusion's computation), or a
+    list / comma string of instruction names (entry or fused computation).
+
+    The module is rewritten (tools/capture/intermediates.py): every entry
+    fusion inlined into the entry (names kept), the ENTRY's ROOT a tuple of
+    the original outputs and the chosen instructions.  Each rewritten module
+    is compiled again on XLA:CPU (compile_hlo_text) in this process (same
+    XLA_FLAGS, which must give the fast-math setting the case was captured
+    with) and run on the case's inputs; its first outputs are compared bit
+    for bit with device_<i>.npy.  Run 0 gives the entry-level values; each
+    fusion with requested instructions inside gets a run of its own, which
+    also recomputes run 0's values as a cross-check.  Mismatches are warned
+    about and recorded, never hidden.  Returns the record."""
+    import intermediates as inter
+    setup()
+    case_path = os.path.join(case_dir, "case.json")
+    with open(case_path) as f:
+        case = json.load(f)
+    with open(os.path.join(case_dir, "kernel.hlo")) as f:
+        text = f.read()
+    module = hlo_text.parse_module(text)
+    want_fm = bool(case.get("xla_cpu_enable_fast_math", False))
+    if fast_math_in_effect() != want_fm:
+        raise ValueError(f"{case_dir}: captured with xla_cpu_enable_fast_math={want_fm}, this "
+                         f"process compiles with {fast_math_in_effect()}; rerun with "
+                         f"--fast-math {'true' if want_fm else 'false'}")
+    for key, now in _versions().items():
+        if case.get(key) not in (None, now):
+            _warn(f"{case_dir}: captured with {key} {case[key]}, this is {now}: "
+                  "the recompiled module may differ")
+    if case.get("xla_flags") not in (None, _flags_for_record()):
+        _warn(f"{case_dir}: captured with XLA_FLAGS {case['xla_flags']!r}, now "
+              f"{_flags_for_record()!r}")
+
+    params = module.entry.parameters()
+    inputs = [_as_hlo_type(np.load(os.path.join(case_dir, f"input_{k}.npy")), p.leaves[0])
+              for k, p in enumerate(params)]
+    leaves = module.entry.root().leaves
+    devices = [_as_hlo_type(np.load(os.path.join(case_dir, f"device_{k}.npy")), leaf)
+               for k, leaf in enumerate(leaves)]
+
+    spec = which if isinstance(which, str) else ",".join(which)
+    names = inter.select(module, spec)
+    runs = inter.plan_runs(module, names)
+    entry_ref = {}
+    values = {}
+    run_recs = []
+    orig_debug = case.get("xla_debug_options") or {}
+    for k, run in enumerate(runs):
+        mname = f"{module.name}_usc_intermediates_{k}"
+        new_text = inter.rewrite(text, run["outputs"], "all", module_name=mname)
+        exe = compile_hlo_text(new_text)
+        outs = _run_executable(exe, inputs)
+        n_out = len(devices)
+        if len(outs) != n_out + len(run["outputs"]):
+            raise RuntimeError(f"run {k}: {len(outs)} results, expected "
+                               f"{n_out} + {len(run['outputs'])}")
+        mism = []
+        for i, (y, dv) in enumerate(zip(outs[:n_out], devices)):
+            nd = _differing(y, dv)
+            if nd:
+                mism.append({"output": i, "elements": nd})
+        extra = dict(zip(run["outputs"], outs[n_out:]))
+        entry_mism = []
+        if k == 0:
+            entry_ref = extra
+        else:
+            for n in run["outputs"]:
+                if n not in entry_ref:
+                    continue
+                nd = _differing(extra[n], entry_ref[n])
+                if nd:
+                    entry_mism.append({"instruction": n, "elements": nd})
+        for rec in run["captures"]:
+            src = rec["value_of"] if rec["value_of"] is not None else rec["name"]
+            values[rec["name"]] = (extra[src], k)
+        after, debug = _newest_dump(mname)
+        opt_text = open(after).read() if after else exe.hlo_modules()[0].to_string()
+        dbg = _debug_options(debug)
+        dbg_diff = sorted(key for key in set(dbg) | set(orig_debug)
+                          if dbg.get(key) != orig_debug.get(key)) if debug else None
+        rr = {
+            "run": k,
+            "inside_fusion": run["fusion"],
+            "instructions": [r["name"] for r in run["captures"]],
+            "extra_outputs": len(run["outputs"]),
+            "rewritten_sha256": hashlib.sha256(new_text.encode()).hexdigest(),
+            "recompiled_entry_fusions": len(hlo_text.entry_fusions(
+                hlo_text.parse_module(opt_text))),
+            "outputs_match": not mism,
+            "output_mismatches": mism,
+        }
+        if k:
+            # The fusion's own operands: when they match run 0, the
+            # instructions inside it were computed from the same bits as in
+            # the entry-level run, whatever XLA did downstream.
+            fus = module.entry.by_name()[run["fusion"]]
+            bad = {m["instruction"] for m in entry_mism}
+            rr["fusion_operands_match"] = not any(o in bad for o in fus.operands)
+            rr["entry_values_match"] = not entry_mism
+            rr["entry_value_mismatches"] = entry_mism
+        if dbg_diff is not None:
+            rr["debug_options_differ"] = dbg_diff
+        run_recs.append(rr)
+        if mism:
+            _warn(f"{case_dir}: run {k} ({run['fusion'] or 'entry'}): outputs differ "
+                  f"from device_*.npy: {mism}; its values are still XLA:CPU's, of a module "
+                  "that computed the outputs differently")
+        if entry_mism:
+            _warn(f"{case_dir}: run {k} ({run['fusion']}): entry values differ from "
+                  f"run 0: {entry_mism}"
+                  + ("" if rr["fusion_operands_match"] else
+                     f"; among them operands of {run['fusion']}, so the values inside it "
+                     "come from other operand bits than run 0's"))
+
+    for old in glob.glob(os.path.join(case_dir, "intermediate_*.npy")):
+        os.remove(old)
+    files = []
+    for rec in inter.resolve(module, names):
+        y, k = values[rec["name"]]
+        leaf = hlo_text.parse_type(rec["type"])[0]
+        y = _as_hlo_type(y, leaf)
+        fn = f"intermediate_{rec['name']}.npy"
+        save_npy(os.path.join(case_dir, fn), y)
+        files.append({"file": fn, "instruction": rec["name"], "type": str(leaf),
+                      "opcode": rec["opcode"], "computation": rec["computation"],
+                      "fusion": rec["fusion"],
+                      "value_of": rec["value_of"] or rec["name"], "run": k})
+    record = {
+        "requested": spec,
+        "method": "recompiled",
+        "how": ("kernel.hlo rewritten (tools/capture/intermediates.py): every entry fusion "
+                "inlined into the entry (a fused root takes its fusion's name, every other "
+                "name kept), the ENTRY's ROOT a tuple of the original outputs and the "
+                "instructions of the run; compiled again on XLA:CPU through jaxlib "
+                "(hlo_module_from_text -> xla_computation_to_mlir_module -> "
+                "Client.compile_and_load with jax's compile options) in the capturing "
+                "process, and run on input_*.npy. XLA re-optimizes and re-fuses the "
+                "rewritten module: the values are XLA:CPU's for these instructions in that "
+                "module, whose outputs are bit-identical to device_*.npy when the run's "
+                "outputs_match is true; they are not necessarily the bits inside the "
+                "original fused loop, where a value may never have been rounded to its "
+                "type."),
+        "tool": "tools/capture/capture.py (capture_intermediates)",
+        **_versions(),
+        "xla_flags": _flags_for_record(),
+        "kernel_entry_fusions": len(hlo_text.entry_fusions(module)),
+        "outputs_match": all(r["outputs_match"] for r in run_recs),
+        "fusion_operands_match": all(r.get("fusion_operands_match", True) for r in run_recs),
+        "entry_values_match": all(r.get("entry_values_match", True) for r in run_recs),
+        "files": files,
+        "runs": run_recs,
+    }
+    case["intermediates"] = record
+    with open(case_path, "w") as f:
+        json.dump(case, f, indent=1)
+        f.write("\n")
+    return record
 
 
 # ---------------------------------------------------------------------------
@@ -625,17 +874,20 @@ def compile_kernel(kernel):
     return _COMPILED[kernel.name]
 
 
-def capture_kernel_case(kernel, dist, seed, out_dir):
+def capture_kernel_case(kernel, dist, seed, out_dir, intermediates=None):
     comp = compile_kernel(kernel)
     inputs = draw_inputs(kernel, dist, seed)
     outputs = comp.run(inputs)
-    return write_case(
+    case = write_case(
         out_dir, comp, inputs, outputs,
         function=f"tools/capture/kernels.py:{kernel.fn.__name__}",
         kernel_name=kernel.name, dtype=kernel.dtype, seed=seed, distribution=dist,
         notes=f"{kernel.source}; {kernel.formula}.",
         arg_names=kernel.arg_names(), roles=[a.role for a in kernel.args],
         extra={"catalogue_file": f"kernels/{kernel.name}.hlo"})
+    if intermediates:
+        case["intermediates"] = capture_intermediates(out_dir, intermediates)
+    return case
 
 
 def _rel(p):
@@ -701,15 +953,19 @@ def write_catalogue(out_dir, only=None):
                              "# kernels/\n\n@TABLE@\n")
 
 
-def write_examples(out_root):
+def write_examples(out_root, intermediates=None):
+    """The committed examples (kernels.EXAMPLES); a (distribution, seed,
+    spec) entry also records intermediates (capture_intermediates), as does
+    every case when intermediates is given."""
     import kernels as K
     rows = []
     total = 0
     for kname, cases in K.EXAMPLES:
         k = K.BY_NAME[kname]
-        for dist, seed in cases:
+        for dist, seed, *spec in cases:
             d = os.path.join(out_root, kname, f"{dist}_s{seed}")
-            case = capture_kernel_case(k, dist, seed, d)
+            which = intermediates or (spec[0] if spec else None)
+            case = capture_kernel_case(k, dist, seed, d, intermediates=which)
             size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
             total += size
             ins = ", ".join(r["type"] for r in case["inputs"])
@@ -717,11 +973,16 @@ def write_examples(out_root):
             fus = case["fusion"] or f"null (main `{case['main_fusion']}` of {len(case['fusions'])})"
             if case["fusion"]:
                 fus = f"`{fus}`"
+            inter = "—"
+            if "intermediates" in case:
+                im = case["intermediates"]
+                inter = (f"{len(im['files'])} (`{im['requested']}`), outputs "
+                         f"{'bit-identical' if im['outputs_match'] else 'DIFFER'}")
             rows.append(f"| `{kname}/{dist}_s{seed}/` | {k.dtype} | {dist} | {seed} | {ins} | "
-                        f"{outs} | {fus} | {size // 1024} KiB |")
+                        f"{outs} | {fus} | {inter} | {size // 1024} KiB |")
             print(f"{d}: {len(case['inputs'])} in, {len(case['outputs'])} out, {size} bytes")
-    head = ("| case | dtype | distribution | seed | inputs | device outputs | fusion | size |\n"
-            "|---|---|---|---|---|---|---|---|")
+    head = ("| case | dtype | distribution | seed | inputs | device outputs | fusion | "
+            "intermediates | size |\n|---|---|---|---|---|---|---|---|---|")
     body = head + "\n" + "\n".join(rows) + f"\n\nTotal: {total // 1024} KiB."
     _replace_between_markers(os.path.join(out_root, "README.md"), _EX_BEGIN, _EX_END, body,
                              "# data/examples/\n\n@TABLE@\n")
@@ -811,9 +1072,23 @@ def main(argv=None):
     ap.add_argument("--seed", default="0", help="comma list of seeds")
     ap.add_argument("--fast-math", choices=("true", "false"), default=None,
                     help="pass --xla_cpu_enable_fast_math (default: XLA's default, off)")
+    ap.add_argument("--intermediates", metavar="SPEC", default=None,
+                    help="with --case/--cases/--examples: also record the values of "
+                         "instructions as intermediate_<name>.npy (for ulpscope bisect): "
+                         "'all' (every entry instruction that is not an output: each entry "
+                         "fusion's output), 'all-fused' (and the instructions inside each "
+                         "entry fusion), or NAME,... (entry or fused-computation "
+                         "instructions); --examples: overrides the specs in kernels.EXAMPLES")
+    ap.add_argument("--add-intermediates", metavar="CASE_DIR", action="append", default=[],
+                    help="record intermediates (--intermediates SPEC, default all) in an "
+                         "existing case directory; repeatable")
     ap.add_argument("--keep-dump", metavar="DIR", help="dump to DIR and keep it")
     ap.add_argument("--list", action="store_true", help="list the catalogue kernels")
     a = ap.parse_args(argv)
+    if a.intermediates is not None and not (a.case or a.cases or a.examples or
+                                             a.add_intermediates):
+        ap.error("--intermediates goes with --case, --cases, --examples or "
+                 "--add-intermediates")
 
     if a.keep_dump:
         os.makedirs(a.keep_dump, exist_ok=True)
@@ -828,7 +1103,7 @@ def main(argv=None):
         if a.catalogue:
             write_catalogue(a.catalogue, set(_csv(a.only)) or None)
         if a.examples:
-            write_examples(a.examples)
+            write_examples(a.examples, a.intermediates)
         names = _csv(a.kernel)
         if names == ["all"]:
             names = [k.name for k in K.KERNELS]
@@ -841,6 +1116,10 @@ def main(argv=None):
             write_acceptance(a.acceptance, names or [k.name for k in K.KERNELS])
         if a.acceptance_part:
             write_acceptance_part(a.acceptance_part, names)
+        for d in a.add_intermediates:
+            rec = capture_intermediates(d, a.intermediates or "all")
+            print(f"{d}: {len(rec['files'])} intermediates, outputs "
+                  f"{'bit-identical' if rec['outputs_match'] else 'DIFFERENT'}")
         if a.cases or a.case:
             if not names:
                 ap.error("--cases/--case need --kernel")
@@ -851,15 +1130,22 @@ def main(argv=None):
             if a.case:
                 if len(names) * len(dists) * len(seeds) != 1:
                     ap.error("--case takes one kernel, one distribution, one seed")
-                capture_kernel_case(K.BY_NAME[names[0]], dists[0], seeds[0], a.case)
+                capture_kernel_case(K.BY_NAME[names[0]], dists[0], seeds[0], a.case,
+                                    intermediates=a.intermediates)
                 print(a.case)
             else:
                 for n in names:
                     for d in dists:
                         for s in seeds:
                             out = os.path.join(a.cases, n, f"{d}_s{s}")
-                            capture_kernel_case(K.BY_NAME[n], d, s, out)
+                            capture_kernel_case(K.BY_NAME[n], d, s, out,
+                                                intermediates=a.intermediates)
                             print(out)
+    except ValueError as e:
+        # A name that is not in the module, an instruction that cannot be an
+        # output, a case captured with another fast-math setting: say which.
+        print(f"capture: error: {e}", file=sys.stderr)
+        return 1
     finally:
         if not a.keep_dump and _STATE["dump_dir"] and \
                 os.path.basename(_STATE["dump_dir"]).startswith("ulpscope_xla_dump_"):

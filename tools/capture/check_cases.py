@@ -13,7 +13,14 @@ For each directory holding a case.json it checks that
     flattened in order), no more, no fewer;
   - case.json has the required keys; `fusion` (when not null) and every
     name in `fusions` / `main_fusion` is a fusion instruction of the entry;
-  - where case.json names a catalogue file, kernel.hlo is identical to it.
+  - where case.json names a catalogue file, kernel.hlo is identical to it;
+  - every intermediate_<name>.npy names an instruction of kernel.hlo that
+    `ulpscope bisect` can take (of the entry, or of the computation of one
+    entry fusion; not tuple-shaped), with its shape and element type; when
+    case.json has an `intermediates` record (capture.py --intermediates),
+    its `files` are exactly those files, with the instructions' types, and
+    a run whose outputs were not bit-identical to device_*.npy is reported
+    as a warning.
 bf16 / fp8 arrays written by np.save carry a raw '<V2' / '|V1' descriptor;
 they are accepted when the HLO type has that byte width.
 
@@ -30,6 +37,10 @@ import re
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hlo_text  # noqa: E402  (numpy only; ml_dtypes optional)
+import intermediates  # noqa: E402  (pure Python)
 
 REQUIRED = ("fusion", "platform", "jax_version", "jaxlib_version", "xla_flags",
             "function", "dtype", "seed", "distribution", "notes")
@@ -153,6 +164,10 @@ def check_case(d, repo=None):
                  and int(f[7:-4]) >= len(result)]
     for f in sorted(extra_in + extra_out):
         errs.append(f"{f}: no matching entry parameter / result leaf")
+    inter = sorted(f for f in files if f.startswith("intermediate_") and f.endswith(".npy"))
+    e, w = check_intermediates(d, text, inter, case)
+    errs += e
+    warns += w
     names = []
     if case.get("fusion") is not None:
         names.append(case["fusion"])
@@ -171,6 +186,60 @@ def check_case(d, repo=None):
         p = os.path.join(repo, cat)
         if os.path.exists(p) and open(p).read() != text:
             warns.append(f"kernel.hlo differs from {cat} (recaptured with other versions?)")
+    return errs, warns
+
+
+def check_intermediates(d, text, files, case):
+    """Errors and warnings for the intermediate_<name>.npy files of case d."""
+    errs, warns = [], []
+    rec = case.get("intermediates")
+    if not files and not rec:
+        return errs, warns
+    try:
+        module = hlo_text.parse_module(text)
+    except ValueError as e:
+        return [f"kernel.hlo: {e}"], warns
+    types = {}
+    for f in files:
+        name = f[len("intermediate_"):-len(".npy")]
+        try:
+            r = intermediates.resolve(module, [name])[0]
+        except intermediates.RewriteError as e:
+            errs.append(f"{f}: {e}")
+            continue
+        leaf = hlo_text.parse_type(r["type"])[0]
+        types[f] = str(leaf)
+        try:
+            x = np.load(os.path.join(d, f), allow_pickle=False)
+        except (OSError, ValueError) as e:
+            errs.append(f"{f}: {e}")
+            continue
+        if tuple(x.shape) != leaf.dims:
+            errs.append(f"{f}: shape {list(x.shape)} != instruction {name} {leaf}")
+        ok, why = _type_ok(x, leaf.dtype)
+        if not ok:
+            errs.append(f"{f}: {why} (instruction {name}: {leaf})")
+    if rec is None:
+        return errs, warns
+    listed = {r.get("file"): r for r in rec.get("files", [])}
+    for f in sorted(set(listed) - set(files)):
+        errs.append(f"case.json intermediates lists {f}, which is missing")
+    for f in sorted(set(files) - set(listed)):
+        errs.append(f"{f}: not in case.json's intermediates record")
+    for f, r in listed.items():
+        if f in types and r.get("type") != types[f]:
+            errs.append(f"case.json intermediates: {f} has type {r.get('type')}, the "
+                        f"instruction {types[f]}")
+        if f in types and r.get("instruction") != f[len("intermediate_"):-len(".npy")]:
+            errs.append(f"case.json intermediates: {f} is recorded as instruction "
+                        f"{r.get('instruction')!r}")
+    for run in rec.get("runs", []):
+        if not run.get("outputs_match", True):
+            warns.append(f"intermediates run {run.get('run')}: outputs not bit-identical to "
+                         f"device_*.npy ({run.get('output_mismatches')})")
+        if not run.get("fusion_operands_match", True):
+            warns.append(f"intermediates run {run.get('run')}: operands of "
+                         f"{run.get('inside_fusion')} differ from run 0")
     return errs, warns
 
 

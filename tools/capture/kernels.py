@@ -358,11 +358,14 @@ def _catalogue():
 KERNELS = _catalogue()
 BY_NAME = {k.name: k for k in KERNELS}
 
-# The committed example cases (data/examples/): kernel, [(distribution, seed)].
+# The committed example cases (data/examples/): kernel, [(distribution, seed)
+# or (distribution, seed, intermediates)]; the third element is what
+# capture.py --intermediates takes: that case also holds the values of those
+# instructions (intermediate_<name>.npy, for ulpscope bisect).
 EXAMPLES = [
     ("softmax_f32", [("normal", 0), ("large", 1)]),
     ("softmax_f16", [("uniform", 0), ("ties", 1)]),
-    ("layer_norm_bf16", [("normal", 0), ("denormal", 1)]),
+    ("layer_norm_bf16", [("normal", 0), ("denormal", 1), ("uniform", 0, "all-fused")]),
     ("rms_norm_bf16", [("normal", 0), ("ties", 1)]),
     ("gelu_erf_f16", [("normal", 0), ("ties", 1)]),
     ("swiglu_bf16", [("normal", 0), ("large", 1)]),
