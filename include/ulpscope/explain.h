@@ -31,6 +31,8 @@ extern "C" {
 #endif
 
 #define USC_EXPLAIN_DEPTH_DEFAULT 24
+/* How many of a set's largest terms the tree shows (--terms). */
+#define USC_EXPLAIN_TERMS_DEFAULT 3
 
 typedef struct usc_explain_request {
 	/*
@@ -68,6 +70,13 @@ typedef struct usc_explain_request {
 	bool no_attribute;
 	/* The attribution's cap on ops that round (0: its default). */
 	size_t attr_max_ops;
+	/*
+	 * How many terms of a reduction or a dot at an element are shown
+	 * as children of its set: those with the largest |exact value|
+	 * (USC_EXPLAIN_TERMS_DEFAULT from usc_explain_request_default; 0:
+	 * none, the set's operands are then followed whole).
+	 */
+	size_t terms;
 } usc_explain_request;
 
 usc_explain_request usc_explain_request_default(void);
@@ -77,18 +86,31 @@ typedef enum usc_explain_kind {
 	/* One element of the instruction, at index. */
 	USC_EXPLAIN_ELEMENT,
 	/*
-	 * The elements of a reduce's operand that the root element's
-	 * reduction combines (count of them): summarized.
+	 * The elements of a reduce's or reduce-window's input that the
+	 * parent element combines (count of them, described by set):
+	 * summarized; its children are its largest terms.
 	 */
 	USC_EXPLAIN_SET,
 	/*
 	 * Every element of the instruction: its index map back from the
-	 * element is not one the explanation follows (reduce-window, dot,
-	 * gather...), or a parent was a set.  Summarized.
+	 * element is not one the explanation follows (convolution,
+	 * scatter...), or a parent was followed whole.  Summarized.
 	 */
 	USC_EXPLAIN_WHOLE,
 	/* A fusion or call: its values are those of its body's root. */
-	USC_EXPLAIN_CALL
+	USC_EXPLAIN_CALL,
+	/*
+	 * The products a dot's element sums (instr is the dot, index the
+	 * dot's element, count the contracting size, set "a[0,0:3] x
+	 * b[0:3,1]"): summarized; its children are its largest terms.
+	 */
+	USC_EXPLAIN_PRODUCTS,
+	/*
+	 * One of those products (instr is the dot, index its position in
+	 * the sum, lhs_index and rhs_index its factors): the reference's
+	 * product and the exact one; its children are the two factors.
+	 */
+	USC_EXPLAIN_PRODUCT
 } usc_explain_kind;
 
 /* One line of the tree, in pre-order. */
@@ -96,8 +118,27 @@ typedef struct usc_explain_node {
 	const usc_hlo_instr *instr;
 	unsigned depth;
 	usc_explain_kind kind;
-	uint64_t index;  /* ELEMENT: flat row-major index in instr's shape */
-	uint64_t count;  /* SET, WHOLE: elements summarized */
+	uint64_t index;  /* ELEMENT, CALL: flat row-major index in instr's
+			  * shape; PRODUCTS: the dot's element; PRODUCT:
+			  * the term's position in the sum */
+	uint64_t count;  /* SET, WHOLE: elements summarized; PRODUCTS:
+			  * products */
+	/* PRODUCT: the flat indices of its lhs and rhs factors. */
+	uint64_t lhs_index, rhs_index;
+	/*
+	 * SET, PRODUCTS, PRODUCT: which elements, per dimension an index
+	 * or a range "lo:hi" (":step" when strided), e.g. "[3,0:128]" or
+	 * "a[0,0:3] x b[0:3,1]".
+	 */
+	char set[256];
+	/*
+	 * A term of its parent set (an ELEMENT under a SET, a PRODUCT
+	 * under PRODUCTS): its rank by |exact| (1: the largest) among
+	 * terms_of terms; 0 otherwise.
+	 */
+	uint64_t term, terms_of;
+	/* The padding value of a pad at a padded position. */
+	bool padding;
 	/*
 	 * The first node with the same instruction, kind and index when
 	 * this one repeats it (its subtree is not printed again), else
@@ -111,7 +152,8 @@ typedef struct usc_explain_node {
 	 * node is the caller's operand), else NULL.
 	 */
 	const usc_hlo_instr *via;
-	/* ---- values (ELEMENT); has_values false where none were kept */
+	/* ---- values (ELEMENT, PRODUCT); has_values false where none were
+	 * kept */
 	bool has_values;
 	bool is_float;
 	uint64_t ref_bits;
@@ -129,10 +171,12 @@ typedef struct usc_explain_node {
 	double contrib;
 	bool has_envelope;
 	usc_envelope envelope;
-	/* ---- SET, WHOLE: summaries over count elements */
+	/* ---- SET, WHOLE, PRODUCTS: summaries over count elements */
 	double sum_abs_ref, sum_abs_exact;
 	double max_abs_ref_err; /* ulps of the op's type; NaN if none */
-	uint64_t max_ref_err_index;
+	/* Where: the flat index (PRODUCTS: the lhs factor's, and
+	 * max_ref_err_rhs the rhs factor's). */
+	uint64_t max_ref_err_index, max_ref_err_rhs;
 	/* Where it comes from: op_name ("" when absent) and "file:line"
 	 * (the file's last component; "" when unknown). */
 	char op_name[160];
@@ -149,6 +193,11 @@ typedef struct usc_explain_report {
 	usc_check_element root;
 	/* The reference's error against the exact value at the element. */
 	double reference_ulps;
+	/* The oracle's enclosure of the element's exact value. */
+	double exact_lo, exact_hi;
+	/* The tree's limits as applied. */
+	unsigned max_depth;
+	size_t terms;
 	size_t node_count;
 	usc_explain_node *nodes;
 	unsigned long oracle_precision;

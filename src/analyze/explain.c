@@ -7,20 +7,24 @@
  * device value, envelope and class), attributed as usc_attribute does
  * (which gives each op's contribution to the element's error), and then
  * evaluated three more times — strict reference, oracle, envelope — keeping
- * the values of every instruction the tree visits (usc__eval_keep), from
- * which each node reads its element.  The tree follows the element back
- * through every index map that sends one output element to one operand
- * element (elementwise ops, broadcast, transpose, reshape, slice,
- * reverse, copy, and the parameters of fused computations to their
- * callers' operands); a reduce's operand becomes the set of elements the
- * root element's reduction combines; any other op (reduce-window, dot,
- * gather...) is followed at instruction granularity, its values
- * summarized over the whole tensor.
+ * the values of every instruction the tree may visit (usc__eval_keep),
+ * from which each node reads its element.  The tree follows the element
+ * back through the evaluator's own index maps (src/eval/eval_internal.h:
+ * one place knows HLO's semantics): elementwise ops, reshape and copy at
+ * the same index; broadcast, transpose, slice, reverse, bitcast,
+ * concatenate, pad, dynamic-slice and gather at the one element they
+ * copy (start indices read from the reference's values); the parameters
+ * of fused computations to their callers' operands.  A reduce's or
+ * reduce-window's input becomes the set of elements the element
+ * combines, a dot's element the set of its products; either is
+ * summarized and its largest terms shown.  Any other op is followed at
+ * instruction granularity, its values summarized over the whole tensor.
  */
 #include "internal.h"
 #include "analyze/attribution_internal.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,7 @@ usc_explain_request usc_explain_request_default(void)
 	memset(&r, 0, sizeof r);
 	r.check = usc_check_request_default();
 	r.check.worst = 1;
+	r.terms = USC_EXPLAIN_TERMS_DEFAULT;
 	return r;
 }
 
@@ -59,14 +64,42 @@ void usc_explain_report_destroy(usc_explain_report *r)
 
 /* ------------------------------------------------------------- walk */
 
+/* The three evaluations, with every instruction the tree may visit kept. */
+typedef struct runs3 {
+	usc_eval *ev[3]; /* reference, oracle, envelope */
+} runs3;
+
+enum { R_REF, R_ORC, R_ENV };
+
+/* The values one run kept of one instruction. */
+typedef struct kept {
+	const unsigned char *vals;
+	size_t count, size;
+	usc_dtype t;
+	const usc__domain_ops *dom;
+	void *state;
+} kept;
+
 typedef struct walker {
 	const usc_hlo_module *m;
 	unsigned max_depth;
+	size_t terms;
 	usc_explain_node *nodes;
-	uint64_t **sets; /* per node: a SET's flat indices, else NULL */
+	/*
+	 * Per node: a SET's flat indices; a PRODUCTS node's lhs indices
+	 * then its rhs indices (count each); else NULL.
+	 */
+	uint64_t **sets;
 	size_t n, cap;
 	/* How often a run evaluates each computation (bisect.c's rule). */
 	unsigned char *runs;
+	/*
+	 * The smallest depth at which the tree may reach each instruction
+	 * (UINT_MAX: never), at reach[base[computation] + index].
+	 */
+	size_t *base;
+	unsigned *reach;
+	const runs3 *ev; /* the runs, done before the walk */
 } walker;
 
 /*
@@ -120,6 +153,60 @@ static const usc_hlo_instr *caller_of(const usc_hlo_module *m,
 	return NULL;
 }
 
+/*
+ * A parameter of a fused (or called) computation is its caller's
+ * operand: the instruction whose values it has.
+ */
+static const usc_hlo_instr *resolve(const usc_hlo_module *m,
+				    const usc_hlo_instr *in)
+{
+	for (int hop = 0; hop < 64 && in->opcode == USC_HLO_OP_PARAMETER &&
+			  !in->parent->is_entry;
+	     hop++) {
+		const usc_hlo_instr *c = caller_of(m, in->parent);
+
+		if (!c || in->parameter_number < 0 ||
+		    (size_t)in->parameter_number >= c->operand_count)
+			break;
+		in = c->operands[in->parameter_number];
+	}
+	return in;
+}
+
+/*
+ * The instructions the tree may visit within the depth limit, each at
+ * the smallest depth it may appear at: its operands one deeper, a
+ * fusion's root one deeper, a fused parameter's caller operand at the
+ * same depth.  A set's terms and a dot's products only go deeper, so
+ * this covers every node the walk makes; these are the instructions the
+ * runs keep.
+ */
+static void mark_reach(walker *w, const usc_hlo_instr *in, unsigned depth,
+		       int hops)
+{
+	unsigned *r;
+
+	if (depth >= w->max_depth || hops > 4096)
+		return;
+	if (in->opcode == USC_HLO_OP_PARAMETER && !in->parent->is_entry) {
+		const usc_hlo_instr *c = resolve(w->m, in);
+
+		if (c != in)
+			mark_reach(w, c, depth, hops + 1);
+		return;
+	}
+	r = &w->reach[w->base[in->parent->index] + in->index];
+	if (*r <= depth)
+		return;
+	*r = depth;
+	if ((in->opcode == USC_HLO_OP_FUSION ||
+	     in->opcode == USC_HLO_OP_CALL) &&
+	    in->called_count && in->called[0]->root)
+		mark_reach(w, in->called[0]->root, depth + 1, hops + 1);
+	for (size_t k = 0; k < in->operand_count; k++)
+		mark_reach(w, in->operands[k], depth + 1, hops + 1);
+}
+
 static const char *file_base(const char *f)
 {
 	const char *b = strrchr(f, '/');
@@ -159,6 +246,194 @@ static void source_of(const usc_hlo_module *m, const usc_hlo_instr *in,
 			 file_base(buf));
 }
 
+/* What run d kept of in (a resolved instruction); false if nothing. */
+static bool get_kept(const walker *w, int d, const usc_hlo_instr *in,
+		     kept *k)
+{
+	const void *v;
+
+	if (!w->ev || !w->ev->ev[d] ||
+	    usc__eval_kept_values(w->ev->ev[d], in, &v, &k->count, &k->t) !=
+		    USC_OK)
+		return false;
+	k->vals = v;
+	k->dom = usc__eval_domain(w->ev->ev[d]);
+	k->state = usc__eval_domain_state(w->ev->ev[d]);
+	k->size = k->dom->value_size;
+	return true;
+}
+
+static const void *kept_at(const kept *k, uint64_t i)
+{
+	return k->vals + i * k->size;
+}
+
+/*
+ * Reads the start indices of dynamic-slice and gather: the reference's
+ * value of operand k of in at flat.  It notes what it was asked for, so
+ * that the tree shows the index elements the evaluator's map read.
+ */
+#define READS_MAX 16
+
+typedef struct ref_reader {
+	const walker *w;
+	const usc_hlo_instr *in;
+	size_t nreads;
+	bool overflow;
+	size_t read_k[READS_MAX];
+	uint64_t read_flat[READS_MAX];
+} ref_reader;
+
+static usc_status read_ref(void *ctx, size_t k, size_t flat, int64_t *v,
+			   usc_error *err)
+{
+	ref_reader *r = ctx;
+	const usc_hlo_instr *op;
+	kept kv;
+
+	if (k >= r->in->operand_count)
+		return usc__fail(err, USC_EINTERNAL, "explain: no operand %zu",
+				 k);
+	op = resolve(r->w->m, r->in->operands[k]);
+	for (size_t i = 0; i < r->nreads; i++)
+		if (r->read_k[i] == k && r->read_flat[i] == flat)
+			goto noted;
+	if (r->nreads < READS_MAX) {
+		r->read_k[r->nreads] = k;
+		r->read_flat[r->nreads++] = flat;
+	} else {
+		r->overflow = true;
+	}
+noted:
+	if (!get_kept(r->w, R_REF, op, &kv) || flat >= kv.count)
+		return usc__fail(err, USC_ERANGE,
+				 "explain: no values of '%s'", op->name);
+	return kv.dom->to_index(kv.state, kv.t, kept_at(&kv, flat), v, err);
+}
+
+/*
+ * A term's weight: |exact value| (the oracle's midpoint), +inf for an
+ * infinite one, -1 (last) for NaN or undecided.
+ */
+static double exact_weight(const kept *ko, uint64_t i)
+{
+	usc__oracle_enclosure enc;
+	uint64_t bits;
+	usc_error e;
+
+	memset(&enc, 0, sizeof enc);
+	if (i >= ko->count ||
+	    ko->dom->to_output(ko->state, ko->t, kept_at(ko, i), &bits, &enc,
+			       &e) != USC_OK)
+		return -1;
+	if (!usc_dtype_is_float(ko->t)) {
+		double d = enc.lo / 2 + enc.hi / 2;
+
+		return fabs(d);
+	}
+	switch (enc.kind) {
+	case USC__ORC_FINITE:
+		return fabs(enc.lo / 2 + enc.hi / 2);
+	case USC__ORC_POS_INF:
+	case USC__ORC_NEG_INF:
+		return INFINITY;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * The positions of the n largest of count weights (ties: the earlier
+ * first), largest first, into pos; returns how many (n or count).
+ */
+static size_t top_terms(const double *wt, uint64_t count, size_t n,
+			uint64_t *pos)
+{
+	size_t have = 0;
+
+	for (uint64_t e = 0; e < count; e++) {
+		size_t j = have < n ? have : n;
+
+		/* Insertion: strictly larger moves ahead, ties stay behind. */
+		while (j > 0 && wt[e] > wt[pos[j - 1]])
+			j--;
+		if (j >= n)
+			continue;
+		memmove(pos + j + 1, pos + j,
+			((have < n ? have : n - 1) - j) * sizeof *pos);
+		pos[j] = e;
+		if (have < n)
+			have++;
+	}
+	return have;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The elements at flats (n of them, of shape s) written per dimension as
+ * an index or a range "lo:hi" (exclusive hi, ":step" when strided):
+ * "[3,0:128]".  The sets of reduce, reduce-window and dot are products
+ * of such ranges.
+ */
+static void describe(const usc_hlo_shape *s, const uint64_t *flats,
+		     uint64_t n, char *out, size_t size)
+{
+	int64_t lo[USC_TENSOR_MAX_RANK], hi[USC_TENSOR_MAX_RANK];
+	int64_t g[USC_TENSOR_MAX_RANK], idx[USC_TENSOR_MAX_RANK];
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (s->kind != USC_HLO_SHAPE_ARRAY || s->rank > USC_TENSOR_MAX_RANK ||
+	    n == 0) {
+		snprintf(out, size, "[]");
+		return;
+	}
+	for (uint64_t e = 0; e < n; e++) {
+		usc__unravel((size_t)flats[e], s->dims, s->rank, idx);
+		for (size_t d = 0; d < s->rank; d++) {
+			if (e == 0 || idx[d] < lo[d])
+				lo[d] = idx[d];
+			if (e == 0 || idx[d] > hi[d])
+				hi[d] = idx[d];
+		}
+	}
+	memset(g, 0, sizeof g);
+	for (uint64_t e = 0; e < n; e++) {
+		usc__unravel((size_t)flats[e], s->dims, s->rank, idx);
+		for (size_t d = 0; d < s->rank; d++)
+			g[d] = gcd64(g[d], idx[d] - lo[d]);
+	}
+	len += (size_t)snprintf(out + len, size - len, "[");
+	for (size_t d = 0; d < s->rank && len < size; d++) {
+		const char *sep = d ? "," : "";
+
+		if (lo[d] == hi[d])
+			len += (size_t)snprintf(out + len, size - len,
+						"%s%" PRId64, sep, lo[d]);
+		else if (g[d] == 1)
+			len += (size_t)snprintf(out + len, size - len,
+						"%s%" PRId64 ":%" PRId64, sep,
+						lo[d], hi[d] + 1);
+		else
+			len += (size_t)snprintf(out + len, size - len,
+						"%s%" PRId64 ":%" PRId64
+						":%" PRId64,
+						sep, lo[d], hi[d] + 1, g[d]);
+	}
+	if (len < size)
+		snprintf(out + len, size - len, "]");
+}
+
 static usc_status push(walker *w, const usc_hlo_instr *in,
 		       usc_explain_kind kind, uint64_t index, unsigned depth,
 		       size_t *out, usc_error *err)
@@ -186,165 +461,67 @@ static usc_status push(walker *w, const usc_hlo_instr *in,
 	nd->instr = in;
 	nd->depth = depth;
 	nd->kind = kind;
-	nd->index = kind == USC_EXPLAIN_ELEMENT || kind == USC_EXPLAIN_CALL
-			    ? index
-			    : 0;
+	nd->index = kind == USC_EXPLAIN_SET || kind == USC_EXPLAIN_WHOLE
+			    ? 0
+			    : index;
 	nd->count = kind == USC_EXPLAIN_WHOLE
 			    ? (uint64_t)usc_hlo_shape_elements(&in->shape)
 			    : 1;
 	nd->same_as = SIZE_MAX;
 	nd->local_ulps = nd->ref_err_ulps = nd->contrib = NAN;
 	nd->max_abs_ref_err = NAN;
+	nd->exact_kind = "undecided";
 	source_of(w->m, in, nd);
 	*out = w->n++;
 	return USC_OK;
 }
 
-/* Element o of in's shape mapped into operand k's flat index, if simple. */
+static bool is_data_op(usc_hlo_opcode op)
+{
+	switch (op) {
+	case USC_HLO_OP_BROADCAST:
+	case USC_HLO_OP_TRANSPOSE:
+	case USC_HLO_OP_SLICE:
+	case USC_HLO_OP_DYNAMIC_SLICE:
+	case USC_HLO_OP_DYNAMIC_UPDATE_SLICE:
+	case USC_HLO_OP_CONCATENATE:
+	case USC_HLO_OP_PAD:
+	case USC_HLO_OP_REVERSE:
+	case USC_HLO_OP_BITCAST:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Element flat of in's shape mapped into operand k's flat index, for the
+ * ops whose map keeps the index (elementwise ops, reshape and copy keep
+ * row-major order) and scalar operands.
+ */
 static bool map_index(const usc_hlo_instr *in, size_t k, uint64_t flat,
 		      uint64_t *out)
 {
 	const usc_hlo_shape *os = &in->shape;
 	const usc_hlo_shape *s = &in->operands[k]->shape;
-	int64_t o[USC_TENSOR_MAX_RANK], idx[USC_TENSOR_MAX_RANK];
-	const usc_hlo_attr *a;
 
-	if (os->kind != USC_HLO_SHAPE_ARRAY || s->kind != USC_HLO_SHAPE_ARRAY ||
-	    os->rank > USC_TENSOR_MAX_RANK || s->rank > USC_TENSOR_MAX_RANK)
+	if (os->kind != USC_HLO_SHAPE_ARRAY || s->kind != USC_HLO_SHAPE_ARRAY)
 		return false;
 	if (s->rank == 0) {
 		/* A scalar operand (clamp's bounds, a broadcast's source). */
 		*out = 0;
 		return true;
 	}
-	usc__unravel((size_t)flat, os->dims, os->rank, o);
-	switch (in->opcode) {
-	case USC_HLO_OP_BROADCAST:
-		a = usc__attr_ints(in, "dimensions");
-		if (!a || a->count != s->rank)
-			return false;
-		for (size_t i = 0; i < s->rank; i++) {
-			if (a->ints[i] < 0 || (size_t)a->ints[i] >= os->rank)
-				return false;
-			idx[i] = o[a->ints[i]];
-		}
-		break;
-	case USC_HLO_OP_TRANSPOSE:
-		a = usc__attr_ints(in, "dimensions");
-		if (!a || a->count != s->rank || s->rank != os->rank)
-			return false;
-		/* Output dimension i is operand dimension perm[i]. */
-		for (size_t i = 0; i < s->rank; i++) {
-			if (a->ints[i] < 0 || (size_t)a->ints[i] >= s->rank)
-				return false;
-			idx[a->ints[i]] = o[i];
-		}
-		break;
-	case USC_HLO_OP_RESHAPE:
-		/* Row-major order is kept: the same flat index. */
-		*out = flat;
-		return true;
-	case USC_HLO_OP_REVERSE:
-		a = usc__attr_ints(in, "dimensions");
-		if (!a || s->rank != os->rank)
-			return false;
-		memcpy(idx, o, s->rank * sizeof *idx);
-		for (size_t i = 0; i < a->count; i++) {
-			if (a->ints[i] < 0 || (size_t)a->ints[i] >= s->rank)
-				return false;
-			idx[a->ints[i]] = s->dims[a->ints[i]] - 1 -
-					  o[a->ints[i]];
-		}
-		break;
-	case USC_HLO_OP_SLICE:
-		a = NULL;
-		for (size_t i = 0; i < in->attr_count; i++)
-			if (in->attrs[i].kind == USC_HLO_ATTR_SLICE)
-				a = &in->attrs[i];
-		if (!a || a->count != s->rank || s->rank != os->rank)
-			return false;
-		for (size_t i = 0; i < s->rank; i++)
-			idx[i] = a->slice[i].start +
-				 o[i] * (a->slice[i].stride ? a->slice[i].stride
-							    : 1);
-		break;
-	case USC_HLO_OP_COPY:
-		if (s->rank != os->rank)
-			return false;
-		*out = flat;
-		return true;
-	default:
-		if (usc_hlo_opcode_category(in->opcode) !=
-			    USC_HLO_CAT_ELEMENTWISE ||
-		    s->rank != os->rank)
-			return false;
+	if (usc_hlo_shape_elements(s) != usc_hlo_shape_elements(os))
+		return false;
+	if (in->opcode == USC_HLO_OP_RESHAPE ||
+	    in->opcode == USC_HLO_OP_COPY ||
+	    (usc_hlo_opcode_category(in->opcode) == USC_HLO_CAT_ELEMENTWISE &&
+	     !is_data_op(in->opcode) && s->rank == os->rank)) {
 		*out = flat;
 		return true;
 	}
-	for (size_t i = 0; i < s->rank; i++)
-		if (idx[i] < 0 || idx[i] >= s->dims[i])
-			return false;
-	*out = usc__ravel(idx, s->dims, s->rank);
-	return true;
-}
-
-/*
- * The elements of a reduce's operand that output element flat combines:
- * the operand's kept dimensions take the output index, the reduced ones
- * run over their range (row-major).
- */
-static usc_status reduce_set(const usc_hlo_instr *in, size_t k, uint64_t flat,
-			     uint64_t **out, uint64_t *count, usc_error *err)
-{
-	const usc_hlo_shape *s = &in->operands[k]->shape;
-	const usc_hlo_shape *os = &in->shape;
-	const usc_hlo_attr *a = usc__attr_ints(in, "dimensions");
-	int64_t o[USC_TENSOR_MAX_RANK], idx[USC_TENSOR_MAX_RANK];
-	int64_t rd[USC_TENSOR_MAX_RANK];
-	bool reduced[USC_TENSOR_MAX_RANK] = {false};
-	size_t nr = 0, j = 0;
-	uint64_t n = 1, *set;
-	const usc_hlo_shape *leaf = os;
-
-	*out = NULL;
-	*count = 0;
-	if (os->kind == USC_HLO_SHAPE_TUPLE) {
-		/* A variadic reduce: every leaf has the same dimensions. */
-		if (!os->tuple_count)
-			return USC_OK;
-		leaf = &os->tuple[0];
-	}
-	if (!a || s->kind != USC_HLO_SHAPE_ARRAY ||
-	    s->rank > USC_TENSOR_MAX_RANK || leaf->rank > USC_TENSOR_MAX_RANK)
-		return USC_OK;
-	for (size_t i = 0; i < a->count; i++) {
-		if (a->ints[i] < 0 || (size_t)a->ints[i] >= s->rank)
-			return USC_OK;
-		reduced[a->ints[i]] = true;
-	}
-	for (size_t d = 0; d < s->rank; d++)
-		if (reduced[d]) {
-			rd[nr++] = s->dims[d];
-			n *= (uint64_t)s->dims[d];
-		}
-	if (leaf->rank + nr != s->rank)
-		return USC_OK;
-	usc__unravel((size_t)flat, leaf->dims, leaf->rank, o);
-	set = usc__calloc(n ? n : 1, sizeof *set);
-	if (!set)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (uint64_t e = 0; e < n; e++) {
-		int64_t r[USC_TENSOR_MAX_RANK];
-		size_t ri = 0, oi = 0;
-
-		usc__unravel((size_t)e, rd, nr, r);
-		for (size_t d = 0; d < s->rank; d++)
-			idx[d] = reduced[d] ? r[ri++] : o[oi++];
-		set[j++] = usc__ravel(idx, s->dims, s->rank);
-	}
-	*out = set;
-	*count = n;
-	return USC_OK;
+	return false;
 }
 
 static usc_status visit(walker *w, const usc_hlo_instr *in,
@@ -365,6 +542,284 @@ static usc_status visit_operand(walker *w, const usc_hlo_instr *in,
 			     depth + 1, NULL, 0, err);
 	return visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0, depth + 1,
 		     NULL, 0, err);
+}
+
+/* Marks the node at `at` (if made) as term rank of count. */
+static void mark_term(walker *w, size_t at, size_t rank, uint64_t count)
+{
+	if (at < w->n) {
+		w->nodes[at].term = rank;
+		w->nodes[at].terms_of = count;
+	}
+}
+
+/* One product of a dot's element: its node, then its two factors. */
+static usc_status visit_product(walker *w, const usc_hlo_instr *dot,
+				uint64_t j, uint64_t lf, uint64_t rf,
+				unsigned depth, usc_error *err)
+{
+	const usc_hlo_instr *l = dot->operands[0], *r = dot->operands[1];
+	char a[96], b[96];
+	size_t me;
+	usc_status st;
+
+	st = push(w, dot, USC_EXPLAIN_PRODUCT, j, depth, &me, err);
+	if (st != USC_OK)
+		return st;
+	w->nodes[me].lhs_index = lf;
+	w->nodes[me].rhs_index = rf;
+	describe(&l->shape, &lf, 1, a, sizeof a);
+	describe(&r->shape, &rf, 1, b, sizeof b);
+	snprintf(w->nodes[me].set, sizeof w->nodes[me].set,
+		 "%.40s%.80s x %.40s%.80s", l->name, a, r->name, b);
+	if (depth + 1 >= w->max_depth) {
+		w->nodes[me].truncated = true;
+		return USC_OK;
+	}
+	st = visit(w, l, USC_EXPLAIN_ELEMENT, lf, depth + 1, NULL, 0, err);
+	if (st == USC_OK)
+		st = visit(w, r, USC_EXPLAIN_ELEMENT, rf, depth + 1, NULL, 0,
+			   err);
+	return st;
+}
+
+/*
+ * The children of a SET or PRODUCTS node me: its w->terms largest terms
+ * by |exact value|.  *shown 0 when there are none to show (no terms
+ * asked for, or no values kept).
+ */
+static usc_status show_terms(walker *w, size_t me, unsigned depth,
+			     size_t *shown, usc_error *err)
+{
+	const usc_explain_node *nd = &w->nodes[me];
+	const usc_hlo_instr *in = nd->instr;
+	usc_explain_kind kind = nd->kind;
+	const uint64_t *set = w->sets[me];
+	uint64_t count = nd->count, *pos = NULL;
+	double *wt = NULL;
+	kept a, b;
+	size_t n;
+	usc_status st = USC_OK;
+
+	*shown = 0;
+	if (w->terms == 0 || !set || count == 0)
+		return USC_OK;
+	if (kind == USC_EXPLAIN_SET) {
+		if (!get_kept(w, R_ORC, in, &a))
+			return USC_OK;
+	} else if (!get_kept(w, R_ORC, resolve(w->m, in->operands[0]), &a) ||
+		   !get_kept(w, R_ORC, resolve(w->m, in->operands[1]), &b)) {
+		return USC_OK;
+	}
+	wt = usc__calloc(count, sizeof *wt);
+	pos = usc__calloc(w->terms, sizeof *pos);
+	if (!wt || !pos) {
+		usc__free(wt);
+		usc__free(pos);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (uint64_t e = 0; e < count; e++) {
+		if (kind == USC_EXPLAIN_SET) {
+			wt[e] = exact_weight(&a, set[e]);
+		} else {
+			double x = exact_weight(&a, set[e]);
+			double y = exact_weight(&b, set[count + e]);
+
+			/* |x y|; a NaN factor ranks last. */
+			wt[e] = x < 0 || y < 0 ? -1 : x * y;
+			if (isnan(wt[e]))
+				wt[e] = -1;
+		}
+	}
+	n = top_terms(wt, count, w->terms, pos);
+	for (size_t r = 0; r < n && st == USC_OK; r++) {
+		size_t at = w->n;
+		uint64_t e = pos[r];
+
+		if (kind == USC_EXPLAIN_SET)
+			st = visit(w, in, USC_EXPLAIN_ELEMENT, set[e], depth + 1,
+				   NULL, 0, err);
+		else
+			st = visit_product(w, in, e, set[e], set[count + e],
+					   depth + 1, err);
+		if (st == USC_OK)
+			mark_term(w, at, r + 1, count);
+	}
+	usc__free(wt);
+	usc__free(pos);
+	*shown = n;
+	return st;
+}
+
+/* A reduce's or reduce-window's inputs at element index: their sets. */
+static usc_status visit_reduction(walker *w, const usc_hlo_instr *in,
+				  uint64_t index, unsigned depth,
+				  usc_error *err)
+{
+	size_t half = in->operand_count / 2, m = 0, n;
+	usc__reduce_map rm;
+	usc__window_map wm;
+	size_t *flats;
+	usc_error e;
+	bool ok;
+	usc_status st;
+
+	ok = in->opcode == USC_HLO_OP_REDUCE
+		     ? usc__reduce_map_init(in, &rm, &e) == USC_OK
+		     : usc__window_map_init(in, &wm, &e) == USC_OK;
+	if (ok)
+		m = in->opcode == USC_HLO_OP_REDUCE ? rm.m : wm.m;
+	flats = usc__calloc(m ? m : 1, sizeof *flats);
+	if (!flats)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	if (in->opcode == USC_HLO_OP_REDUCE) {
+		if (ok)
+			usc__reduce_map_at(&rm, (size_t)index, flats);
+		n = m;
+	} else {
+		n = ok ? usc__window_map_at(&wm, (size_t)index, flats) : 0;
+	}
+	st = USC_OK;
+	for (size_t k = 0; k < in->operand_count && st == USC_OK; k++) {
+		const usc_hlo_shape *s = &in->operands[k]->shape;
+		uint64_t *set;
+
+		if (k >= half || !ok || s->kind != USC_HLO_SHAPE_ARRAY) {
+			st = visit_operand(w, in, k,
+					   k < half ? USC_EXPLAIN_WHOLE
+						    : USC_EXPLAIN_ELEMENT,
+					   index, depth, err);
+			continue;
+		}
+		set = usc__calloc(n ? n : 1, sizeof *set);
+		if (!set) {
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t j = 0; j < n; j++)
+			set[j] = flats[j];
+		st = visit(w, in->operands[k], USC_EXPLAIN_SET, 0, depth + 1,
+			   set, n, err);
+	}
+	usc__free(flats);
+	return st;
+}
+
+/* A dot's element: the node of its products. */
+static usc_status visit_dot(walker *w, const usc_hlo_instr *in,
+			    uint64_t index, unsigned depth, usc_error *err)
+{
+	usc__dot_map dm;
+	usc_error e;
+	size_t *lf, me;
+	uint64_t *set;
+	char a[96], b[96];
+	usc_status st;
+
+	if (usc__dot_map_init(in, &dm, &e) != USC_OK) {
+		for (size_t k = 0; k < in->operand_count; k++) {
+			st = visit_operand(w, in, k, USC_EXPLAIN_WHOLE, index,
+					   depth, err);
+			if (st != USC_OK)
+				return st;
+		}
+		return USC_OK;
+	}
+	lf = usc__calloc(2 * (dm.m ? dm.m : 1), sizeof *lf);
+	set = usc__calloc(2 * (dm.m ? dm.m : 1), sizeof *set);
+	if (!lf || !set) {
+		usc__free(lf);
+		usc__free(set);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	usc__dot_map_terms(&dm, (size_t)index, lf, lf + dm.m);
+	for (size_t j = 0; j < 2 * dm.m; j++)
+		set[j] = lf[j];
+	usc__free(lf);
+	st = push(w, in, USC_EXPLAIN_PRODUCTS, index, depth + 1, &me, err);
+	if (st != USC_OK) {
+		usc__free(set);
+		return st;
+	}
+	w->sets[me] = set;
+	w->nodes[me].count = dm.m;
+	describe(dm.ls, set, dm.m, a, sizeof a);
+	describe(dm.rs, set + dm.m, dm.m, b, sizeof b);
+	snprintf(w->nodes[me].set, sizeof w->nodes[me].set,
+		 "%.40s%.80s x %.40s%.80s", in->operands[0]->name, a,
+		 in->operands[1]->name, b);
+	if (depth + 2 >= w->max_depth) {
+		w->nodes[me].truncated = true;
+		return USC_OK;
+	}
+	{
+		size_t shown;
+
+		st = show_terms(w, me, depth + 1, &shown, err);
+		if (st != USC_OK || shown)
+			return st;
+	}
+	/* No terms: the factors whole, as below any set. */
+	for (size_t k = 0; k < in->operand_count; k++) {
+		st = visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0, depth + 2,
+			   NULL, 0, err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/*
+ * The data-movement ops and gather at an element: the one operand
+ * element it copies (through the evaluator's own index maps, start
+ * indices read from the reference's values), then the index elements
+ * that map read.  *done false when the map cannot be followed (no values
+ * of the indices): the caller follows the operands whole.
+ */
+static usc_status visit_moved(walker *w, const usc_hlo_instr *in,
+			      uint64_t index, unsigned depth, bool *done,
+			      usc_error *err)
+{
+	ref_reader rr;
+	size_t src = 0, flat = 0, at;
+	usc_error e;
+	usc_status st;
+
+	*done = false;
+	memset(&rr, 0, sizeof rr);
+	rr.w = w;
+	rr.in = in;
+	if (in->opcode == USC_HLO_OP_GATHER) {
+		usc__gather_map g;
+
+		if (usc__gather_map_init(in, &g, &e) != USC_OK ||
+		    usc__gather_map_at(&g, (size_t)index, read_ref, &rr, &flat,
+				       &e) != USC_OK)
+			return USC_OK;
+	} else if (usc__data_index(in, read_ref, &rr, (size_t)index, &src,
+				   &flat, &e) != USC_OK ||
+		   src >= in->operand_count) {
+		return USC_OK;
+	}
+	*done = true;
+	at = w->n;
+	st = visit(w, in->operands[src], USC_EXPLAIN_ELEMENT, flat, depth + 1,
+		   NULL, 0, err);
+	if (st == USC_OK && at < w->n && in->opcode == USC_HLO_OP_PAD &&
+	    src == 1)
+		w->nodes[at].padding = true;
+	/* The index elements read, in the order read. */
+	for (size_t i = 0; st == USC_OK && i < rr.nreads; i++)
+		st = visit(w, in->operands[rr.read_k[i]], USC_EXPLAIN_ELEMENT,
+			   rr.read_flat[i], depth + 1, NULL, 0, err);
+	/* More than READS_MAX: the index operands whole. */
+	for (size_t k = 1; st == USC_OK && rr.overflow &&
+			   k < in->operand_count;
+	     k++)
+		if (k != src)
+			st = visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0,
+				   depth + 1, NULL, 0, err);
+	return st;
 }
 
 static usc_status visit(walker *w, const usc_hlo_instr *in,
@@ -413,6 +868,8 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 	if (kind == USC_EXPLAIN_SET) {
 		w->sets[me] = set;
 		w->nodes[me].count = set_count;
+		describe(&in->shape, set, set_count, w->nodes[me].set,
+			 sizeof w->nodes[me].set);
 	}
 	/* A repeat: refer to the first, do not walk it again. */
 	if (kind != USC_EXPLAIN_SET)
@@ -427,8 +884,21 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 			}
 		}
 	if (depth + 1 >= w->max_depth) {
-		w->nodes[me].truncated = in->operand_count > 0 || call;
+		/* Cut: operands, a body, or a set's terms not shown. */
+		w->nodes[me].truncated =
+			in->operand_count > 0 || call ||
+			(kind == USC_EXPLAIN_SET && w->terms > 0 &&
+			 set_count > 0);
 		return USC_OK;
+	}
+	if (kind == USC_EXPLAIN_SET) {
+		size_t shown;
+
+		st = show_terms(w, me, depth, &shown, err);
+		if (st != USC_OK || shown)
+			return st;
+		/* No terms: below a set, everything is followed whole. */
+		kind = USC_EXPLAIN_WHOLE;
 	}
 	/* A fusion or call: its body's root, at the same element. */
 	if (call && in->called_count) {
@@ -441,36 +911,31 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 						      : USC_EXPLAIN_WHOLE,
 			     index, depth + 1, NULL, 0, err);
 	}
-	if (in->opcode == USC_HLO_OP_REDUCE && kind == USC_EXPLAIN_ELEMENT) {
-		size_t half = in->operand_count / 2;
+	if (kind == USC_EXPLAIN_ELEMENT) {
+		bool done = false;
 
-		for (size_t k = 0; k < in->operand_count; k++) {
-			uint64_t *s = NULL, n = 0;
-
-			if (k < half) {
-				st = reduce_set(in, k, index, &s, &n, err);
-				if (st != USC_OK)
-					return st;
-			}
-			if (s)
-				st = visit(w, in->operands[k], USC_EXPLAIN_SET,
-					   0, depth + 1, s, n, err);
-			else
-				st = visit_operand(w, in, k,
-						   k < half ? USC_EXPLAIN_WHOLE
-							    : kind,
-						   index, depth, err);
-			if (st != USC_OK)
-				return st;
+		switch (in->opcode) {
+		case USC_HLO_OP_REDUCE:
+		case USC_HLO_OP_REDUCE_WINDOW:
+			return visit_reduction(w, in, index, depth, err);
+		case USC_HLO_OP_DOT:
+			return visit_dot(w, in, index, depth, err);
+		case USC_HLO_OP_GATHER:
+			st = visit_moved(w, in, index, depth, &done, err);
+			break;
+		default:
+			if (is_data_op(in->opcode))
+				st = visit_moved(w, in, index, depth, &done,
+						 err);
+			break;
 		}
-		return USC_OK;
+		if (st != USC_OK || done)
+			return st;
+		if (in->opcode == USC_HLO_OP_GATHER || is_data_op(in->opcode))
+			kind = USC_EXPLAIN_WHOLE;
 	}
 	for (size_t k = 0; k < in->operand_count; k++) {
-		st = visit_operand(w, in, k,
-				   kind == USC_EXPLAIN_ELEMENT
-					   ? USC_EXPLAIN_ELEMENT
-					   : USC_EXPLAIN_WHOLE,
-				   index, depth, err);
+		st = visit_operand(w, in, k, kind, index, depth, err);
 		if (st != USC_OK)
 			return st;
 	}
@@ -493,13 +958,11 @@ static bool rounds(const usc_hlo_instr *in)
 		 in->opcode == USC_HLO_OP_REDUCE_WINDOW));
 }
 
-/* The three evaluations, with every visited instruction kept. */
-typedef struct runs3 {
-	usc_eval *ev[3]; /* reference, oracle, envelope */
-} runs3;
-
-enum { R_REF, R_ORC, R_ENV };
-
+/*
+ * The three evaluations, keeping every instruction the tree may visit
+ * (mark_reach), before the walk: the walk reads start indices and ranks
+ * terms from them.
+ */
 static usc_status run_three(const walker *w, const usc_check_report *cr,
 			    const usc_explain_request *req, runs3 *r,
 			    usc_error *err)
@@ -520,20 +983,30 @@ static usc_status run_three(const walker *w, const usc_check_report *cr,
 						 &r->ev[d], err);
 		for (size_t i = 0; st == USC_OK && i < cr->input_count; i++)
 			st = usc_eval_bind(r->ev[d], i, cr->inputs[i], err);
-		for (size_t i = 0; st == USC_OK && i < w->n; i++)
-			if (keepable(w, w->nodes[i].instr))
-				st = usc__eval_keep(r->ev[d],
-						    w->nodes[i].instr, err);
+		for (size_t c = 0; st == USC_OK && c < w->m->computation_count;
+		     c++) {
+			const usc_hlo_computation *comp = w->m->computations[c];
+
+			for (size_t i = 0; st == USC_OK && i < comp->instr_count;
+			     i++) {
+				const usc_hlo_instr *in = comp->instrs[i];
+
+				if (w->reach[w->base[c] + i] != UINT_MAX &&
+				    keepable(w, in))
+					st = usc__eval_keep(r->ev[d], in, err);
+			}
+		}
 		if (st == USC_OK)
 			st = usc_eval_run(r->ev[d], err);
 	}
 	return st;
 }
 
-
 /* Scratch MPFR numbers for the per-element figures. */
 typedef struct scratch {
 	mpfr_t mid, val, ulp, t;
+	mpfr_t fa, fb, fp;       /* a product's factors and product */
+	usc__oracle_value prod;  /* an exact product */
 } scratch;
 
 /*
@@ -612,64 +1085,58 @@ static double decode_d(usc_dtype t, uint64_t bits)
 }
 
 /* The values of one node from the three runs. */
-static usc_status fill_node(const runs3 *r, scratch *s, usc_explain_node *nd,
+static usc_status fill_node(const walker *w, scratch *s, usc_explain_node *nd,
 			    const uint64_t *set, usc_error *err)
 {
-	const void *vals[3];
-	size_t count[3];
-	usc_dtype t[3];
-	const usc__domain_ops *dom[3];
-	void *state[3];
+	kept kv[3];
 	uint64_t n;
 	usc_status st;
 
 	if (nd->kind == USC_EXPLAIN_CALL || nd->same_as != SIZE_MAX)
 		return USC_OK;
-	for (int d = 0; d < 3; d++) {
-		if (usc__eval_kept_values(r->ev[d], nd->instr, &vals[d],
-					  &count[d], &t[d]) != USC_OK)
+	for (int d = 0; d < 3; d++)
+		if (!get_kept(w, d, nd->instr, &kv[d]))
 			return USC_OK; /* not kept: no values */
-		dom[d] = usc__eval_domain(r->ev[d]);
-		state[d] = usc__eval_domain_state(r->ev[d]);
-	}
-	nd->is_float = usc_dtype_is_float(t[0]);
+	nd->is_float = usc_dtype_is_float(kv[0].t);
 	n = nd->kind == USC_EXPLAIN_ELEMENT ? 1 : nd->count;
 	for (uint64_t e = 0; e < n; e++) {
 		uint64_t k = nd->kind == USC_EXPLAIN_ELEMENT ? nd->index
 			     : nd->kind == USC_EXPLAIN_SET    ? set[e]
 							      : e;
-		const void *rv, *ov, *evv;
+		const void *ov;
 		usc__oracle_enclosure enc;
 		usc__envelope_elem env;
 		uint64_t rbits, obits, ebits;
 		double local, referr, ref;
 
-		if (k >= count[0] || k >= count[1] || k >= count[2])
+		if (k >= kv[0].count || k >= kv[1].count || k >= kv[2].count)
 			return usc__fail(err, USC_EINTERNAL,
 					 "explain: element %" PRIu64
 					 " of '%s' out of range",
 					 k, nd->instr->name);
-		rv = (const char *)vals[R_REF] + k * dom[R_REF]->value_size;
-		ov = (const char *)vals[R_ORC] + k * dom[R_ORC]->value_size;
-		evv = (const char *)vals[R_ENV] + k * dom[R_ENV]->value_size;
-		st = dom[R_REF]->to_output(state[R_REF], t[R_REF], rv, &rbits,
-					   NULL, err);
+		ov = kept_at(&kv[R_ORC], k);
+		st = kv[R_REF].dom->to_output(kv[R_REF].state, kv[R_REF].t,
+					      kept_at(&kv[R_REF], k), &rbits,
+					      NULL, err);
 		if (st == USC_OK)
-			st = dom[R_ORC]->to_output(state[R_ORC], t[R_ORC], ov,
-						   &obits, &enc, err);
+			st = kv[R_ORC].dom->to_output(kv[R_ORC].state,
+						      kv[R_ORC].t, ov, &obits,
+						      &enc, err);
 		if (st == USC_OK)
-			st = dom[R_ENV]->to_output(state[R_ENV], t[R_ENV], evv,
-						   &ebits, &env, err);
+			st = kv[R_ENV].dom->to_output(kv[R_ENV].state,
+						      kv[R_ENV].t,
+						      kept_at(&kv[R_ENV], k),
+						      &ebits, &env, err);
 		if (st != USC_OK)
 			return st;
-		ref = decode_d(t[0], rbits);
-		figures(s, t[0], (const usc__oracle_value *)ov, rbits,
+		ref = decode_d(kv[0].t, rbits);
+		figures(s, kv[0].t, (const usc__oracle_value *)ov, rbits,
 			nd->kind == USC_EXPLAIN_ELEMENT && rounds(nd->instr),
 			&local, &referr);
 		if (nd->kind == USC_EXPLAIN_ELEMENT) {
 			nd->ref_bits = rbits;
 			nd->ref = ref;
-			nd->exact_kind = usc_dtype_is_float(t[0])
+			nd->exact_kind = usc_dtype_is_float(kv[0].t)
 						 ? kind_name(enc.kind)
 						 : "finite";
 			nd->exact_lo = enc.lo;
@@ -698,6 +1165,137 @@ static usc_status fill_node(const runs3 *r, scratch *s, usc_explain_node *nd,
 	}
 	nd->has_values = true;
 	return USC_OK;
+}
+
+/* One product of a dot: the reference's and the exact one. */
+typedef struct product {
+	uint64_t ref_bits;
+	double ref;
+	const char *exact_kind;
+	double lo, hi, mid;
+	double local, referr;
+} product;
+
+/*
+ * Product lf x rf of dot's element as the reference forms it (each
+ * factor converted to the result type, then multiplied and rounded to
+ * it: src/eval/reduce.c, sop_product) and exactly (the oracle's factors
+ * multiplied in interval arithmetic, wide enough to be exact).  false
+ * when the factors' values were not kept.
+ */
+static bool product_value(const walker *w, scratch *s,
+			  const usc_hlo_instr *dot, uint64_t lf, uint64_t rf,
+			  bool want_local, product *p)
+{
+	usc_dtype rt = dot->shape.dtype;
+	kept lr, rr, lo, ro;
+	const usc__oracle_value *a, *b;
+	uint64_t ab, bb;
+	unsigned flags;
+	usc_error e;
+
+	if (!get_kept(w, R_REF, resolve(w->m, dot->operands[0]), &lr) ||
+	    !get_kept(w, R_REF, resolve(w->m, dot->operands[1]), &rr) ||
+	    !get_kept(w, R_ORC, resolve(w->m, dot->operands[0]), &lo) ||
+	    !get_kept(w, R_ORC, resolve(w->m, dot->operands[1]), &ro) ||
+	    lf >= lr.count || rf >= rr.count || lf >= lo.count ||
+	    rf >= ro.count)
+		return false;
+	if (lr.dom->to_output(lr.state, lr.t, kept_at(&lr, lf), &ab, NULL,
+			      &e) != USC_OK ||
+	    rr.dom->to_output(rr.state, rr.t, kept_at(&rr, rf), &bb, NULL,
+			      &e) != USC_OK)
+		return false;
+	p->local = p->referr = NAN;
+	if (!usc_dtype_is_float(rt)) {
+		/* Integers: exact (within a double's range, for display). */
+		p->ref = decode_d(lr.t, ab) * decode_d(rr.t, bb);
+		p->ref_bits = 0;
+		p->exact_kind = "finite";
+		p->lo = p->hi = p->mid = p->ref;
+		return true;
+	}
+	/* The reference: convert, multiply, round. */
+	if (usc_decode_mpfr(lr.t, ab, s->fa) != USC_OK ||
+	    usc_decode_mpfr(rr.t, bb, s->fb) != USC_OK)
+		return false;
+	if (lr.t != rt &&
+	    (usc_encode_mpfr(rt, s->fa, NULL, &ab, &flags) != USC_OK ||
+	     usc_decode_mpfr(rt, ab, s->fa) != USC_OK))
+		return false;
+	if (rr.t != rt &&
+	    (usc_encode_mpfr(rt, s->fb, NULL, &bb, &flags) != USC_OK ||
+	     usc_decode_mpfr(rt, bb, s->fb) != USC_OK))
+		return false;
+	mpfr_set_prec(s->fp, mpfr_get_prec(s->fa) + mpfr_get_prec(s->fb));
+	mpfr_mul(s->fp, s->fa, s->fb, MPFR_RNDN); /* exact */
+	if (usc_encode_mpfr(rt, s->fp, NULL, &p->ref_bits, &flags) != USC_OK)
+		return false;
+	p->ref = decode_d(rt, p->ref_bits);
+	/* The exact product. */
+	a = kept_at(&lo, lf);
+	b = kept_at(&ro, rf);
+	if (a->kind == USC__ORC_FINITE && b->kind == USC__ORC_FINITE) {
+		mpfi_set_prec(s->prod.x,
+			      mpfi_get_prec(a->x) + mpfi_get_prec(b->x));
+		mpfi_mul(s->prod.x, a->x, b->x);
+		s->prod.kind = USC__ORC_FINITE;
+		p->exact_kind = "finite";
+		p->lo = mpfr_get_d(&s->prod.x->left, MPFR_RNDD);
+		p->hi = mpfr_get_d(&s->prod.x->right, MPFR_RNDU);
+		mpfr_set_prec(s->mid, mpfi_get_prec(s->prod.x) + 1);
+		mpfi_mid(s->mid, s->prod.x);
+		p->mid = mpfr_get_d(s->mid, MPFR_RNDN);
+		figures(s, rt, &s->prod, p->ref_bits, want_local, &p->local,
+			&p->referr);
+	} else {
+		/* A non-finite factor: no exact figures are formed. */
+		p->exact_kind = a->kind == USC__ORC_NAN ||
+						b->kind == USC__ORC_NAN
+					? "nan"
+					: "undecided";
+		p->lo = p->hi = p->mid = NAN;
+	}
+	return true;
+}
+
+/* The values of a PRODUCTS or PRODUCT node. */
+static void fill_products(const walker *w, scratch *s, usc_explain_node *nd,
+			  const uint64_t *set)
+{
+	product p;
+
+	nd->is_float = usc_dtype_is_float(nd->instr->shape.dtype);
+	if (nd->kind == USC_EXPLAIN_PRODUCT) {
+		if (!product_value(w, s, nd->instr, nd->lhs_index,
+				   nd->rhs_index, true, &p))
+			return;
+		nd->ref_bits = p.ref_bits;
+		nd->ref = p.ref;
+		nd->exact_kind = p.exact_kind;
+		nd->exact_lo = p.lo;
+		nd->exact_hi = p.hi;
+		nd->exact_mid = p.mid;
+		nd->local_ulps = p.local;
+		nd->ref_err_ulps = p.referr;
+		nd->has_values = true;
+		return;
+	}
+	for (uint64_t e = 0; set && e < nd->count; e++) {
+		if (!product_value(w, s, nd->instr, set[e], set[nd->count + e],
+				   false, &p))
+			return;
+		nd->sum_abs_ref += fabs(p.ref);
+		if (strcmp(p.exact_kind, "finite") == 0)
+			nd->sum_abs_exact += fabs(p.mid);
+		if (!isnan(p.referr) && (isnan(nd->max_abs_ref_err) ||
+					 fabs(p.referr) > nd->max_abs_ref_err)) {
+			nd->max_abs_ref_err = fabs(p.referr);
+			nd->max_ref_err_index = set[e];
+			nd->max_ref_err_rhs = set[nd->count + e];
+		}
+	}
+	nd->has_values = true;
 }
 
 /* ------------------------------------------------------ result files */
@@ -1040,21 +1638,39 @@ usc_status usc_explain_run(const usc_explain_request *req,
 		}
 	}
 
-	/* The tree, then the three runs that give its values. */
+	/*
+	 * The runs that give the values, keeping what the tree may visit,
+	 * then the tree (which reads start indices and ranks terms from
+	 * them), then each node's figures.
+	 */
 	w.m = m;
 	w.max_depth = q.max_depth ? q.max_depth : USC_EXPLAIN_DEPTH_DEFAULT;
+	w.terms = q.terms;
 	w.runs = usc__calloc(m->computation_count ? m->computation_count : 1,
 			     1);
-	if (!w.runs) {
+	w.base = usc__calloc(m->computation_count + 1, sizeof *w.base);
+	if (!w.runs || !w.base) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
+	for (size_t c = 0; c < m->computation_count; c++)
+		w.base[c + 1] = w.base[c] + m->computations[c]->instr_count;
+	w.reach = usc__calloc(w.base[m->computation_count] + 1,
+			      sizeof *w.reach);
+	if (!w.reach) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i <= w.base[m->computation_count]; i++)
+		w.reach[i] = UINT_MAX;
 	count_runs(r->check->computation, 1, w.runs, 0);
-	st = visit(&w, oin, USC_EXPLAIN_ELEMENT, r->flat_index, 0, NULL, 0,
-		   err);
+	mark_reach(&w, oin, 0, 0);
+	st = run_three(&w, r->check, &q, &runs, err);
 	if (st != USC_OK)
 		goto done;
-	st = run_three(&w, r->check, &q, &runs, err);
+	w.ev = &runs;
+	st = visit(&w, oin, USC_EXPLAIN_ELEMENT, r->flat_index, 0, NULL, 0,
+		   err);
 	if (st != USC_OK)
 		goto done;
 	r->oracle_precision =
@@ -1064,23 +1680,50 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	mpfr_init2(s.val, 128);
 	mpfr_init2(s.ulp, 64);
 	mpfr_init2(s.t, 128);
-	for (size_t i = 0; st == USC_OK && i < w.n; i++)
-		st = fill_node(&runs, &s, &w.nodes[i], w.sets[i], err);
+	mpfr_init2(s.fa, 64);
+	mpfr_init2(s.fb, 64);
+	mpfr_init2(s.fp, 128);
+	mpfi_init2(s.prod.x, 256);
+	for (size_t i = 0; st == USC_OK && i < w.n; i++) {
+		usc_explain_node *nd = &w.nodes[i];
+
+		if (nd->kind == USC_EXPLAIN_PRODUCTS ||
+		    nd->kind == USC_EXPLAIN_PRODUCT)
+			fill_products(&w, &s, nd, w.sets[i]);
+		else
+			st = fill_node(&w, &s, nd, w.sets[i], err);
+	}
 	mpfr_clear(s.mid);
 	mpfr_clear(s.val);
 	mpfr_clear(s.ulp);
 	mpfr_clear(s.t);
+	mpfr_clear(s.fa);
+	mpfr_clear(s.fb);
+	mpfr_clear(s.fp);
+	mpfi_clear(s.prod.x);
 	if (st != USC_OK)
 		goto done;
 	if (r->attribution) {
 		const usc_attribution *a = r->attribution;
 		const usc_attr_output *ao = &a->outputs[q.output];
 
+		/*
+		 * The op's contribution to the root element, at the op's
+		 * first element node only: it is one figure per op, however
+		 * many of its elements the tree shows.
+		 */
 		for (size_t i = 0; i < w.n; i++) {
 			usc_explain_node *nd = &w.nodes[i];
+			bool first = true;
 
 			if (nd->kind != USC_EXPLAIN_ELEMENT ||
 			    nd->same_as != SIZE_MAX)
+				continue;
+			for (size_t j = 0; j < i && first; j++)
+				if (w.nodes[j].instr == nd->instr &&
+				    w.nodes[j].kind == USC_EXPLAIN_ELEMENT)
+					first = false;
+			if (!first)
 				continue;
 			for (size_t u = 0; u < a->op_count; u++)
 				if (a->ops[u].instr == nd->instr)
@@ -1092,11 +1735,20 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	}
 	/* The reference's own error: the output instruction's node. */
 	r->reference_ulps = NAN;
+	r->exact_lo = r->root.oracle_mid - r->root.oracle_rad;
+	r->exact_hi = r->root.oracle_mid + r->root.oracle_rad;
 	for (size_t i = 0; i < w.n; i++)
 		if (w.nodes[i].kind == USC_EXPLAIN_ELEMENT) {
 			r->reference_ulps = w.nodes[i].ref_err_ulps;
+			if (w.nodes[i].has_values &&
+			    strcmp(w.nodes[i].exact_kind, "finite") == 0) {
+				r->exact_lo = w.nodes[i].exact_lo;
+				r->exact_hi = w.nodes[i].exact_hi;
+			}
 			break;
 		}
+	r->max_depth = w.max_depth;
+	r->terms = w.terms;
 	r->nodes = w.nodes;
 	r->node_count = w.n;
 	w.nodes = NULL;
@@ -1112,6 +1764,8 @@ done:
 	usc__free(w.sets);
 	usc__free(w.nodes);
 	usc__free(w.runs);
+	usc__free(w.base);
+	usc__free(w.reach);
 	if (st != USC_OK) {
 		usc_explain_report_destroy(r);
 		return st;
@@ -1203,61 +1857,90 @@ static void print_exact(FILE *f, const usc_explain_node *nd)
 		fprintf(f, "[%s, %s]", a, b);
 }
 
+/* The values line of an element or a product. */
+static void print_values(FILE *f, const usc_explain_node *nd, unsigned ind)
+{
+	fprintf(f, "%*s  ref %.9g  exact ", ind, "", nd->ref);
+	print_exact(f, nd);
+	if (nd->is_float) {
+		if (!isnan(nd->local_ulps)) {
+			fputs("  local ", f);
+			print_ulps(f, nd->local_ulps);
+		}
+		if (!isnan(nd->ref_err_ulps)) {
+			fputs("  ref err ", f);
+			print_ulps(f, nd->ref_err_ulps);
+		}
+	}
+	if (!isnan(nd->contrib)) {
+		fputs("  contrib ", f);
+		print_ulps(f, nd->contrib);
+	}
+	if (nd->has_envelope) {
+		fputs("  env ", f);
+		print_envelope(f, &nd->envelope);
+	}
+	fputc('\n', f);
+}
+
 static void print_node(FILE *f, const usc_explain_report *r, size_t i)
 {
 	const usc_explain_node *nd = &r->nodes[i];
 	const usc_hlo_instr *in = nd->instr;
 	unsigned ind = 2 * nd->depth;
 
-	fprintf(f, "%*s%s  %s ", ind, "", in->name,
+	(void)r;
+	fprintf(f, "%*s%s  %s", ind, "", in->name,
 		usc_hlo_opcode_name(in->opcode));
-	print_shape(f, &in->shape);
 	switch (nd->kind) {
 	case USC_EXPLAIN_ELEMENT:
 	case USC_EXPLAIN_CALL:
 		fputc(' ', f);
+		print_shape(f, &in->shape);
+		fputc(' ', f);
 		print_index(f, &in->shape, nd->index);
 		break;
 	case USC_EXPLAIN_SET:
-		fprintf(f, " (%" PRIu64 " elements reduced)", nd->count);
+		fputc(' ', f);
+		print_shape(f, &in->shape);
+		fprintf(f, " %s (%" PRIu64 " element%s reduced)", nd->set,
+			nd->count, nd->count == 1 ? "" : "s");
 		break;
 	case USC_EXPLAIN_WHOLE:
+		fputc(' ', f);
+		print_shape(f, &in->shape);
 		fprintf(f, " (all %" PRIu64 " elements)", nd->count);
 		break;
+	case USC_EXPLAIN_PRODUCTS:
+		fprintf(f, " products %s (%" PRIu64 " product%s)", nd->set,
+			nd->count, nd->count == 1 ? "" : "s");
+		break;
+	case USC_EXPLAIN_PRODUCT:
+		fprintf(f, " product %s", nd->set);
+		break;
 	}
+	if (nd->term)
+		fprintf(f, "  (term %" PRIu64 " of %" PRIu64 ")", nd->term,
+			nd->terms_of);
+	if (nd->padding)
+		fputs("  (padding)", f);
 	if (in->opcode == USC_HLO_OP_PARAMETER && in->parent->is_entry)
 		fprintf(f, "  parameter %" PRId64, in->parameter_number);
 	if (nd->via)
 		fprintf(f, "  (as %s)", nd->via->name);
 	if (nd->kind == USC_EXPLAIN_CALL && in->called_count)
 		fprintf(f, "  calls %s", in->called[0]->name);
-	if (nd->source[0])
+	if (nd->source[0] && nd->kind != USC_EXPLAIN_PRODUCTS &&
+	    nd->kind != USC_EXPLAIN_PRODUCT)
 		fprintf(f, "  %s", nd->source);
 	if (nd->same_as != SIZE_MAX) {
 		fputs("  (shown above)\n", f);
 		return;
 	}
 	fputc('\n', f);
-	if (nd->has_values && nd->kind == USC_EXPLAIN_ELEMENT) {
-		fprintf(f, "%*s  ref %.9g  exact ", ind, "", nd->ref);
-		print_exact(f, nd);
-		if (nd->is_float) {
-			if (!isnan(nd->local_ulps)) {
-				fputs("  local ", f);
-				print_ulps(f, nd->local_ulps);
-			}
-			if (!isnan(nd->ref_err_ulps)) {
-				fputs("  ref err ", f);
-				print_ulps(f, nd->ref_err_ulps);
-			}
-		}
-		if (!isnan(nd->contrib)) {
-			fputs("  contrib ", f);
-			print_ulps(f, nd->contrib);
-		}
-		fputs("  env ", f);
-		print_envelope(f, &nd->envelope);
-		fputc('\n', f);
+	if (nd->has_values && (nd->kind == USC_EXPLAIN_ELEMENT ||
+			       nd->kind == USC_EXPLAIN_PRODUCT)) {
+		print_values(f, nd, ind);
 	} else if (nd->has_values) {
 		fprintf(f, "%*s  sum|ref| %.9g  sum|exact| %.9g", ind, "",
 			nd->sum_abs_ref, nd->sum_abs_exact);
@@ -1265,7 +1948,17 @@ static void print_node(FILE *f, const usc_explain_report *r, size_t i)
 			fputs("  max|ref err| ", f);
 			print_ulps(f, nd->max_abs_ref_err);
 			fputs(" at ", f);
-			print_index(f, &in->shape, nd->max_ref_err_index);
+			if (nd->kind == USC_EXPLAIN_PRODUCTS) {
+				fprintf(f, "%s", in->operands[0]->name);
+				print_index(f, &in->operands[0]->shape,
+					    nd->max_ref_err_index);
+				fprintf(f, " x %s", in->operands[1]->name);
+				print_index(f, &in->operands[1]->shape,
+					    nd->max_ref_err_rhs);
+			} else {
+				print_index(f, &in->shape,
+					    nd->max_ref_err_index);
+			}
 		}
 		fputc('\n', f);
 	}

@@ -58,7 +58,8 @@ static const usc_cli_command commands[] = {
 	 "explain (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--device SRC... | RESULTS.h5 --kernel K --input SRC...) "
 	 "--element I,J,... [--flat] [--output N] [--profile NAME|FILE] "
-	 "[--depth D] [--no-attribute] [--pairwise] [--input-raw]",
+	 "[--depth D] [--terms N] [--no-attribute] [--json] [--pairwise] "
+	 "[--input-raw]",
 	 "one output element's computation as a tree, from the output back "
 	 "to the parameters: each op's reference value, exact value, "
 	 "rounding, contribution to the error, envelope and source line "

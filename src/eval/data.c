@@ -11,7 +11,6 @@
 
 typedef struct map_ctx {
 	const usc_hlo_instr *in;
-	const usc__evalue *ops;
 	const int64_t *odims;
 	size_t orank;
 	int64_t v[MAXR];      /* per-op vector: starts, permutation... */
@@ -215,7 +214,22 @@ static bool parse_m2m(const char *layout, size_t rank, int64_t *m2m)
 	return k == rank;
 }
 
-static usc_status clamp_starts(usc_eval *ev, map_ctx *c, size_t first_op,
+/*
+ * Reads an operand element as an index through the evaluator's domain
+ * (ctx: a usc__operand_reader).
+ */
+usc_status usc__read_operand_index(void *ctx, size_t k, size_t flat,
+				   int64_t *v, usc_error *err)
+{
+	const usc__operand_reader *r = ctx;
+	const usc__ebuf *b = r->ops[k].leaves[0];
+
+	return r->ev->dom->to_index(r->ev->dstate, b->dtype,
+				    USC__VAL(r->ev, b, flat), v, err);
+}
+
+static usc_status clamp_starts(map_ctx *c, usc__index_read_fn read,
+			       void *ctx, size_t first_op,
 			       const int64_t *sizes, const usc_hlo_shape *s,
 			       usc_error *err)
 {
@@ -228,23 +242,22 @@ static usc_status clamp_starts(usc_eval *ev, map_ctx *c, size_t first_op,
 	 * each is clamped into [0, dim - size], as XLA specifies.
 	 */
 	for (i = 0; i < s->rank; i++) {
-		const usc__ebuf *b;
-		size_t at;
+		size_t k, at;
 		int64_t v;
 
 		if (in->operand_count == first_op + 1 &&
-		    c->ops[first_op].leaves[0]->count == s->rank) {
-			b = c->ops[first_op].leaves[0];
+		    (size_t)usc_hlo_shape_elements(
+			    &in->operands[first_op]->shape) == s->rank) {
+			k = first_op;
 			at = i;
 		} else if (first_op + i < in->operand_count) {
-			b = c->ops[first_op + i].leaves[0];
+			k = first_op + i;
 			at = 0;
 		} else {
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "missing start index %zu", i);
 		}
-		st = ev->dom->to_index(ev->dstate, b->dtype,
-				       USC__VAL(ev, b, at), &v, err);
+		st = read(ctx, k, at, &v, err);
 		if (st != USC_OK)
 			return st;
 		if (v > s->dims[i] - sizes[i])
@@ -332,15 +345,18 @@ static usc_status broadcast_rows(usc_eval *ev, map_ctx *c,
 	return USC_OK;
 }
 
-usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
-			  const usc__evalue *ops, usc__ebuf *out,
-			  size_t begin, size_t end, usc_error *err)
+/*
+ * The index map of in, checked: *fn and the context c it reads.  read
+ * gives the start indices of dynamic-slice and dynamic-update-slice.
+ */
+static usc_status map_init(map_ctx *cp, const usc_hlo_instr *in,
+			   usc__index_read_fn read, void *ctx, map_fn *fnp,
+			   usc_error *err)
 {
 	map_ctx c;
 	map_fn fn = NULL;
 	const usc_hlo_attr *a;
 	const usc_hlo_shape *s0;
-	int64_t o[MAXR];
 	size_t i;
 	usc_status st;
 
@@ -349,7 +365,6 @@ usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
 		return st;
 	memset(&c, 0, sizeof c);
 	c.in = in;
-	c.ops = ops;
 	c.odims = in->shape.dims;
 	c.orank = in->shape.rank;
 	if (in->operand_count < 1)
@@ -410,7 +425,7 @@ usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
 		if (s0->rank != c.orank)
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "rank mismatch");
-		st = clamp_starts(ev, &c, 1, in->shape.dims, s0, err);
+		st = clamp_starts(&c, read, ctx, 1, in->shape.dims, s0, err);
 		if (st != USC_OK)
 			return st;
 		fn = map_slice;
@@ -420,8 +435,8 @@ usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
 		    in->operands[1]->shape.rank != s0->rank)
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "rank mismatch");
-		st = clamp_starts(ev, &c, 2, in->operands[1]->shape.dims, s0,
-				  err);
+		st = clamp_starts(&c, read, ctx, 2,
+				  in->operands[1]->shape.dims, s0, err);
 		if (st != USC_OK)
 			return st;
 		fn = map_dus;
@@ -474,6 +489,45 @@ usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
 				 usc_hlo_opcode_name(in->opcode), in->loc.line,
 				 in->loc.column, in->name);
 	}
+	*cp = c;
+	*fnp = fn;
+	return USC_OK;
+}
+
+usc_status usc__data_index(const usc_hlo_instr *in, usc__index_read_fn read,
+			   void *ctx, size_t o, size_t *src, size_t *flat,
+			   usc_error *err)
+{
+	map_ctx c;
+	map_fn fn;
+	int64_t idx[MAXR];
+	usc_status st;
+
+	st = map_init(&c, in, read, ctx, &fn, err);
+	if (st != USC_OK)
+		return st;
+	usc__unravel(o, c.odims, c.orank, idx);
+	if (!fn(&c, idx, src, flat)) {
+		*src = 1; /* pad's padding value */
+		*flat = 0;
+	}
+	return USC_OK;
+}
+
+usc_status usc__eval_data(usc_eval *ev, const usc_hlo_instr *in,
+			  const usc__evalue *ops, usc__ebuf *out,
+			  size_t begin, size_t end, usc_error *err)
+{
+	usc__operand_reader rd = {ev, ops};
+	map_ctx c;
+	map_fn fn;
+	int64_t o[MAXR];
+	size_t i;
+	usc_status st;
+
+	st = map_init(&c, in, usc__read_operand_index, &rd, &fn, err);
+	if (st != USC_OK)
+		return st;
 	if (begin >= end)
 		return USC_OK;
 	if (fn == map_broadcast && c.orank > 0)

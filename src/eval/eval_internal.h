@@ -145,6 +145,107 @@ usc_status usc__eval_map(usc_eval *ev, const usc_hlo_instr *in,
 			 const usc__evalue *ops, usc__ebuf *out,
 			 size_t begin, size_t end, usc_error *err);
 
+/*
+ * Index maps, shared with the analysis (src/analyze/explain.c follows one
+ * element back through them), so that one place knows HLO's semantics.
+ *
+ * read gives element flat of operand k of the instruction as an integer
+ * index (the start indices of dynamic-slice, dynamic-update-slice and
+ * gather); the evaluator reads its operands' domain values
+ * (usc__read_operand_index with a usc__operand_reader).
+ */
+typedef usc_status (*usc__index_read_fn)(void *ctx, size_t k, size_t flat,
+					 int64_t *v, usc_error *err);
+
+typedef struct usc__operand_reader {
+	usc_eval *ev;
+	const usc__evalue *ops;
+} usc__operand_reader;
+
+usc_status usc__read_operand_index(void *ctx, size_t k, size_t flat,
+				   int64_t *v, usc_error *err);
+
+/*
+ * The data-movement ops of data.c (broadcast, transpose, slice,
+ * dynamic-slice, dynamic-update-slice, concatenate, pad, reverse,
+ * bitcast): the operand *src and its flat element *flat that output
+ * element o (flat, row-major) copies; a padding position of pad is its
+ * operand 1 at 0.  Start indices are clamped as the evaluator clamps
+ * them; the same checks and errors as usc__eval_data.
+ */
+usc_status usc__data_index(const usc_hlo_instr *in, usc__index_read_fn read,
+			   void *ctx, size_t o, size_t *src, size_t *flat,
+			   usc_error *err);
+
+/*
+ * gather (reduce.c): the flat element of operand 0 that output element i
+ * reads, its start clamped as XLA clamps it; read gives the indices
+ * (operand 1).
+ */
+typedef struct usc__gather_map {
+	const usc_hlo_instr *in;
+	const usc_hlo_attr *offd, *coll, *sim, *ss;
+	int64_t ivd;
+	int64_t odim_of_off[USC_TENSOR_MAX_RANK];
+} usc__gather_map;
+
+usc_status usc__gather_map_init(const usc_hlo_instr *in, usc__gather_map *g,
+				usc_error *err);
+usc_status usc__gather_map_at(const usc__gather_map *g, size_t i,
+			      usc__index_read_fn read, void *ctx,
+			      size_t *flat, usc_error *err);
+
+/*
+ * reduce (reduce.c): the m flat elements of each input that output
+ * element i combines, in the order of the sequential sum (row-major over
+ * the reduced dimensions).
+ */
+typedef struct usc__reduce_map {
+	const usc_hlo_shape *s; /* the inputs' shape */
+	size_t nk, nr, m;
+	int64_t kd[USC_TENSOR_MAX_RANK], rd[USC_TENSOR_MAX_RANK];
+	int64_t kdims[USC_TENSOR_MAX_RANK], rdims[USC_TENSOR_MAX_RANK];
+} usc__reduce_map;
+
+usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
+				usc_error *err);
+void usc__reduce_map_at(const usc__reduce_map *r, size_t i, size_t *flats);
+
+/*
+ * reduce-window (reduce.c): the flat elements of each input in output
+ * element i's window (at most m), in the order of the sequential sum;
+ * window positions on padding or between dilated elements are left out.
+ * Returns how many.
+ */
+typedef struct usc__window_map {
+	const usc_hlo_shape *s, *os; /* an input's and the output's shape */
+	const usc_hlo_attr *w;
+	size_t rank, m;
+	int64_t wdims[USC_TENSOR_MAX_RANK];
+} usc__window_map;
+
+usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,
+				usc_error *err);
+size_t usc__window_map_at(const usc__window_map *w, size_t i, size_t *flats);
+
+/*
+ * dot (reduce.c): the m products of output element i, in the order of
+ * the sequential sum (row-major over the contracting dimensions): term j
+ * multiplies lhs element lflats[j] by rhs element rflats[j].
+ */
+typedef struct usc__dot_map {
+	const usc_hlo_shape *ls, *rs, *os;
+	const usc_hlo_attr *lb, *rb, *lc, *rc;
+	size_t nb, nc, nlf, nrf, m;
+	int64_t lfree[USC_TENSOR_MAX_RANK], rfree[USC_TENSOR_MAX_RANK];
+	int64_t cdims[USC_TENSOR_MAX_RANK];
+} usc__dot_map;
+
+usc_status usc__dot_map_init(const usc_hlo_instr *in, usc__dot_map *d,
+			     usc_error *err);
+void usc__dot_map_terms(const usc__dot_map *d, size_t i, size_t *lflats,
+			size_t *rflats);
+
 /* The elementwise op of an instruction, decoded once. */
 usc_status usc__build_op(const usc_hlo_instr *in, usc__dom_op *op,
 			 usc_error *err);

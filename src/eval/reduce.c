@@ -302,28 +302,19 @@ static usc_status reduce_elements(usc_eval *ev, summer *sm, combiner *c,
 
 /* ------------------------------------------------------------- reduce */
 
-usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
-			    const usc__evalue *ops, usc__ebuf **outs,
-			    size_t begin, size_t end, usc_error *err)
+usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
+				usc_error *err)
 {
-	size_t N = in->operand_count / 2, rank, nk = 0, nr = 0, m = 1, i, k;
-	const usc_hlo_shape *s;
 	const usc_hlo_attr *dims = usc__attr_ints(in, "dimensions");
-	int64_t kd[MAXR], rd[MAXR], rdims[MAXR], kdims[MAXR];
-	int64_t idx[MAXR], ridx[MAXR], oidx[MAXR];
-	usc__ebuf *inputs[64];
-	const void *inits[64];
-	void *dst[64];
-	size_t *flats = NULL;
-	combiner c;
-	summer sm;
-	usc_status st;
+	size_t rank, i;
 
-	if (in->operand_count % 2 || N == 0 || N > 64)
+	memset(r, 0, sizeof *r);
+	if (in->operand_count < 2 ||
+	    in->operands[0]->shape.kind != USC_HLO_SHAPE_ARRAY)
 		return usc__eval_fail(err, USC_EINVAL, in,
 				      "reduce needs N inputs and N inits");
-	s = &in->operands[0]->shape;
-	rank = s->rank;
+	r->s = &in->operands[0]->shape;
+	rank = r->s->rank;
 	if (rank > MAXR)
 		return usc__eval_fail(err, USC_EUNSUPPORTED, in, "rank");
 	for (i = 0; i < list_count(dims); i++)
@@ -332,44 +323,74 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 					      "bad reduce dimension %lld",
 					      (long long)dims->ints[i]);
 	/* Reduced dimensions in ascending order: row-major over them. */
+	r->m = 1;
 	for (i = 0; i < rank; i++) {
 		if (in_list(dims, (int64_t)i)) {
-			rd[nr] = (int64_t)i;
-			rdims[nr++] = s->dims[i];
-			m *= (size_t)s->dims[i];
+			r->rd[r->nr] = (int64_t)i;
+			r->rdims[r->nr++] = r->s->dims[i];
+			r->m *= (size_t)r->s->dims[i];
 		} else {
-			kd[nk] = (int64_t)i;
-			kdims[nk++] = s->dims[i];
+			r->kd[r->nk] = (int64_t)i;
+			r->kdims[r->nk++] = r->s->dims[i];
 		}
 	}
-	st = combiner_init(&c, ev, in, N, ops, m, inputs, inits, &flats,
+	return USC_OK;
+}
+
+void usc__reduce_map_at(const usc__reduce_map *r, size_t i, size_t *flats)
+{
+	int64_t idx[MAXR], ridx[MAXR], oidx[MAXR];
+	size_t j = 0, k;
+
+	usc__unravel(i, r->kdims, r->nk, oidx);
+	for (k = 0; k < r->nk; k++)
+		idx[r->kd[k]] = oidx[k];
+	memset(ridx, 0, sizeof(int64_t) * (r->nr ? r->nr : 1));
+	if (r->m == 0)
+		return;
+	do {
+		for (k = 0; k < r->nr; k++)
+			idx[r->rd[k]] = ridx[k];
+		flats[j++] = usc__ravel(idx, r->s->dims, r->s->rank);
+	} while (usc__next_index(ridx, r->rdims, r->nr));
+}
+
+usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
+			    const usc__evalue *ops, usc__ebuf **outs,
+			    size_t begin, size_t end, usc_error *err)
+{
+	size_t N = in->operand_count / 2, i, k;
+	usc__ebuf *inputs[64];
+	const void *inits[64];
+	void *dst[64];
+	size_t *flats = NULL;
+	usc__reduce_map rm;
+	combiner c;
+	summer sm;
+	usc_status st;
+
+	if (in->operand_count % 2 || N == 0 || N > 64)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "reduce needs N inputs and N inits");
+	st = usc__reduce_map_init(in, &rm, err);
+	if (st != USC_OK)
+		return st;
+	st = combiner_init(&c, ev, in, N, ops, rm.m, inputs, inits, &flats,
 			   err);
 	if (st != USC_OK)
 		return st;
-	st = summer_init(ev, in, m, &sm, err);
+	st = summer_init(ev, in, rm.m, &sm, err);
 	if (st != USC_OK) {
 		usc__free(flats);
 		scratch_free(ev, &c.tmp);
 		return st;
 	}
 	for (i = begin; i < end; i++) {
-		size_t j = 0;
-
-		usc__unravel(i, kdims, nk, oidx);
-		for (k = 0; k < nk; k++)
-			idx[kd[k]] = oidx[k];
-		memset(ridx, 0, sizeof(int64_t) * (nr ? nr : 1));
-		if (m > 0) {
-			do {
-				for (k = 0; k < nr; k++)
-					idx[rd[k]] = ridx[k];
-				flats[j++] = usc__ravel(idx, s->dims, rank);
-			} while (usc__next_index(ridx, rdims, nr));
-		}
+		usc__reduce_map_at(&rm, i, flats);
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
 		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
-				     m, dst, err);
+				     rm.m, dst, err);
 		if (st != USC_OK)
 			break;
 	}
@@ -381,18 +402,88 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 
 /* ------------------------------------------------------ reduce-window */
 
+usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,
+				usc_error *err)
+{
+	const usc_hlo_attr *wa = usc_hlo_instr_attr(in, "window");
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	if (in->operand_count < 2 ||
+	    in->operands[0]->shape.kind != USC_HLO_SHAPE_ARRAY)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "reduce-window needs N inputs and N "
+				      "inits");
+	w->s = &in->operands[0]->shape;
+	w->os = in->shape.kind == USC_HLO_SHAPE_TUPLE ? &in->shape.tuple[0]
+						      : &in->shape;
+	w->w = wa;
+	w->rank = w->s->rank;
+	if (w->rank > MAXR ||
+	    (w->rank > 0 && (!wa || wa->kind != USC_HLO_ATTR_WINDOW ||
+			     wa->count != w->rank)))
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "reduce-window needs a window of rank "
+				      "%zu",
+				      w->rank);
+	w->m = 1;
+	for (i = 0; i < w->rank; i++) {
+		w->wdims[i] = wa->window[i].size;
+		w->m *= (size_t)w->wdims[i];
+		if (wa->window[i].stride < 1 || wa->window[i].lhs_dilate < 1 ||
+		    wa->window[i].rhs_dilate < 1)
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad window in dimension %zu", i);
+	}
+	return USC_OK;
+}
+
+size_t usc__window_map_at(const usc__window_map *w, size_t i, size_t *flats)
+{
+	int64_t widx[MAXR], oidx[MAXR], idx[MAXR];
+	size_t j = 0, k;
+
+	if (w->m == 0)
+		return 0;
+	usc__unravel(i, w->os->dims, w->rank, oidx);
+	memset(widx, 0, sizeof widx);
+	do {
+		bool ok = true;
+
+		/*
+		 * Window positions in the padded, dilated input that fall on
+		 * padding or between dilated elements are skipped.
+		 */
+		for (k = 0; k < w->rank && ok; k++) {
+			const usc_hlo_window_dim *d = &w->w->window[k];
+			int64_t p = oidx[k] * d->stride - d->pad_lo +
+				    widx[k] * d->rhs_dilate;
+
+			if (p < 0 || p % d->lhs_dilate) {
+				ok = false;
+				break;
+			}
+			p /= d->lhs_dilate;
+			if (p >= w->s->dims[k])
+				ok = false;
+			idx[k] = p;
+		}
+		if (ok)
+			flats[j++] = usc__ravel(idx, w->s->dims, w->rank);
+	} while (usc__next_index(widx, w->wdims, w->rank));
+	return j;
+}
+
 usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 				   const usc__evalue *ops, usc__ebuf **outs,
 				   size_t begin, size_t end, usc_error *err)
 {
-	size_t N = in->operand_count / 2, rank, m = 1, i, k;
-	const usc_hlo_shape *s, *os;
-	const usc_hlo_attr *w = usc_hlo_instr_attr(in, "window");
-	int64_t wdims[MAXR], widx[MAXR], oidx[MAXR], idx[MAXR];
+	size_t N = in->operand_count / 2, i, k;
 	usc__ebuf *inputs[64];
 	const void *inits[64];
 	void *dst[64];
 	size_t *flats = NULL;
+	usc__window_map wm;
 	combiner c;
 	summer sm;
 	usc_status st;
@@ -401,69 +492,22 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 		return usc__eval_fail(err, USC_EINVAL, in,
 				      "reduce-window needs N inputs and N "
 				      "inits");
-	s = &in->operands[0]->shape;
-	os = in->shape.kind == USC_HLO_SHAPE_TUPLE ? &in->shape.tuple[0]
-						   : &in->shape;
-	rank = s->rank;
-	if (rank > MAXR || (rank > 0 && (!w || w->kind != USC_HLO_ATTR_WINDOW ||
-					 w->count != rank)))
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "reduce-window needs a window of rank "
-				      "%zu",
-				      rank);
-	for (i = 0; i < rank; i++) {
-		wdims[i] = w->window[i].size;
-		m *= (size_t)wdims[i];
-		if (w->window[i].stride < 1 || w->window[i].lhs_dilate < 1 ||
-		    w->window[i].rhs_dilate < 1)
-			return usc__eval_fail(err, USC_EINVAL, in,
-					      "bad window in dimension %zu", i);
-	}
-	st = combiner_init(&c, ev, in, N, ops, m, inputs, inits, &flats,
+	st = usc__window_map_init(in, &wm, err);
+	if (st != USC_OK)
+		return st;
+	st = combiner_init(&c, ev, in, N, ops, wm.m, inputs, inits, &flats,
 			   err);
 	if (st != USC_OK)
 		return st;
-	st = summer_init(ev, in, m, &sm, err);
+	st = summer_init(ev, in, wm.m, &sm, err);
 	if (st != USC_OK) {
 		usc__free(flats);
 		scratch_free(ev, &c.tmp);
 		return st;
 	}
 	for (i = begin; i < end; i++) {
-		size_t j = 0;
+		size_t j = usc__window_map_at(&wm, i, flats);
 
-		usc__unravel(i, os->dims, rank, oidx);
-		memset(widx, 0, sizeof widx);
-		if (m > 0) {
-			do {
-				bool ok = true;
-
-				/*
-				 * Window positions in the padded, dilated
-				 * input that fall on padding or between
-				 * dilated elements are skipped.
-				 */
-				for (k = 0; k < rank && ok; k++) {
-					const usc_hlo_window_dim *d =
-						&w->window[k];
-					int64_t p = oidx[k] * d->stride -
-						    d->pad_lo +
-						    widx[k] * d->rhs_dilate;
-
-					if (p < 0 || p % d->lhs_dilate) {
-						ok = false;
-						break;
-					}
-					p /= d->lhs_dilate;
-					if (p >= s->dims[k])
-						ok = false;
-					idx[k] = p;
-				}
-				if (ok)
-					flats[j++] =
-						usc__ravel(idx, s->dims, rank);
-			} while (usc__next_index(widx, wdims, rank));
-		}
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
 		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
@@ -769,103 +813,130 @@ static usc_status dot_matmul(usc_eval *ev, const usc_hlo_instr *in,
 	return st;
 }
 
+usc_status usc__dot_map_init(const usc_hlo_instr *in, usc__dot_map *d,
+			     usc_error *err)
+{
+	const usc_hlo_shape *ls, *rs;
+	size_t i, k;
+
+	memset(d, 0, sizeof *d);
+	if (in->operand_count < 2)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "dot needs two operands");
+	ls = d->ls = &in->operands[0]->shape;
+	rs = d->rs = &in->operands[1]->shape;
+	d->os = &in->shape;
+	d->lb = usc__attr_ints(in, "lhs_batch_dims");
+	d->rb = usc__attr_ints(in, "rhs_batch_dims");
+	d->lc = usc__attr_ints(in, "lhs_contracting_dims");
+	d->rc = usc__attr_ints(in, "rhs_contracting_dims");
+	d->nb = list_count(d->lb);
+	d->nc = list_count(d->lc);
+	if (ls->rank > MAXR || rs->rank > MAXR ||
+	    list_count(d->rb) != d->nb || list_count(d->rc) != d->nc)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "dot needs matching batch and "
+				      "contracting dimension lists");
+	for (k = 0; k < d->nb; k++)
+		if (d->lb->ints[k] < 0 || (size_t)d->lb->ints[k] >= ls->rank ||
+		    d->rb->ints[k] < 0 || (size_t)d->rb->ints[k] >= rs->rank ||
+		    ls->dims[d->lb->ints[k]] != rs->dims[d->rb->ints[k]])
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad batch dimension %zu", k);
+	d->m = 1;
+	for (k = 0; k < d->nc; k++) {
+		if (d->lc->ints[k] < 0 || (size_t)d->lc->ints[k] >= ls->rank ||
+		    d->rc->ints[k] < 0 || (size_t)d->rc->ints[k] >= rs->rank ||
+		    ls->dims[d->lc->ints[k]] != rs->dims[d->rc->ints[k]])
+			return usc__eval_fail(err, USC_EINVAL, in,
+					      "bad contracting dimension %zu",
+					      k);
+		d->cdims[k] = ls->dims[d->lc->ints[k]];
+		d->m *= (size_t)d->cdims[k];
+	}
+	for (i = 0; i < ls->rank; i++)
+		if (!in_list(d->lb, (int64_t)i) && !in_list(d->lc, (int64_t)i))
+			d->lfree[d->nlf++] = (int64_t)i;
+	for (i = 0; i < rs->rank; i++)
+		if (!in_list(d->rb, (int64_t)i) && !in_list(d->rc, (int64_t)i))
+			d->rfree[d->nrf++] = (int64_t)i;
+	if (d->nb + d->nlf + d->nrf != in->shape.rank)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "result rank %zu, expected %zu",
+				      in->shape.rank, d->nb + d->nlf + d->nrf);
+	return USC_OK;
+}
+
+void usc__dot_map_terms(const usc__dot_map *d, size_t i, size_t *lflats,
+			size_t *rflats)
+{
+	int64_t oidx[MAXR], li[MAXR], ri[MAXR], cidx[MAXR];
+	size_t j = 0, k;
+
+	/* Result dimensions: batch, lhs free, rhs free. */
+	usc__unravel(i, d->os->dims, d->os->rank, oidx);
+	for (k = 0; k < d->nb; k++) {
+		li[d->lb->ints[k]] = oidx[k];
+		ri[d->rb->ints[k]] = oidx[k];
+	}
+	for (k = 0; k < d->nlf; k++)
+		li[d->lfree[k]] = oidx[d->nb + k];
+	for (k = 0; k < d->nrf; k++)
+		ri[d->rfree[k]] = oidx[d->nb + d->nlf + k];
+	memset(cidx, 0, sizeof(int64_t) * (d->nc ? d->nc : 1));
+	if (d->m == 0)
+		return;
+	do {
+		for (k = 0; k < d->nc; k++) {
+			li[d->lc->ints[k]] = cidx[k];
+			ri[d->rc->ints[k]] = cidx[k];
+		}
+		lflats[j] = usc__ravel(li, d->ls->dims, d->ls->rank);
+		rflats[j++] = usc__ravel(ri, d->rs->dims, d->rs->rank);
+	} while (usc__next_index(cidx, d->cdims, d->nc));
+}
+
 usc_status usc__eval_dot(usc_eval *ev, const usc_hlo_instr *in,
 			 const usc__evalue *ops, usc__ebuf *out,
 			 size_t begin, size_t end, usc_error *err)
 {
-	const usc_hlo_shape *ls = &in->operands[0]->shape;
-	const usc_hlo_shape *rs = &in->operands[1]->shape;
-	const usc_hlo_attr *lb = usc__attr_ints(in, "lhs_batch_dims");
-	const usc_hlo_attr *rb = usc__attr_ints(in, "rhs_batch_dims");
-	const usc_hlo_attr *lc = usc__attr_ints(in, "lhs_contracting_dims");
-	const usc_hlo_attr *rc = usc__attr_ints(in, "rhs_contracting_dims");
-	size_t nb = list_count(lb), nc = list_count(lc), nlf = 0, nrf = 0;
-	int64_t lfree[MAXR], rfree[MAXR], cdims[MAXR], cidx[MAXR];
-	int64_t oidx[MAXR], li[MAXR], ri[MAXR];
-	size_t m = 1, i, k;
+	size_t i, j, *lf = NULL, *rf;
 	usc__ebuf *L = ops[0].leaves[0], *R = ops[1].leaves[0];
+	usc__dot_map dm;
 	sop p;
 	usc_status st;
 
-	if (ls->rank > MAXR || rs->rank > MAXR ||
-	    list_count(rb) != nb || list_count(rc) != nc)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "dot needs matching batch and "
-				      "contracting dimension lists");
-	for (k = 0; k < nb; k++)
-		if (lb->ints[k] < 0 || (size_t)lb->ints[k] >= ls->rank ||
-		    rb->ints[k] < 0 || (size_t)rb->ints[k] >= rs->rank ||
-		    ls->dims[lb->ints[k]] != rs->dims[rb->ints[k]])
-			return usc__eval_fail(err, USC_EINVAL, in,
-					      "bad batch dimension %zu", k);
-	for (k = 0; k < nc; k++) {
-		if (lc->ints[k] < 0 || (size_t)lc->ints[k] >= ls->rank ||
-		    rc->ints[k] < 0 || (size_t)rc->ints[k] >= rs->rank ||
-		    ls->dims[lc->ints[k]] != rs->dims[rc->ints[k]])
-			return usc__eval_fail(err, USC_EINVAL, in,
-					      "bad contracting dimension %zu",
-					      k);
-		cdims[k] = ls->dims[lc->ints[k]];
-		m *= (size_t)cdims[k];
-	}
-	for (i = 0; i < ls->rank; i++)
-		if (!in_list(lb, (int64_t)i) && !in_list(lc, (int64_t)i))
-			lfree[nlf++] = (int64_t)i;
-	for (i = 0; i < rs->rank; i++)
-		if (!in_list(rb, (int64_t)i) && !in_list(rc, (int64_t)i))
-			rfree[nrf++] = (int64_t)i;
-	if (nb + nlf + nrf != in->shape.rank)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "result rank %zu, expected %zu",
-				      in->shape.rank, nb + nlf + nrf);
+	st = usc__dot_map_init(in, &dm, err);
+	if (st != USC_OK)
+		return st;
 	if (ev->dom->matmul && begin == 0 && end == out->count) {
-		dot_dims d = {nb, nc, nlf, nrf,
-			      nb ? lb->ints : NULL, nb ? rb->ints : NULL,
-			      nc ? lc->ints : NULL, nc ? rc->ints : NULL,
-			      lfree, rfree};
+		dot_dims d = {dm.nb, dm.nc, dm.nlf, dm.nrf,
+			      dm.nb ? dm.lb->ints : NULL,
+			      dm.nb ? dm.rb->ints : NULL,
+			      dm.nc ? dm.lc->ints : NULL,
+			      dm.nc ? dm.rc->ints : NULL,
+			      dm.lfree, dm.rfree};
 		bool done;
 
 		st = dot_matmul(ev, in, &d, L, R, out, &done, err);
 		if (st != USC_OK || done)
 			return st;
 	}
-	st = sop_init(&p, ev, in, m, err);
+	lf = usc__calloc(2 * (dm.m ? dm.m : 1), sizeof *lf);
+	if (!lf)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	rf = lf + (dm.m ? dm.m : 1);
+	st = sop_init(&p, ev, in, dm.m, err);
 	for (i = begin; st == USC_OK && i < end; i++) {
-		size_t j = 0;
-
-		/* Result dimensions: batch, lhs free, rhs free. */
-		usc__unravel(i, in->shape.dims, in->shape.rank, oidx);
-		for (k = 0; k < nb; k++) {
-			li[lb->ints[k]] = oidx[k];
-			ri[rb->ints[k]] = oidx[k];
-		}
-		for (k = 0; k < nlf; k++)
-			li[lfree[k]] = oidx[nb + k];
-		for (k = 0; k < nrf; k++)
-			ri[rfree[k]] = oidx[nb + nlf + k];
-		memset(cidx, 0, sizeof(int64_t) * (nc ? nc : 1));
-		if (m > 0) {
-			do {
-				for (k = 0; k < nc; k++) {
-					li[lc->ints[k]] = cidx[k];
-					ri[rc->ints[k]] = cidx[k];
-				}
-				st = sop_product(
-					&p,
-					USC__VAL(ev, L,
-						 usc__ravel(li, ls->dims,
-							    ls->rank)),
-					USC__VAL(ev, R,
-						 usc__ravel(ri, rs->dims,
-							    rs->rank)),
-					j++, err);
-			} while (st == USC_OK &&
-				 usc__next_index(cidx, cdims, nc));
-		}
+		usc__dot_map_terms(&dm, i, lf, rf);
+		for (j = 0; st == USC_OK && j < dm.m; j++)
+			st = sop_product(&p, USC__VAL(ev, L, lf[j]),
+					 USC__VAL(ev, R, rf[j]), j, err);
 		if (st == USC_OK)
-			st = sop_sum(&p, j, USC__VAL(ev, out, i), err);
+			st = sop_sum(&p, dm.m, USC__VAL(ev, out, i), err);
 	}
 	sop_free(&p);
+	usc__free(lf);
 	return st;
 }
 
@@ -986,13 +1057,14 @@ usc_status usc__eval_conv(usc_eval *ev, const usc_hlo_instr *in,
 /*
  * The start index vector for batch position G (the indices tensor's
  * index with index_vector_dim left out), mapped into operand dims and
- * clamped (gather) or left as is (scatter).
+ * clamped (gather) or left as is (scatter); read gives the indices
+ * tensor, operand k of in.
  */
-static usc_status start_vector(usc_eval *ev, const usc_hlo_instr *in,
-			       const usc__ebuf *ib, const usc_hlo_shape *is,
-			       int64_t ivd, const int64_t *G,
-			       const usc_hlo_attr *map, int64_t *S,
-			       usc_error *err)
+static usc_status start_vector(const usc_hlo_instr *in,
+			       usc__index_read_fn read, void *ctx, size_t ko,
+			       const usc_hlo_shape *is, int64_t ivd,
+			       const int64_t *G, const usc_hlo_attr *map,
+			       int64_t *S, usc_error *err)
 {
 	int64_t idx[MAXR];
 	size_t k, d, g = 0;
@@ -1003,11 +1075,8 @@ static usc_status start_vector(usc_eval *ev, const usc_hlo_instr *in,
 
 		for (d = 0, g = 0; d < is->rank; d++)
 			idx[d] = (int64_t)d == ivd ? (int64_t)k : G[g++];
-		st = ev->dom->to_index(ev->dstate, ib->dtype,
-				       USC__VAL(ev, ib,
-						usc__ravel(idx, is->dims,
-							   is->rank)),
-				       &v, err);
+		st = read(ctx, ko, usc__ravel(idx, is->dims, is->rank), &v,
+			  err);
 		if (st != USC_OK)
 			return usc__eval_fail(err, st, in, "bad index");
 		S[map->ints[k]] = v;
@@ -1015,76 +1084,108 @@ static usc_status start_vector(usc_eval *ev, const usc_hlo_instr *in,
 	return USC_OK;
 }
 
-usc_status usc__eval_gather(usc_eval *ev, const usc_hlo_instr *in,
-			    const usc__evalue *ops, usc__ebuf *out,
-			    size_t begin, size_t end, usc_error *err)
+usc_status usc__gather_map_init(const usc_hlo_instr *in, usc__gather_map *g,
+				usc_error *err)
 {
-	const usc_hlo_shape *s = &in->operands[0]->shape;
-	const usc_hlo_shape *is = &in->operands[1]->shape;
-	const usc_hlo_shape *os = &in->shape;
-	const usc_hlo_attr *offd = usc__attr_ints(in, "offset_dims");
-	const usc_hlo_attr *coll = usc__attr_ints(in, "collapsed_slice_dims");
-	const usc_hlo_attr *sim = usc__attr_ints(in, "start_index_map");
-	const usc_hlo_attr *ss = usc__attr_ints(in, "slice_sizes");
+	const usc_hlo_shape *s, *is, *os = &in->shape;
 	const usc_hlo_attr *obd = usc__attr_ints(in, "operand_batching_dims");
-	int64_t ivd, odim_of_off[MAXR], G[MAXR], S[MAXR], oidx[MAXR];
-	int64_t idx[MAXR];
-	size_t nbatch, i, k, j;
-	usc_status st;
+	size_t i, j, k;
 
-	if (!usc__attr_int(in, "index_vector_dim", &ivd))
-		ivd = (int64_t)is->rank;
+	memset(g, 0, sizeof *g);
+	if (in->operand_count != 2)
+		return usc__eval_fail(err, USC_EINVAL, in,
+				      "gather needs an operand and indices");
+	s = &in->operands[0]->shape;
+	is = &in->operands[1]->shape;
+	g->in = in;
+	g->offd = usc__attr_ints(in, "offset_dims");
+	g->coll = usc__attr_ints(in, "collapsed_slice_dims");
+	g->sim = usc__attr_ints(in, "start_index_map");
+	g->ss = usc__attr_ints(in, "slice_sizes");
+	if (!usc__attr_int(in, "index_vector_dim", &g->ivd))
+		g->ivd = (int64_t)is->rank;
 	if (list_count(obd) > 0)
 		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
 				      "gather with operand_batching_dims");
-	if (!ss || ss->count != s->rank || !sim || s->rank > MAXR ||
-	    os->rank > MAXR || ivd < 0 || (size_t)ivd > is->rank)
+	if (!g->ss || g->ss->count != s->rank || !g->sim || s->rank > MAXR ||
+	    os->rank > MAXR || is->rank > MAXR || g->ivd < 0 ||
+	    (size_t)g->ivd > is->rank)
 		return usc__eval_fail(err, USC_EINVAL, in,
 				      "gather needs slice_sizes, "
 				      "start_index_map and a valid "
 				      "index_vector_dim");
 	/* The operand dimension each offset dim of the output walks. */
 	for (i = 0, j = 0; i < s->rank; i++)
-		if (!in_list(coll, (int64_t)i)) {
-			if (j >= list_count(offd))
+		if (!in_list(g->coll, (int64_t)i)) {
+			if (j >= list_count(g->offd))
 				return usc__eval_fail(err, USC_EINVAL, in,
 						      "offset_dims too short");
-			odim_of_off[j++] = (int64_t)i;
+			g->odim_of_off[j++] = (int64_t)i;
 		}
-	nbatch = os->rank - list_count(offd);
-	for (k = 0; k < sim->count; k++)
-		if (sim->ints[k] < 0 || (size_t)sim->ints[k] >= s->rank)
+	for (k = 0; k < g->sim->count; k++)
+		if (g->sim->ints[k] < 0 || (size_t)g->sim->ints[k] >= s->rank)
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "bad start_index_map");
-	for (i = begin; i < end; i++) {
-		size_t g = 0, off = 0;
+	return USC_OK;
+}
 
-		usc__unravel(i, os->dims, os->rank, oidx);
-		for (k = 0; k < os->rank; k++)
-			if (!in_list(offd, (int64_t)k))
-				G[g++] = oidx[k];
-		(void)nbatch;
-		for (k = 0; k < s->rank; k++)
+usc_status usc__gather_map_at(const usc__gather_map *g, size_t i,
+			      usc__index_read_fn read, void *ctx,
+			      size_t *flat, usc_error *err)
+{
+	const usc_hlo_instr *in = g->in;
+	const usc_hlo_shape *s = &in->operands[0]->shape;
+	const usc_hlo_shape *is = &in->operands[1]->shape;
+	const usc_hlo_shape *os = &in->shape;
+	int64_t G[MAXR], S[MAXR], oidx[MAXR], idx[MAXR];
+	size_t gi = 0, off = 0, k;
+	usc_status st;
+
+	usc__unravel(i, os->dims, os->rank, oidx);
+	for (k = 0; k < os->rank; k++)
+		if (!in_list(g->offd, (int64_t)k))
+			G[gi++] = oidx[k];
+	for (k = 0; k < s->rank; k++)
+		S[k] = 0;
+	st = start_vector(in, read, ctx, 1, is, g->ivd, G, g->sim, S, err);
+	if (st != USC_OK)
+		return st;
+	for (k = 0; k < s->rank; k++) {
+		/* XLA clamps the start so the slice fits. */
+		if (S[k] > s->dims[k] - g->ss->ints[k])
+			S[k] = s->dims[k] - g->ss->ints[k];
+		if (S[k] < 0)
 			S[k] = 0;
-		st = start_vector(ev, in, ops[1].leaves[0], is, ivd, G, sim, S,
-				  err);
+		idx[k] = S[k];
+	}
+	for (k = 0; k < os->rank; k++)
+		if (in_list(g->offd, (int64_t)k))
+			idx[g->odim_of_off[off++]] += oidx[k];
+	*flat = usc__ravel(idx, s->dims, s->rank);
+	return USC_OK;
+}
+
+usc_status usc__eval_gather(usc_eval *ev, const usc_hlo_instr *in,
+			    const usc__evalue *ops, usc__ebuf *out,
+			    size_t begin, size_t end, usc_error *err)
+{
+	usc__operand_reader rd = {ev, ops};
+	usc__gather_map g;
+	size_t i;
+	usc_status st;
+
+	st = usc__gather_map_init(in, &g, err);
+	if (st != USC_OK)
+		return st;
+	for (i = begin; i < end; i++) {
+		size_t flat;
+
+		st = usc__gather_map_at(&g, i, usc__read_operand_index, &rd,
+					&flat, err);
 		if (st != USC_OK)
 			return st;
-		for (k = 0; k < s->rank; k++) {
-			/* XLA clamps the start so the slice fits. */
-			if (S[k] > s->dims[k] - ss->ints[k])
-				S[k] = s->dims[k] - ss->ints[k];
-			if (S[k] < 0)
-				S[k] = 0;
-			idx[k] = S[k];
-		}
-		for (k = 0; k < os->rank; k++)
-			if (in_list(offd, (int64_t)k))
-				idx[odim_of_off[off++]] += oidx[k];
 		usc__copy_values(ev, USC__VAL(ev, out, i),
-				 USC__VAL(ev, ops[0].leaves[0],
-					  usc__ravel(idx, s->dims, s->rank)),
-				 1);
+				 USC__VAL(ev, ops[0].leaves[0], flat), 1);
 	}
 	return USC_OK;
 }
@@ -1106,6 +1207,7 @@ usc_status usc__eval_scatter(usc_eval *ev, const usc_hlo_instr *in,
 	int64_t uidx[MAXR], idx[MAXR];
 	const void *args[128];
 	void *dst[64];
+	usc__operand_reader rd = {ev, ops};
 	usc__sfn *fn;
 	usc_status st;
 
@@ -1162,8 +1264,8 @@ usc_status usc__eval_scatter(usc_eval *ev, const usc_hlo_instr *in,
 				G[g++] = uidx[k];
 		for (k = 0; k < s->rank; k++)
 			S[k] = 0;
-		st = start_vector(ev, in, ops[N].leaves[0], is, ivd, G, sdo, S,
-				  err);
+		st = start_vector(in, usc__read_operand_index, &rd, N, is, ivd,
+				  G, sdo, S, err);
 		if (st != USC_OK)
 			return st;
 		/*
