@@ -14,12 +14,14 @@
  * tensors only: a streamed run keeps no domain values), and "check", the
  * whole usc_check_run path (kernel, input and device files written to a
  * temporary directory by an earlier child; its floor is taken before
- * usc_check_run reads them, so it holds no input).
+ * usc_check_run reads them, so it holds no input), bare and, as
+ * "check-xla-cpu", classified against the xla-cpu profile (the envelope
+ * run, the classes and the verdict added).
  *
  * Usage: bench_memory [--quick | --full | --log2 L] [--only ROW]
  *   default: every row at 2^22 (about a minute)
  *   --quick: 2^16 and 2^18; --full: 2^20, 2^22 and 2^24; --log2 L: 2^L
- *   alone; --only reference|tier|oracle|check: that row alone
+ *   alone; --only reference|tier|oracle|check|check-xla-cpu: that row
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -136,8 +138,10 @@ static int make_input(long n, usc_tensor **x, usc_error *err)
 	return 0;
 }
 
-/* The rows: the three domains, then the check path. */
+/* The rows: the three domains, then the check path, bare and classified. */
 #define ROW_CHECK 3
+#define ROW_CHECK_PROFILE 4
+#define NROWS 5
 
 static char case_dir[256];
 
@@ -146,7 +150,8 @@ static char case_dir[256];
  * input and the device output (the reference's) into case_dir.  Second
  * pass: runs usc_check_run on them.
  */
-static void child_check(long n, int prepare, child_report *rep)
+static void child_check(long n, int prepare, int classify,
+			child_report *rep)
 {
 	char path[512];
 	usc_error err;
@@ -189,9 +194,17 @@ static void child_check(long n, int prepare, child_report *rep)
 		usc_check_report *r = NULL;
 		double t;
 
+		usc_check_request base = usc_check_request_default();
+		usc_profile prof;
+
+		if (classify) {
+			if (usc_profile_builtin("xla-cpu", &prof, &err))
+				goto fail;
+			base.profile = &prof;
+		}
 		rep->floor_kb = maxrss_kb();
 		t = now();
-		if (usc_check_case(case_dir, NULL, &r, &err))
+		if (usc_check_case(case_dir, &base, &r, &err))
 			goto fail;
 		rep->seconds = now() - t;
 		rep->peak_kb = maxrss_kb();
@@ -221,8 +234,8 @@ static void child(int row, long n, int prepare, child_report *rep)
 	usc_error err;
 	double t;
 
-	if (row == ROW_CHECK) {
-		child_check(n, prepare, rep);
+	if (row == ROW_CHECK || row == ROW_CHECK_PROFILE) {
+		child_check(n, prepare, row == ROW_CHECK_PROFILE, rep);
 		return;
 	}
 	text = kernel_text(n);
@@ -288,8 +301,8 @@ static int measure(int row, long n, int prepare, child_report *rep)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[4] = {"reference", "tier", "oracle",
-					     "check"};
+	static const char *const names[NROWS] = {"reference", "tier", "oracle",
+						 "check", "check-xla-cpu"};
 	int lo = 22, hi = 22, only = -1;
 
 	for (int i = 1; i < argc; i++) {
@@ -303,7 +316,7 @@ int main(int argc, char **argv)
 			lo = hi = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			i++;
-			for (int k = 0; k < 4; k++)
+			for (int k = 0; k < NROWS; k++)
 				if (!strcmp(argv[i], names[k]))
 					only = k;
 			if (only < 0) {
@@ -315,7 +328,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"usage: bench_memory [--quick | --full | "
 				"--log2 L] [--only reference|tier|oracle|"
-				"check]\n");
+				"check|check-xla-cpu]\n");
 			return 2;
 		}
 	}
@@ -324,10 +337,10 @@ int main(int argc, char **argv)
 	printf("peak RSS of one evaluation of gelu_tanh_f32 at N f32 elements "
 	       "(a child per row)\n");
 	printf("goal: peak <= 2 x (inputs + outputs) + 64 MB\n\n");
-	printf("%-9s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "row",
+	printf("%-13s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "row",
 	       "log2N", "in+out MB", "floor MB", "peak MB", "goal MB",
 	       "peak/goal", "B/elem", "met", "run s");
-	for (int row = 0; row < 4; row++) {
+	for (int row = 0; row < NROWS; row++) {
 		if (only >= 0 && row != only)
 			continue;
 		for (int l = lo; l <= hi; l += 2) {
@@ -335,12 +348,12 @@ int main(int argc, char **argv)
 			double io = 2.0 * 4.0 * (double)n, goal, peak;
 			child_report r;
 
-			if (row == ROW_CHECK) {
+			if (row == ROW_CHECK || row == ROW_CHECK_PROFILE) {
 				char cmd[400];
 
 				if (mkdir(case_dir, 0700) != 0 ||
 				    measure(row, n, 1, &r) != 0 || !r.ok) {
-					printf("%-9s %5d failed to prepare: "
+					printf("%-13s %5d failed to prepare: "
 					       "%s\n",
 					       names[row], l, r.message);
 					snprintf(cmd, sizeof cmd,
@@ -358,13 +371,13 @@ int main(int argc, char **argv)
 				r.ok = 0;
 			}
 			if (!r.ok) {
-				printf("%-9s %5d failed: %s\n", names[row], l,
+				printf("%-13s %5d failed: %s\n", names[row], l,
 				       r.message);
 				continue;
 			}
 			peak = (double)r.peak_kb * 1024.0;
 			goal = 2.0 * io + 64.0 * 1048576.0;
-			printf("%-9s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
+			printf("%-13s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
 			       "%10.0f %6s %8.2f%s%s\n",
 			       names[row], l, io / 1048576.0,
 			       (double)r.floor_kb / 1024.0, peak / 1048576.0,
