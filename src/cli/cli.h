@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ulpscope/classify.h"
 #include "ulpscope/dtype.h"
 #include "ulpscope/tensor.h"
 
@@ -54,6 +55,12 @@ void usc_cli_json_num(double x);
 
 /* A string as JSON on stdout, quoted and escaped. */
 void usc_cli_json_str(const char *s);
+
+/*
+ * An envelope as JSON on stdout: {"lo", "hi", "nan", "pos_inf",
+ * "neg_inf"} (lo and hi null without finite values), or null if unknown.
+ */
+void usc_cli_json_envelope(const usc_envelope *e);
 
 /* The multi-index of flat element k of t, as "1,3". */
 void usc_cli_print_index(FILE *out, const usc_tensor *t, uint64_t k);

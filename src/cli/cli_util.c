@@ -52,3 +52,19 @@ void usc_cli_print_index(FILE *out, const usc_tensor *t, uint64_t k)
 	for (size_t d = 0; d < rank; d++)
 		fprintf(out, "%s%" PRId64, d ? "," : "", idx[d]);
 }
+
+void usc_cli_json_envelope(const usc_envelope *e)
+{
+	if (e->flags & USC_ENV_UNKNOWN) {
+		printf("null");
+		return;
+	}
+	printf("{\"lo\": ");
+	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->lo : NAN);
+	printf(", \"hi\": ");
+	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->hi : NAN);
+	printf(", \"nan\": %s, \"pos_inf\": %s, \"neg_inf\": %s}",
+	       e->flags & USC_ENV_NAN ? "true" : "false",
+	       e->flags & USC_ENV_POS_INF ? "true" : "false",
+	       e->flags & USC_ENV_NEG_INF ? "true" : "false");
+}

@@ -46,23 +46,6 @@ static int verdict_exit(const usc_check_report *r)
 	}
 }
 
-/* An envelope as {"lo": ..., "hi": ..., "nan": ..., ...}. */
-static void json_envelope(const usc_envelope *e)
-{
-	if (e->flags & USC_ENV_UNKNOWN) {
-		printf("null");
-		return;
-	}
-	printf("{\"lo\": ");
-	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->lo : NAN);
-	printf(", \"hi\": ");
-	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->hi : NAN);
-	printf(", \"nan\": %s, \"pos_inf\": %s, \"neg_inf\": %s}",
-	       e->flags & USC_ENV_NAN ? "true" : "false",
-	       e->flags & USC_ENV_POS_INF ? "true" : "false",
-	       e->flags & USC_ENV_NEG_INF ? "true" : "false");
-}
-
 /* An envelope for people: "[lo, hi]" plus what else it allows. */
 static void print_envelope(const usc_envelope *e)
 {
@@ -332,7 +315,7 @@ static void print_json(const usc_check_report *r)
 			if (r->classified) {
 				printf("\"class\": \"%s\", \"envelope\": ",
 				       usc_class_name(e->cls));
-				json_envelope(&e->envelope);
+				usc_cli_json_envelope(&e->envelope);
 				printf(", \"outside_ulps\": ");
 				usc_cli_json_num(e->outside_ulps);
 				printf(", ");

@@ -122,23 +122,6 @@ static void json_shape(const usc_hlo_shape *s)
 	usc_cli_json_str(buf);
 }
 
-/* An envelope as {"lo", "hi", "nan", "pos_inf", "neg_inf"}; null if unknown. */
-static void json_envelope(const usc_envelope *e)
-{
-	if (e->flags & USC_ENV_UNKNOWN) {
-		printf("null");
-		return;
-	}
-	printf("{\"lo\": ");
-	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->lo : NAN);
-	printf(", \"hi\": ");
-	usc_cli_json_num(e->flags & USC_ENV_FINITE ? e->hi : NAN);
-	printf(", \"nan\": %s, \"pos_inf\": %s, \"neg_inf\": %s}",
-	       e->flags & USC_ENV_NAN ? "true" : "false",
-	       e->flags & USC_ENV_POS_INF ? "true" : "false",
-	       e->flags & USC_ENV_NEG_INF ? "true" : "false");
-}
-
 /* Hex digits of an encoding of type t ("0x3f80" for bf16). */
 static int hex_width(usc_dtype t)
 {
@@ -257,7 +240,7 @@ static size_t json_node(const usc_explain_report *r, size_t i)
 		usc_cli_json_num(nd->contrib);
 		printf(", \"env\": ");
 		if (nd->has_envelope)
-			json_envelope(&nd->envelope);
+			usc_cli_json_envelope(&nd->envelope);
 		else
 			printf("null");
 	} else if (nd->has_values && sum) {
@@ -346,7 +329,7 @@ static void print_json(const usc_explain_report *r)
 				 : r->exact_lo / 2 + r->exact_hi / 2);
 	printf(", \"undecided\": %s}, \"envelope\": ",
 	       e->undecided ? "true" : "false");
-	json_envelope(&e->envelope);
+	usc_cli_json_envelope(&e->envelope);
 	printf(", \"class\": \"%s\", \"outside_ulps\": ",
 	       usc_class_name(e->cls));
 	usc_cli_json_num(e->outside_ulps);
