@@ -212,6 +212,11 @@ void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
 {
 	if (!b || --b->refs > 0)
 		return;
+	if (b->owner) {
+		usc__ebuf_release(ev, b->owner);
+		usc__free(b);
+		return;
+	}
 	if (ev->dom->clear)
 		ev->dom->clear(ev->dstate, b->values, b->len);
 	usc__free(b->values);
@@ -628,6 +633,44 @@ static usc_status new_array_result(usc_eval *ev, const usc_hlo_instr *in,
 			     &res->leaves[0], err);
 }
 
+/*
+ * An op the domain calls an identity (domain.h) on a whole array of its
+ * own element count: its result is a view of the operand's values typed
+ * as the op's.  Returns false (and touches nothing) for any other op.
+ */
+static bool identity_view(usc_eval *ev, const usc_hlo_instr *in,
+			  const usc__evalue *ops, usc__evalue *res,
+			  usc_status *st, usc_error *err)
+{
+	usc__ebuf *src, *v;
+	usc__dom_op op;
+
+	if (!ev->dom->identity || in->operand_count != 1 || ops[0].n != 1 ||
+	    in->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    usc_hlo_opcode_category(in->opcode) != USC_HLO_CAT_ELEMENTWISE)
+		return false;
+	src = ops[0].leaves[0];
+	if (src->count != (size_t)usc_hlo_shape_elements(&in->shape) ||
+	    usc__build_op(in, &op, NULL) != USC_OK ||
+	    !ev->dom->identity(ev->dstate, &op))
+		return false;
+	*st = evalue_alloc(res, 1, err);
+	if (*st != USC_OK)
+		return true;
+	v = usc__calloc(1, sizeof *v);
+	if (!v) {
+		*st = usc__fail(err, USC_ENOMEM, "out of memory");
+		return true;
+	}
+	*v = *src;
+	v->refs = 1;
+	v->dtype = in->shape.dtype;
+	v->owner = src;
+	src->refs++;
+	res->leaves[0] = v;
+	return true;
+}
+
 /* Results with several leaves (variadic reduce, scatter): fresh arrays. */
 static usc_status new_leaf_results(usc_eval *ev, const usc_hlo_instr *in,
 				   usc__evalue *res, usc_error *err)
@@ -749,6 +792,8 @@ static usc_status eval_instr(usc_eval *ev, const usc_hlo_instr *in,
 	default:
 		break;
 	}
+	if (identity_view(ev, in, ops, res, &st, err))
+		return st;
 	st = new_array_result(ev, in, res, err);
 	if (st != USC_OK)
 		return st;

@@ -32,6 +32,13 @@ typedef struct usc__ebuf {
 	 */
 	size_t base, len;
 	void *values; /* len * value_size bytes, domain-initialized */
+	/*
+	 * Non-NULL: a view, whose values are owner's (held by one reference)
+	 * read as another element type: an op the domain calls an identity
+	 * (a float-to-float convert in the tier).  Nothing writes a
+	 * buffer's values once its instruction is evaluated.
+	 */
+	struct usc__ebuf *owner;
 } usc__ebuf;
 
 typedef struct usc__evalue {
