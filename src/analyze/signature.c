@@ -553,10 +553,18 @@ static void emit_directed(mctx *c, usc_mutation mode, const char *x,
 	}
 	splat(c, w, "0", sh, zw);
 	if (mode == USC_MUT_ROUND_TOWARD_ZERO) {
-		char pr[160];
+		char pr[160], sg[160];
 
-		/* Away from zero: r1 - exact has r1's sign. */
-		snprintf(args, sizeof args, "%s, %s", diff, r1);
+		/*
+		 * Away from zero: r1 - exact has r1's sign.  The test is
+		 * sign(r1 - exact) * r1 > 0, not (r1 - exact) * r1 > 0: near
+		 * the bottom of w's range that product underflows to zero (an
+		 * f32 -> bf16 convert near 2^-126: r1 ~ 2^-126 times an error
+		 * ~ 2^-134 is 2^-260, below f32's 2^-149), and the elements
+		 * would keep their nearest value.
+		 */
+		emit(c, false, hname(c, sg), sw, "sign", diff, NULL);
+		snprintf(args, sizeof args, "%s, %s", sg, r1);
 		emit(c, false, hname(c, pr), sw, "multiply", args, NULL);
 		snprintf(args, sizeof args, "%s, %s", pr, zw);
 		emit(c, false, hname(c, cnd), sp, "compare", args,

@@ -5,9 +5,11 @@ Two parts, both driving the CLI (USC_CLI, USC_SOURCE_DIR as in ctest):
 
 1. The mutants' arithmetic, against expectations computed here without
    ulpscope: a hand-written f32 kernel mutated by `ulpscope signature
-   --mutant` (directed roundings of an add, a truncating convert to bf16,
-   flushed subnormals, a saturating convert to f16, a NaN-dropping
-   maximum) and evaluated by `ulpscope eval`; the expected bits come from
+   --mutant` (directed roundings of an add, a truncating convert to bf16
+   of normal and subnormal values, flushed subnormals, a saturating
+   convert to f16, a convert to f16 giving NaN on overflow, a NaN-dropping
+   maximum; a row sum reduced over the wrong dimension, searched too) and
+   evaluated by `ulpscope eval`; the expected bits come from
    exact rational arithmetic (fractions), numpy's nextafter and bit masks.
    One C mutant is also compared with the Python harness's mutant of the
    same defect (tests/classify/inject_defects.py: truncate).
@@ -172,6 +174,25 @@ def test_mutant_bits(tmp):
             ((ob[~fin] & 0x7F80) == 0x7F80) & ((ob[~fin] & 0x7F) != 0)):
         fail("convert bf16 toward zero: not the top 16 bits")
     checked += n
+    # The same at the bottom of the range: f32 subnormals and tiny normals
+    # truncated to bf16 (a regression: the direction test multiplied
+    # r1 - x by r1, which underflows to 0 there, so nothing was truncated).
+    x2 = (rng.integers(1, 2 ** 23, n) * 2.0 ** -149 *
+          2.0 ** rng.integers(0, 12, n) *
+          rng.choice([-1.0, 1.0], n)).astype(np.float32)
+    out = mutant_outputs(tmp, kernel, x2, y, "cvb.0",
+                         "round-toward-zero")[3]
+    want = (bits(x2) >> 16).astype(np.uint16)
+    if np.any(bits(out) != want):
+        i = np.nonzero(bits(out) != want)[0]
+        fail("convert bf16 toward zero on subnormals: %d of %d not the "
+             "top 16 bits, first %r -> 0x%04x, expected 0x%04x" %
+             (i.size, n, x2[i[0]], bits(out)[i[0]], want[i[0]]))
+    u = bits(x2).astype(np.uint64)
+    nearest = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    if np.all(want == nearest):
+        fail("convert bf16 toward zero on subnormals: a void test")
+    checked += n
     # Flushed subnormals: products below 2^-126 become zeros of their sign.
     out = mutant_outputs(tmp, kernel, x, y, "mul.0", "flush-denormals")[1]
     with np.errstate(all="ignore"):
@@ -190,6 +211,16 @@ def test_mutant_bits(tmp):
     if not np.any(np.isinf(y.astype(np.float16))):
         fail("convert-saturate: the test has no overflow")
     checked += n
+    # NaN instead of Inf: a finite f32 beyond f16's range gives NaN.
+    out = mutant_outputs(tmp, kernel, x, y, "cvh.0", "convert-nan")[4]
+    with np.errstate(all="ignore"):
+        h = y.astype(np.float16)
+    over = np.isinf(h) & np.isfinite(y)
+    if not np.all(np.isnan(out[over])) or \
+            np.any(bits(out)[~over] != bits(h)[~over]) or not over.any():
+        fail("convert-nan f16: not NaN exactly where a finite value "
+             "overflows")
+    checked += n
     # NaN-dropping maximum: a NaN operand gives the other one.
     out = mutant_outputs(tmp, kernel, x, y, "max.0", "nan-dropping")[2]
     nan = np.isnan(x) | np.isnan(y)
@@ -201,6 +232,61 @@ def test_mutant_bits(tmp):
     checked += n
     print("mutant arithmetic: %d elements against independent values" %
           checked)
+
+
+REDUCE_KERNEL = """HloModule hand_reduce
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[16,16]{1,0} parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[16]{0} reduce(x, z), dimensions={1}, to_apply=add
+}
+"""
+
+
+def test_wrong_reduce_dimension(tmp):
+    """A row sum computed over the columns: numpy's sum over axis 0.  No
+    catalogue kernel has a reduce with two dimensions of one size (the
+    acceptance test cannot inject this one), so it is searched here too:
+    the device output is numpy's, the search must name it."""
+    k = os.path.join(tmp, "reduce.hlo")
+    with open(k, "w") as fh:
+        fh.write(REDUCE_KERNEL)
+    rng = np.random.default_rng(7)
+    # Integers: every sum is exact in f32, whatever the order.
+    x = rng.integers(-1000, 1000, (16, 16)).astype(np.float32)
+    px = os.path.join(tmp, "rx.npy")
+    np.save(px, x)
+    m = os.path.join(tmp, "rm.hlo")
+    run([CLI, "signature", k, "--mutant", "r", "wrong-reduce-dimension/0",
+         "-o", m])
+    out = evaluate(m, [px], os.path.join(tmp, "ro"))
+    want = x.sum(axis=0, dtype=np.float32)
+    if not np.array_equal(bits(out), bits(want)) or \
+            np.array_equal(want, x.sum(axis=1, dtype=np.float32)):
+        fail("wrong-reduce-dimension: not numpy's sum over axis 0")
+    p = run([CLI, "signature", k, "--mutant", "r", "wrong-reduce-dimension/1",
+             "-o", m], ok=(1, 2, 3))
+    if p.returncode == 0:
+        fail("wrong-reduce-dimension/1 of a rank-2 reduce: written")
+    dev = os.path.join(tmp, "rdev.npy")
+    np.save(dev, want)
+    rc, r = signature([k, "--input", px, "--device", dev])
+    best = r["candidates"][0] if r["candidates"] else {}
+    if rc != 0 or r["verdict"] != "explained" or \
+            (best.get("op"), best.get("mutation")) != \
+            ("r", "wrong-reduce-dimension") or \
+            sum(c["tied_best"] for c in r["candidates"]) != 1:
+        fail("wrong-reduce-dimension: search verdict %s, best %s" %
+             (r["verdict"], best))
+    print("wrong-reduce-dimension: numpy's column sums, named first by "
+          "the search")
 
 
 def test_c_vs_python(tmp):
@@ -289,7 +375,7 @@ def test_search(tmp):
             fail("%s: the harness cannot write %s %s: %s" %
                  (case, hkind, hinstr, p.stderr.strip()))
             continue
-        dev = evaluate(mh, inputs_of(d), os.path.join(tmp, "dev"))
+        evaluate(mh, inputs_of(d), os.path.join(tmp, "dev"))
         rc, r = signature([d, "--device", os.path.join(tmp, "dev_0.npy")])
         label = "%s: %s %s" % (case, hkind, hinstr)
         if r["verdict"] != "explained" or rc != 0:
@@ -425,7 +511,8 @@ def test_results_table(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
-        for t in (test_mutant_bits, test_c_vs_python, test_stale, test_search,
+        for t in (test_mutant_bits, test_wrong_reduce_dimension,
+                  test_c_vs_python, test_stale, test_search,
                   test_unexplained, test_legit, test_results_table):
             try:
                 t(tmp)
