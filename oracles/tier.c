@@ -521,8 +521,9 @@ static void div_balls(value *r, double a, double ra, double b, double rb)
 	}
 	if (a == 0)
 		qerr = 0;
-	else if (product_safe(q, b, q * b) && fabs(a) >= 0x1p-900 &&
-		 fabs(q) >= 0x1p-1000) {
+	else if (ra == 0 && rb == 0 && product_safe(q, b, q * b) &&
+		 fabs(a) >= 0x1p-900 && fabs(q) >= 0x1p-1000) {
+		/* Points: the exact remainder (a ball takes u |q| below). */
 		double e, pp = two_prod(q, b, &e);
 		double rem = (a - pp) - e;
 
