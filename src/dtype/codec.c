@@ -21,17 +21,6 @@ static int msb(uint64_t x)
 }
 
 /*
- * f32 and f64 in nearest-even without flushing, for values whose f32
- * result is a normal number: the hardware conversion.  C11 F.3 makes the
- * double-to-float conversion IEEE 754's convertFormat, which rounds by the
- * current rounding direction; the process runs in round-to-nearest-even
- * with gradual underflow (ulpscope never changes the floating-point
- * environment, and the tier relies on the same).  With FLT_MIN <= |x| <=
- * FLT_MAX the result is normal and finite: no overflow, no underflow, and
- * the only flag is inexact.  Returns false for anything else, which takes
- * the general path.  tests/dtype/test_encode_fast.c compares it with MPFR.
- */
-/*
  * x (a normal double) rounded to nearest-even at p significant bits, by
  * integer arithmetic on its encoding: add just under half a unit of the
  * last kept place, plus one when the kept part is odd, and clear the
@@ -50,6 +39,18 @@ static double rne_bits(double x, int p)
 	return x;
 }
 
+/*
+ * The default rounding (nearest-even, no flushing) into f32, f64, bf16 and
+ * f16, for values whose result is a normal number.  f32: the hardware
+ * conversion; C11 F.3 makes the double-to-float conversion IEEE 754's
+ * convertFormat, which rounds by the current rounding direction, and the
+ * process runs in round-to-nearest-even with gradual underflow (ulpscope
+ * never changes the floating-point environment, and the tier relies on the
+ * same).  bf16 and f16: rne_bits on the double's encoding.  With the
+ * result normal and finite there is no overflow, no underflow, and the
+ * only flag is inexact.  Returns false for anything else, which takes the
+ * general path.  tests/dtype/test_encode_fast.c compares it with MPFR.
+ */
 static bool encode_fast(usc_dtype t, double x, const usc_rounding *r,
 			uint64_t *bits, unsigned *flags)
 {
@@ -63,13 +64,14 @@ static bool encode_fast(usc_dtype t, double x, const usc_rounding *r,
 		 * overflow, zero, NaN) takes the general path.
 		 */
 		bool bf = t == USC_BF16;
+		double lo = bf ? 0x1p-126 : 0x1p-14, hi = bf ? 0x1p128 : 0x1p16;
 		double a = fabs(x), y;
 		uint64_t yb;
 
-		if (!(a >= (bf ? 0x1p-126 : 0x1p-14) && a < (bf ? 0x1p128 : 0x1p16)))
+		if (!(a >= lo && a < hi))
 			return false;
 		y = rne_bits(x, bf ? 8 : 11);
-		if (fabs(y) >= (bf ? 0x1p128 : 0x1p16))
+		if (fabs(y) >= hi)
 			return false;
 		memcpy(&yb, &y, sizeof yb);
 		if (bf) {
