@@ -62,6 +62,20 @@ void usc_cli_json_str(const char *s);
  */
 void usc_cli_json_envelope(const usc_envelope *e);
 
+/* The most sources one list (--input, --device...) of a command takes. */
+#define USC_CLI_MAX_SOURCES 256
+
+/*
+ * An argument of check, bisect, signature or explain that no option took:
+ * an unknown option is a usage error; with a list open (list non-NULL:
+ * the --input or --device sources, *count of them so far) it joins the
+ * list, up to USC_CLI_MAX_SOURCES; otherwise it is the target (a kernel,
+ * a case directory, a result file) if there is none yet, else unexpected.
+ * Returns USC_EXIT_OK, or USC_EXIT_USAGE after printing why with usage.
+ */
+int usc_cli_operand(const char *a, const char **list, size_t *count,
+		    const char **target, const char *usage);
+
 /* The multi-index of flat element k of t, as "1,3". */
 void usc_cli_print_index(FILE *out, const usc_tensor *t, uint64_t k);
 

@@ -68,3 +68,28 @@ void usc_cli_json_envelope(const usc_envelope *e)
 	       e->flags & USC_ENV_POS_INF ? "true" : "false",
 	       e->flags & USC_ENV_NEG_INF ? "true" : "false");
 }
+
+int usc_cli_operand(const char *a, const char **list, size_t *count,
+		    const char **target, const char *usage)
+{
+	if (a[0] == '-' && a[1] == '-') {
+		usc_cli_error("unknown or incomplete option '%s'\n%s", a,
+			      usage);
+		return USC_EXIT_USAGE;
+	}
+	if (list) {
+		if (*count == USC_CLI_MAX_SOURCES) {
+			usc_cli_error("too many sources (at most %d)",
+				      USC_CLI_MAX_SOURCES);
+			return USC_EXIT_USAGE;
+		}
+		list[(*count)++] = a;
+		return USC_EXIT_OK;
+	}
+	if (!*target) {
+		*target = a;
+		return USC_EXIT_OK;
+	}
+	usc_cli_error("unexpected argument '%s'\n%s", a, usage);
+	return USC_EXIT_USAGE;
+}

@@ -14,8 +14,6 @@
 #include "ulpscope/bisect.h"
 #include "ulpscope/profile.h"
 
-#define MAX_SOURCES 256
-
 static const char usage_text[] =
 	"usage: ulpscope bisect CASE_DIR [options]\n"
 	"       ulpscope bisect KERNEL.hlo [--fusion NAME] --input SRC... "
@@ -164,8 +162,9 @@ static void print_text(const usc_bisect_report *r)
 int usc_cli_bisect(int argc, char **argv)
 {
 	usc_bisect_request req = usc_bisect_request_default();
-	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
-	usc_bisect_capture caps[MAX_SOURCES];
+	const char *inputs[USC_CLI_MAX_SOURCES];
+	const char *devices[USC_CLI_MAX_SOURCES];
+	usc_bisect_capture caps[USC_CLI_MAX_SOURCES];
 	const char *target = NULL;
 	bool json = false;
 	usc_bisect_report *r = NULL;
@@ -203,44 +202,32 @@ int usc_cli_bisect(int argc, char **argv)
 			}
 			req.profile = &profile;
 			list = 0;
-		} else if (a[0] == '-' && a[1] == '-') {
-			usc_cli_error("unknown option '%s'\n%s", a, usage_text);
-			return USC_EXIT_USAGE;
-		} else if (list == 0 && !target) {
-			target = a;
-		} else if (list == 0) {
-			usc_cli_error("unexpected argument '%s'\n%s", a,
-				      usage_text);
-			return USC_EXIT_USAGE;
-		} else {
-			size_t *n = list == 1   ? &req.input_count
-				    : list == 2 ? &req.device_count
-						: &req.capture_count;
+		} else if (list == 3 && !(a[0] == '-' && a[1] == '-')) {
+			const char *eq = strchr(a, '=');
 
-			if (*n == MAX_SOURCES) {
-				usc_cli_error("more than %d sources",
-					      MAX_SOURCES);
+			if (req.capture_count == USC_CLI_MAX_SOURCES) {
+				usc_cli_error("too many sources (at most %d)",
+					      USC_CLI_MAX_SOURCES);
 				return USC_EXIT_USAGE;
 			}
-			if (list == 3) {
-				const char *eq = strchr(a, '=');
-
-				if (!eq || eq == a || !eq[1]) {
-					usc_cli_error("--intermediate takes "
-						      "NAME=SOURCE, got '%s'",
-						      a);
-					return USC_EXIT_USAGE;
-				}
-				/* The name is cut at '=' in place. */
-				argv[i][eq - a] = '\0';
-				caps[*n].name = a;
-				caps[*n].source = eq + 1;
-			} else if (list == 1) {
-				inputs[*n] = a;
-			} else {
-				devices[*n] = a;
+			if (!eq || eq == a || !eq[1]) {
+				usc_cli_error("--intermediate takes "
+					      "NAME=SOURCE, got '%s'",
+					      a);
+				return USC_EXIT_USAGE;
 			}
-			(*n)++;
+			/* The name is cut at '=' in place. */
+			argv[i][eq - a] = '\0';
+			caps[req.capture_count].name = a;
+			caps[req.capture_count++].source = eq + 1;
+		} else if (usc_cli_operand(a,
+					   list == 1   ? inputs
+					   : list == 2 ? devices
+						       : NULL,
+					   list == 1 ? &req.input_count
+						     : &req.device_count,
+					   &target, usage_text) != USC_EXIT_OK) {
+			return USC_EXIT_USAGE;
 		}
 	}
 	if (!target) {

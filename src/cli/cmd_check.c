@@ -18,8 +18,6 @@
 #include "ulpscope/check.h"
 #include "ulpscope/profile.h"
 
-#define MAX_SOURCES 256
-
 static const char usage_text[] =
 	"usage: ulpscope check CASE_DIR [options]\n"
 	"       ulpscope check KERNEL.hlo [--fusion NAME] --input SRC... "
@@ -463,7 +461,8 @@ static void print_text(const usc_check_report *r)
 int usc_cli_check(int argc, char **argv)
 {
 	usc_check_request req = usc_check_request_default();
-	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
+	const char *inputs[USC_CLI_MAX_SOURCES];
+	const char *devices[USC_CLI_MAX_SOURCES];
 	const char *target = NULL, *out = NULL;
 	bool json = false, append = false;
 	usc_check_report *r = NULL;
@@ -562,25 +561,13 @@ int usc_cli_check(int argc, char **argv)
 			else
 				req.oracle_precision_max = v;
 			list = 0;
-		} else if (a[0] == '-' && a[1] == '-') {
-			usc_cli_error("unknown or incomplete option '%s'\n%s", a,
-				      usage_text);
-			return USC_EXIT_USAGE;
-		} else if (list == 1 || list == 2) {
-			size_t *n = list == 1 ? &req.input_count
-					      : &req.device_count;
-
-			if (*n == MAX_SOURCES) {
-				usc_cli_error("too many sources (at most %d)",
-					      MAX_SOURCES);
-				return USC_EXIT_USAGE;
-			}
-			(list == 1 ? inputs : devices)[(*n)++] = a;
-		} else if (!target) {
-			target = a;
-		} else {
-			usc_cli_error("unexpected argument '%s'\n%s", a,
-				      usage_text);
+		} else if (usc_cli_operand(a,
+					   list == 1   ? inputs
+					   : list == 2 ? devices
+						       : NULL,
+					   list == 1 ? &req.input_count
+						     : &req.device_count,
+					   &target, usage_text) != USC_EXIT_OK) {
 			return USC_EXIT_USAGE;
 		}
 	}

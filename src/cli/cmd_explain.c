@@ -19,8 +19,6 @@
 #include "ulpscope/hlo.h"
 #include "ulpscope/profile.h"
 
-#define MAX_SOURCES 256
-
 static const char usage_text[] =
 	"usage: ulpscope explain CASE_DIR --element I,J,... [options]\n"
 	"       ulpscope explain KERNEL.hlo [--fusion NAME] --input SRC... "
@@ -388,7 +386,8 @@ static void print_json(const usc_explain_report *r)
 int usc_cli_explain(int argc, char **argv)
 {
 	usc_explain_request req = usc_explain_request_default();
-	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
+	const char *inputs[USC_CLI_MAX_SOURCES];
+	const char *devices[USC_CLI_MAX_SOURCES];
 	const char *target = NULL, *element = NULL, *kernel = NULL;
 	usc_explain_report *r = NULL;
 	usc_profile profile;
@@ -450,25 +449,14 @@ int usc_cli_explain(int argc, char **argv)
 			}
 			req.check.profile = &profile;
 			list = 0;
-		} else if (a[0] == '-' && a[1] == '-') {
-			usc_cli_error("unknown option '%s'\n%s", a, usage_text);
+		} else if (usc_cli_operand(a,
+					   list == 1   ? inputs
+					   : list == 2 ? devices
+						       : NULL,
+					   list == 1 ? &req.check.input_count
+						     : &req.check.device_count,
+					   &target, usage_text) != USC_EXIT_OK) {
 			return USC_EXIT_USAGE;
-		} else if (list == 0 && !target) {
-			target = a;
-		} else if (list == 0) {
-			usc_cli_error("unexpected argument '%s'\n%s", a,
-				      usage_text);
-			return USC_EXIT_USAGE;
-		} else {
-			size_t *n = list == 1 ? &req.check.input_count
-					      : &req.check.device_count;
-
-			if (*n == MAX_SOURCES) {
-				usc_cli_error("more than %d sources",
-					      MAX_SOURCES);
-				return USC_EXIT_USAGE;
-			}
-			(list == 1 ? inputs : devices)[(*n)++] = a;
 		}
 	}
 	if (!target) {

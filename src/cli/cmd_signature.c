@@ -19,7 +19,6 @@
 #include "ulpscope/results.h"
 #include "ulpscope/signature.h"
 
-#define MAX_SOURCES 256
 /* At most this many sets (each of up to 4 outputs) in --device-sets. */
 #define MAX_SETS 4096
 
@@ -496,7 +495,8 @@ static int legit_first(const char *target, bool dir, bool quiet,
 int usc_cli_signature(int argc, char **argv)
 {
 	usc_signature_request req = usc_signature_request_default();
-	const char *inputs[MAX_SOURCES], *devices[MAX_SOURCES];
+	const char *inputs[USC_CLI_MAX_SOURCES];
+	const char *devices[USC_CLI_MAX_SOURCES];
 	const char *target = NULL, *mutant_op = NULL, *mutant_kind = NULL;
 	const char *out = NULL, *sets_path = NULL, *h5 = NULL, *kname = NULL;
 	static const char *set_sources[MAX_SETS * 4];
@@ -570,25 +570,13 @@ int usc_cli_signature(int argc, char **argv)
 			} else
 				req.options.min_fraction = v;
 			list = 0;
-		} else if (a[0] == '-' && a[1] == '-') {
-			usc_cli_error("unknown or incomplete option '%s'\n%s", a,
-				      usage_text);
-			return USC_EXIT_USAGE;
-		} else if (list == 1 || list == 2) {
-			size_t *n = list == 1 ? &req.input_count
-					      : &req.device_count;
-
-			if (*n == MAX_SOURCES) {
-				usc_cli_error("too many sources (at most %d)",
-					      MAX_SOURCES);
-				return USC_EXIT_USAGE;
-			}
-			(list == 1 ? inputs : devices)[(*n)++] = a;
-		} else if (!target) {
-			target = a;
-		} else {
-			usc_cli_error("unexpected argument '%s'\n%s", a,
-				      usage_text);
+		} else if (usc_cli_operand(a,
+					   list == 1   ? inputs
+					   : list == 2 ? devices
+						       : NULL,
+					   list == 1 ? &req.input_count
+						     : &req.device_count,
+					   &target, usage_text) != USC_EXIT_OK) {
 			return USC_EXIT_USAGE;
 		}
 	}
