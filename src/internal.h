@@ -33,6 +33,8 @@ void *usc__realloc(void *ptr, size_t size) USC__WUR;
 /* realloc(ptr, count * size) with the multiplication checked. */
 void *usc__reallocarray(void *ptr, size_t count, size_t size) USC__WUR;
 char *usc__strndup(const char *s, size_t n) USC__WUR;
+/* A copy of the string s; NULL when s is NULL (or out of memory). */
+char *usc__strdup(const char *s) USC__WUR;
 void usc__free(void *ptr);
 
 /*

@@ -59,11 +59,6 @@ void usc_bisect_report_destroy(usc_bisect_report *r)
 	usc__free(r);
 }
 
-static char *dup_str(const char *s)
-{
-	return s ? usc__strndup(s, strlen(s)) : NULL;
-}
-
 /* ------------------------------------------------------------ kernel */
 
 /* As check does (src/analyze/check.c): one module, a fusion isolated. */
@@ -81,40 +76,10 @@ static usc_status load_kernel(const usc_bisect_request *req,
 		return st;
 	m = usc_hlo_file_module(file, 0);
 	name = m->name ? m->name : "kernel";
-	r->kernel_name = dup_str(name);
+	r->kernel_name = usc__strdup(name);
 	if (!r->kernel_name)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	return USC_OK;
-}
-
-/*
- * How many times a run evaluates each computation of the module, capped
- * at 2 ("several"): the entry once, a fusion's or call's computation as
- * often as its caller, a body of reduce, map, scatter, sort... once per
- * element (so "several").  Only instructions of a computation evaluated
- * once have values that form one tensor.
- */
-static void count_runs(const usc_hlo_computation *c, unsigned n,
-		       unsigned char *runs, int depth)
-{
-	unsigned before = runs[c->index], v = before + n;
-
-	runs[c->index] = (unsigned char)(v > 2 ? 2 : v);
-	/*
-	 * Once a computation counts as several, so does everything it
-	 * calls already: each computation is walked at most twice.
-	 */
-	if (before >= 2 || depth > 64)
-		return;
-	for (size_t i = 0; i < c->instr_count; i++) {
-		const usc_hlo_instr *in = c->instrs[i];
-		bool once = in->opcode == USC_HLO_OP_FUSION ||
-			    in->opcode == USC_HLO_OP_CALL;
-
-		for (size_t k = 0; k < in->called_count; k++)
-			count_runs(in->called[k], once ? n : 2, runs,
-				   depth + 1);
-	}
 }
 
 /*
@@ -462,7 +427,7 @@ usc_status usc_bisect_run(const usc_bisect_request *req,
 	r = usc__calloc(1, sizeof *r);
 	if (!r)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	r->hlo_path = dup_str(req->hlo_path);
+	r->hlo_path = usc__strdup(req->hlo_path);
 	if (!r->hlo_path) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
@@ -503,7 +468,7 @@ usc_status usc_bisect_run(const usc_bisect_request *req,
 			goto done;
 		}
 	}
-	count_runs(entry, 1, runs, 0);
+	usc__computation_runs(entry, 1, runs, 0);
 	st = order_computation(entry, seq, &next, 0, err);
 	if (st != USC_OK)
 		goto done;
@@ -644,7 +609,7 @@ usc_status usc_bisect_run(const usc_bisect_request *req,
 		s->instr = in;
 		s->op_name = in->metadata ? in->metadata->op_name : NULL;
 		source_location(m, in, s->source_loc, sizeof s->source_loc);
-		s->source = dup_str(src);
+		s->source = usc__strdup(src);
 		if (!s->source) {
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 			goto done;
@@ -812,7 +777,7 @@ usc_status usc_bisect_case(const char *dir, const usc_bisect_request *base,
 		    strncmp(de->d_name, pre, sizeof pre - 1) != 0 ||
 		    strcmp(de->d_name + len - (sizeof suf - 1), suf) != 0)
 			continue;
-		st = strlist_add(&files, dup_str(de->d_name), err);
+		st = strlist_add(&files, usc__strdup(de->d_name), err);
 	}
 	closedir(d);
 	if (st != USC_OK)

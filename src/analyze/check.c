@@ -82,9 +82,27 @@ void usc_check_report_destroy(usc_check_report *r)
 	usc__free(r);
 }
 
-static char *dup_str(const char *s)
+void usc__computation_runs(const usc_hlo_computation *c, unsigned n,
+			   unsigned char *runs, int depth)
 {
-	return s ? usc__strndup(s, strlen(s)) : NULL;
+	unsigned before = runs[c->index], v = before + n;
+
+	runs[c->index] = (unsigned char)(v > 2 ? 2 : v);
+	/*
+	 * Once a computation counts as several, so does everything it
+	 * calls already: each computation is walked at most twice.
+	 */
+	if (before >= 2 || depth > 64)
+		return;
+	for (size_t i = 0; i < c->instr_count; i++) {
+		const usc_hlo_instr *in = c->instrs[i];
+		bool once = in->opcode == USC_HLO_OP_FUSION ||
+			    in->opcode == USC_HLO_OP_CALL;
+
+		for (size_t k = 0; k < in->called_count; k++)
+			usc__computation_runs(in->called[k], once ? n : 2,
+					      runs, depth + 1);
+	}
 }
 
 usc_status usc__load_kernel(const char *path, const char *fusion,
@@ -664,8 +682,8 @@ usc_status usc_check_run(const usc_check_request *req,
 	r = usc__calloc(1, sizeof *r);
 	if (!r)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	r->hlo_path = dup_str(req->hlo_path);
-	r->fusion = dup_str(req->fusion);
+	r->hlo_path = usc__strdup(req->hlo_path);
+	r->fusion = usc__strdup(req->fusion);
 	if (!r->hlo_path || (req->fusion && !r->fusion)) {
 		usc_check_report_destroy(r);
 		return usc__fail(err, USC_ENOMEM, "out of memory");

@@ -47,6 +47,18 @@ void usc__check_envelope_arrays_free(const usc_check_report *r,
  * is named (docs/kernels.md), verified.  *out is set whenever the file
  * parsed, also when verification fails (the caller destroys it).
  */
+/*
+ * How many times a run evaluates each computation, capped at 2
+ * ("several"), added into runs[computation index] for c called n times:
+ * the entry once, a fusion's or call's body as often as its caller, any
+ * other called computation (a reduce's to_apply, a map or scatter body)
+ * once per element, so several.  Only instructions of a computation
+ * evaluated once have values that form one tensor (what bisect can
+ * compare and explain can keep).  runs starts zeroed; depth is 0.
+ */
+void usc__computation_runs(const usc_hlo_computation *c, unsigned n,
+			   unsigned char *runs, int depth);
+
 usc_status usc__load_kernel(const char *path, const char *fusion,
 			    usc_hlo_file **out, usc_error *err);
 

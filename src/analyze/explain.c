@@ -22,6 +22,7 @@
  */
 #include "internal.h"
 #include "analyze/attribution_internal.h"
+#include "analyze/check_internal.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -101,32 +102,6 @@ typedef struct walker {
 	unsigned *reach;
 	const runs3 *ev; /* the runs, done before the walk */
 } walker;
-
-/*
- * How many times a run evaluates each computation, capped at 2: the entry
- * once, a fusion's or call's body as often as its caller, any other
- * called computation (a reduce's to_apply...) once per element.  Only
- * the instructions of computations evaluated once have values that form
- * one tensor, and only they can be kept.
- */
-static void count_runs(const usc_hlo_computation *c, unsigned n,
-		       unsigned char *runs, int depth)
-{
-	unsigned before = runs[c->index], v = before + n;
-
-	runs[c->index] = (unsigned char)(v > 2 ? 2 : v);
-	if (before >= 2 || depth > 64)
-		return;
-	for (size_t i = 0; i < c->instr_count; i++) {
-		const usc_hlo_instr *in = c->instrs[i];
-		bool once = in->opcode == USC_HLO_OP_FUSION ||
-			    in->opcode == USC_HLO_OP_CALL;
-
-		for (size_t k = 0; k < in->called_count; k++)
-			count_runs(in->called[k], once ? n : 2, runs,
-				   depth + 1);
-	}
-}
 
 static bool keepable(const walker *w, const usc_hlo_instr *in)
 {
@@ -1663,7 +1638,7 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	}
 	for (size_t i = 0; i <= w.base[m->computation_count]; i++)
 		w.reach[i] = UINT_MAX;
-	count_runs(r->check->computation, 1, w.runs, 0);
+	usc__computation_runs(r->check->computation, 1, w.runs, 0);
 	mark_reach(&w, oin, 0, 0);
 	st = run_three(&w, r->check, &q, &runs, err);
 	if (st != USC_OK)

@@ -27,7 +27,6 @@
 #include "ulpscope/hlo_kernel.h"
 #include "ulpscope/signature.h"
 
-static char *dupstr(const char *s);
 
 /* ------------------------------------------------------------ catalogue */
 
@@ -1594,8 +1593,8 @@ usc_status usc_signature_mutant_list(const usc_hlo_module *m,
 					x->variant = v;
 					snprintf(x->detail, sizeof x->detail,
 						 "%s", detail);
-					x->op = dupstr(in->name);
-					x->computation = dupstr(comp->name);
+					x->op = usc__strdup(in->name);
+					x->computation = usc__strdup(comp->name);
 					n++;
 					if (!x->op || !x->computation)
 						goto oom;
@@ -1752,11 +1751,6 @@ void usc_signature_report_destroy(usc_signature_report *r)
 	usc__free(r);
 }
 
-static char *dupstr(const char *s)
-{
-	return s ? usc__strndup(s, strlen(s)) : NULL;
-}
-
 /* Evaluates module m on the inputs; outputs handed over into outs. */
 static usc_status evaluate(const usc_hlo_module *m,
 			   const usc_tensor *const *inputs, size_t ni,
@@ -1815,8 +1809,8 @@ static bool push(usc_signature_candidate **list, size_t *n, size_t *cap,
 	*x = *c;
 	x->op = x->computation = NULL;
 	if (in) {
-		x->op = dupstr(in->name);
-		x->computation = dupstr(in->parent->name);
+		x->op = usc__strdup(in->name);
+		x->computation = usc__strdup(in->parent->name);
 		if (!x->op || !x->computation) {
 			cand_free(x);
 			return false;
@@ -2001,7 +1995,7 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 		ss->s.scratch = scratch;
 		r->min_fraction = o.min_fraction;
 		r->elements = elements;
-		r->kernel_name = dupstr(m->name ? m->name : "kernel");
+		r->kernel_name = usc__strdup(m->name ? m->name : "kernel");
 		if (!r->kernel_name) {
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 			goto fail;

@@ -89,6 +89,11 @@ char *usc__strndup(const char *s, size_t n)
 	return p;
 }
 
+char *usc__strdup(const char *s)
+{
+	return s ? usc__strndup(s, strlen(s)) : NULL;
+}
+
 void usc__free(void *ptr)
 {
 	if (!ptr)
