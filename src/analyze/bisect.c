@@ -749,16 +749,9 @@ usc_status usc_bisect_case(const char *dir, const usc_bisect_request *base,
 	size_t ncaps;
 	usc_status st = USC_OK;
 
-	hlo = usc__case_join(dir, "kernel.hlo");
-	if (!hlo)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!usc__case_file_exists(hlo)) {
-		st = usc__fail(err, USC_EIO,
-			       "%s: not a case directory: no kernel.hlo (see "
-			       "docs/cases.md)",
-			       dir);
-		goto done;
-	}
+	st = usc__case_kernel(dir, &hlo, err);
+	if (st != USC_OK)
+		return st;
 	st = collect(dir, "input", &inputs, err);
 	if (st == USC_OK)
 		st = collect(dir, "device", &devices, err);

@@ -24,6 +24,22 @@ bool usc__case_file_exists(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+usc_status usc__case_kernel(const char *dir, char **hlo, usc_error *err)
+{
+	*hlo = usc__case_join(dir, "kernel.hlo");
+	if (!*hlo)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	if (!usc__case_file_exists(*hlo)) {
+		usc__free(*hlo);
+		*hlo = NULL;
+		return usc__fail(err, USC_EIO,
+				 "%s: not a case directory: no kernel.hlo "
+				 "(see docs/cases.md)",
+				 dir);
+	}
+	return USC_OK;
+}
+
 char *usc__case_join(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
@@ -182,18 +198,9 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 	bool have_prof = false;
 	usc_status st;
 
-	hlo = usc__case_join(dir, "kernel.hlo");
-	if (!hlo) {
-		st = usc__fail(err, USC_ENOMEM, "out of memory");
+	st = usc__case_kernel(dir, &hlo, err);
+	if (st != USC_OK)
 		goto done;
-	}
-	if (!usc__case_file_exists(hlo)) {
-		st = usc__fail(err, USC_EIO,
-			       "%s: not a case directory: no kernel.hlo (see "
-			       "docs/cases.md)",
-			       dir);
-		goto done;
-	}
 	st = usc__case_collect(dir, "input", &inputs, &ni, err);
 	if (st == USC_OK)
 		st = usc__case_collect(dir, "device", &devices, &nd, err);

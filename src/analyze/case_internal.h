@@ -39,6 +39,12 @@ usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
  * ... until the first missing one (at most 4096), and freeing that list.
  */
 char *usc__case_join(const char *dir, const char *name);
+
+/*
+ * dir/kernel.hlo in *hlo (allocated), or an error: out of memory, or "not
+ * a case directory" when the file is not there (*hlo then NULL).
+ */
+usc_status usc__case_kernel(const char *dir, char **hlo, usc_error *err);
 bool usc__case_file_exists(const char *path);
 usc_status usc__case_collect(const char *dir, const char *prefix, char ***out,
 			    size_t *count, usc_error *err);

@@ -2348,21 +2348,15 @@ usc_status usc_signature_case(const char *dir,
 {
 	usc_signature_request req = base ? *base
 					 : usc_signature_request_default();
-	char *hlo = usc__case_join(dir, "kernel.hlo");
+	char *hlo = NULL;
 	char **inputs = NULL, **devices = NULL;
 	size_t ni = 0, nd = 0;
 	usc_status st;
 
 	*out = NULL;
-	if (!hlo)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!usc__case_file_exists(hlo)) {
-		st = usc__fail(err, USC_EIO,
-			       "%s: not a case directory: no kernel.hlo (see "
-			       "docs/cases.md)",
-			       dir);
-		goto done;
-	}
+	st = usc__case_kernel(dir, &hlo, err);
+	if (st != USC_OK)
+		return st;
 	st = usc__case_collect(dir, "input", &inputs, &ni, err);
 	if (st == USC_OK && req.device_count == 0)
 		st = usc__case_collect(dir, "device", &devices, &nd, err);
