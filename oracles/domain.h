@@ -173,6 +173,20 @@ typedef struct usc__domain_ops {
 	bool (*identity)(void *state, const usc__dom_op *op);
 } usc__domain_ops;
 
+/* The width in bits of an element type's encoding (0 for none). */
+static inline int usc__dom_width(usc_dtype t)
+{
+	const usc_format *f = usc_format_of(t);
+
+	return f ? f->bits : 0;
+}
+
+/* The mask of the low w bits of an encoding. */
+static inline uint64_t usc__dom_mask(int w)
+{
+	return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
+}
+
 /* The reference domain: every op correctly rounded to its declared type. */
 extern const usc__domain_ops usc__domain_reference;
 

@@ -151,23 +151,6 @@ void usc__envelope_value_set(usc__envelope_value *v, double lo, double hi)
 
 /* ------------------------------------------------------------ helpers */
 
-static bool is_float(usc_dtype t)
-{
-	return usc_dtype_is_float(t);
-}
-
-static int width_of(usc_dtype t)
-{
-	const usc_format *f = usc_format_of(t);
-
-	return f ? f->bits : 0;
-}
-
-static uint64_t mask_of(int w)
-{
-	return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
-}
-
 static void set_unknown(value *r)
 {
 	memset(r, 0, sizeof *r);
@@ -257,7 +240,7 @@ static void load_int(value *r, usc_dtype t, uint64_t bits)
 	uint64_t uv = 0;
 
 	memset(r, 0, sizeof *r);
-	bits &= mask_of(f->bits);
+	bits &= usc__dom_mask(f->bits);
 	r->bits = bits;
 	(void)usc_decode_int(t, bits, &sv, &uv);
 	if (f->kind == USC_KIND_SINT) {
@@ -281,7 +264,7 @@ static usc_status env_load(void *state, usc_dtype t, uint64_t bits,
 
 	(void)state;
 	memset(r, 0, sizeof *r);
-	if (is_float(t)) {
+	if (usc_dtype_is_float(t)) {
 		add_bits(r, t, bits);
 		return USC_OK;
 	}
@@ -328,7 +311,7 @@ static usc_status env_to_output(void *state, usc_dtype t, const void *v,
 
 	(void)err;
 	memset(&loc, 0, sizeof loc);
-	if (!is_float(t)) {
+	if (!usc_dtype_is_float(t)) {
 		if (x->flags & IPOINT)
 			*bits = x->bits;
 		else if (x->flags & FIN) {
@@ -472,7 +455,7 @@ bool usc__envelope_contains(const usc__envelope_elem *e, usc_dtype t,
 
 	if (e->flags & UNK)
 		return true;
-	if (!is_float(t)) {
+	if (!usc_dtype_is_float(t)) {
 		int64_t sv = 0;
 		uint64_t uv = 0;
 
@@ -569,8 +552,8 @@ static usc_dtype excess_for(const env_state *s, usc_dtype t)
 {
 	usc_dtype w = s->prof.excess_type;
 
-	if (!s->prof.excess_precision || !is_float(t) || !s->has_info[w] ||
-	    !s->has_info[t])
+	if (!s->prof.excess_precision || !usc_dtype_is_float(t) ||
+	    !s->has_info[w] || !s->has_info[t])
 		return USC_DTYPE_INVALID;
 	if (s->info[w].precision <= s->info[t].precision ||
 	    s->info[w].emax < s->info[t].emax)
@@ -788,8 +771,8 @@ static usc_dtype compute_for(const env_state *s, usc_dtype t)
 {
 	usc_dtype c = s->prof.compute_type;
 
-	if (c == USC_DTYPE_INVALID || !is_float(t) || !s->has_info[c] ||
-	    !s->has_info[t])
+	if (c == USC_DTYPE_INVALID || !usc_dtype_is_float(t) ||
+	    !s->has_info[c] || !s->has_info[t])
 		return USC_DTYPE_INVALID;
 	if (s->info[c].precision <= s->info[t].precision ||
 	    s->info[c].emax < s->info[t].emax)
@@ -1468,7 +1451,7 @@ static usc_status int_points(env_state *s, const usc__dom_op *op, value *r,
 	usc_status st;
 
 	for (k = 0; k < op->nargs; k++) {
-		if (is_float(op->arg[k])) {
+		if (usc_dtype_is_float(op->arg[k])) {
 			if (!float_point_bits(a[k], op->arg[k], &b[k]))
 				return USC_EUNSUPPORTED;
 		} else if (!(a[k]->flags & IPOINT))
@@ -1480,7 +1463,7 @@ static usc_status int_points(env_state *s, const usc__dom_op *op, value *r,
 	st = usc__domain_reference.apply(s->ref, op, 1, &out, args, 0, err);
 	if (st != USC_OK)
 		return st;
-	if (is_float(op->result)) {
+	if (usc_dtype_is_float(op->result)) {
 		memset(r, 0, sizeof *r);
 		add_bits(r, op->result, out);
 	} else
@@ -1557,7 +1540,7 @@ static usc_status convert(env_state *s, const usc__dom_op *op, value *r,
 	const value *a[1] = {x};
 
 	memset(r, 0, sizeof *r);
-	if (is_float(from) && is_float(to)) {
+	if (usc_dtype_is_float(from) && usc_dtype_is_float(to)) {
 		value v = *x;
 		usc_overflow o = USC_OVF_DEFAULT;
 		bool fp8 = tf->bits == 8;
@@ -1604,7 +1587,7 @@ static usc_status convert(env_state *s, const usc__dom_op *op, value *r,
 		}
 		return USC_OK;
 	}
-	if (is_float(from)) {
+	if (usc_dtype_is_float(from)) {
 		if (tf->kind == USC_KIND_PRED) {
 			bool t = (x->flags & (VNAN | PINF | NINF)) ||
 				 ((x->flags & FIN) &&
@@ -1646,7 +1629,7 @@ static usc_status convert(env_state *s, const usc__dom_op *op, value *r,
 	/* From an integer or pred. */
 	if (x->flags & IPOINT)
 		return int_points(s, op, r, a, err);
-	if (is_float(to)) {
+	if (usc_dtype_is_float(to)) {
 		mpfr_set_d(s->a, x->lo, MPFR_RNDD);
 		mpfr_set_d(s->b, x->hi, MPFR_RNDU);
 		finish(s, op, r, to, s->a, s->b, ZPOS, USC_OVF_DEFAULT, false);
@@ -1766,7 +1749,7 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		}
 		return USC_OK;
 	case USC_HLO_OP_CLAMP:
-		if (is_float(op->arg[1])) {
+		if (usc_dtype_is_float(op->arg[1])) {
 			value m;
 
 			maxmin(s, &m, true, a[1], a[0]);
@@ -1775,7 +1758,7 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		}
 		break;
 	case USC_HLO_OP_COMPARE:
-		if (is_float(at)) {
+		if (usc_dtype_is_float(at)) {
 			compare_sets(op, r, float_outcomes(
 				a[0], a[1],
 				op->cmp_type == USC__CMP_TOTALORDER));
@@ -1812,7 +1795,7 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 	default:
 		break;
 	}
-	if (!is_float(at)) {
+	if (!usc_dtype_is_float(at)) {
 		st = int_points(s, op, r, a, err);
 		if (st != USC_EUNSUPPORTED)
 			return st;
@@ -1875,10 +1858,10 @@ static bool nonfinite_met(const usc__dom_op *op, const value *r,
 		if (!is_transcendental(op->op))
 			return false;
 	}
-	if (is_float(op->result) && (r->flags & nf))
+	if (usc_dtype_is_float(op->result) && (r->flags & nf))
 		return true;
 	for (unsigned k = 0; k < op->nargs; k++)
-		if (is_float(op->arg[k]) && (a[k]->flags & nf))
+		if (usc_dtype_is_float(op->arg[k]) && (a[k]->flags & nf))
 			return true;
 	return false;
 }
@@ -1937,7 +1920,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 
 	if (op->nargs > USC__DOM_MAX_ARGS)
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
-	rounds = is_float(op->result) && counts_rounding(op->op);
+	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
 	usc__mpfr_range_widen(&range);
 	for (i = 0; i < n && st == USC_OK; i++) {
 		for (k = 0; k < op->nargs; k++) {
@@ -2031,7 +2014,8 @@ static usc_status env_sum(void *state, const usc__dom_op *add, size_t n,
 	(void)err;
 	float nr;
 
-	if (!s->prof.reassociate || !is_float(t) || add->op != USC_HLO_OP_ADD)
+	if (!s->prof.reassociate || !usc_dtype_is_float(t) ||
+	    add->op != USC_HLO_OP_ADD)
 		return USC_EUNSUPPORTED;
 	memset(r, 0, sizeof *r);
 	any = ((const value *)init)->flags;
@@ -2138,13 +2122,13 @@ static void dot_mode(const env_state *s, const usc__dom_matmul *mm,
 static usc_dtype dot_acc(const env_state *s, const usc__dom_matmul *mm)
 {
 	usc_dtype a = mm->result, d = USC_DTYPE_INVALID;
-	int bits = width_of(mm->a_type);
+	int bits = usc__dom_width(mm->a_type);
 
 	if (bits == 16)
 		d = s->prof.dot_accumulation;
 	else if (bits == 8)
 		d = s->prof.fp8_dot_accumulation;
-	if (d != USC_DTYPE_INVALID && is_float(d) && s->has_info[d] &&
+	if (d != USC_DTYPE_INVALID && usc_dtype_is_float(d) && s->has_info[d] &&
 	    s->info[d].precision < s->info[a].precision)
 		a = d;
 	return a;
@@ -2163,7 +2147,8 @@ static usc_status env_matmul(void *state, const usc__dom_matmul *mm,
 	mpfr_t m, g, sp;
 
 	(void)err;
-	if (!is_float(t) || !is_float(mm->a_type) || !is_float(mm->b_type) ||
+	if (!usc_dtype_is_float(t) || !usc_dtype_is_float(mm->a_type) ||
+	    !usc_dtype_is_float(mm->b_type) ||
 	    !s->has_info[mm->a_type] || !s->has_info[mm->b_type] ||
 	    s->info[mm->a_type].precision > s->info[t].precision ||
 	    s->info[mm->b_type].precision > s->info[t].precision ||

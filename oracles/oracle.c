@@ -182,23 +182,6 @@ size_t usc__oracle_count_undecided(const void *values, size_t n)
 
 /* ------------------------------------------------------------ helpers */
 
-static bool is_float(usc_dtype t)
-{
-	return usc_dtype_is_float(t);
-}
-
-static int width_of(usc_dtype t)
-{
-	const usc_format *f = usc_format_of(t);
-
-	return f ? f->bits : 0;
-}
-
-static uint64_t mask_of(int w)
-{
-	return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
-}
-
 static void set_kind(value *v, usc__oracle_kind k)
 {
 	v->kind = (unsigned char)k;
@@ -1080,8 +1063,8 @@ static usc_status load_bits(orc_state *s, usc_dtype t, uint64_t bits,
 			    value *r, usc_error *err)
 {
 	prep(s, r);
-	if (!is_float(t)) {
-		r->bits = bits & mask_of(width_of(t));
+	if (!usc_dtype_is_float(t)) {
+		r->bits = bits & usc__dom_mask(usc__dom_width(t));
 		return USC_OK;
 	}
 	mpfr_set_prec(s->t, 64);
@@ -1203,12 +1186,12 @@ static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
 	usc_status st;
 
 	prep(s, r);
-	if (!is_float(from)) {
+	if (!usc_dtype_is_float(from)) {
 		if (x->kind == USC__ORC_UNDECIDED) {
 			set_undecided(r);
 			return USC_OK;
 		}
-		if (!is_float(to)) {
+		if (!usc_dtype_is_float(to)) {
 			const void *args[1] = {&x->bits};
 
 			return usc__domain_reference.apply(s->ref, op, 1,
@@ -1227,7 +1210,7 @@ static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
 		set_undecided(r);
 		return USC_OK;
 	}
-	if (is_float(to)) {
+	if (usc_dtype_is_float(to)) {
 		if (!s->quantize) {
 			vcopy(r, x);
 			return USC_OK;
@@ -1287,7 +1270,7 @@ static usc_status bitcast(orc_state *s, const usc__dom_op *op, value *r,
 	usc_status st;
 
 	prep(s, r);
-	if (width_of(from) != width_of(to))
+	if (usc__dom_width(from) != usc__dom_width(to))
 		return usc__fail(err, USC_EUNSUPPORTED,
 				 "bitcast-convert from %s to %s changes the "
 				 "width", usc_dtype_name(from),
@@ -1296,7 +1279,7 @@ static usc_status bitcast(orc_state *s, const usc__dom_op *op, value *r,
 		set_undecided(r);
 		return USC_OK;
 	}
-	if (is_float(from)) {
+	if (usc_dtype_is_float(from)) {
 		/* An encoding needs a rounding: to the operand's type. */
 		bool decided;
 
@@ -1309,7 +1292,8 @@ static usc_status bitcast(orc_state *s, const usc__dom_op *op, value *r,
 		}
 	} else
 		bits = x->bits;
-	return load_bits(s, to, bits & mask_of(width_of(from)), r, err);
+	bits &= usc__dom_mask(usc__dom_width(from));
+	return load_bits(s, to, bits, r, err);
 }
 
 /* ----------------------------------------------------------- apply */
@@ -1370,7 +1354,7 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 
 	switch (op->op) {
 	case USC_HLO_OP_SELECT: {
-		bool flt = is_float(op->result);
+		bool flt = usc_dtype_is_float(op->result);
 
 		if (a[0]->kind == USC__ORC_UNDECIDED) {
 			/* Undecided unless both branches are the same point. */
@@ -1389,7 +1373,7 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 		/* XLA: clamp(lo, x, hi) = min(max(x, lo), hi). */
 		value m;
 
-		if (!is_float(op->arg[1]))
+		if (!usc_dtype_is_float(op->arg[1]))
 			return delegate(s, op, r, a, err);
 		mpfi_init2(m.x, s->prec);
 		maxmin(s, &m, true, a[1], a[0]);
@@ -1398,7 +1382,7 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 		return USC_OK;
 	}
 	case USC_HLO_OP_COMPARE:
-		if (!is_float(at))
+		if (!usc_dtype_is_float(at))
 			return delegate(s, op, r, a, err);
 		prep(s, r);
 		compare_float(op, r, a[0], a[1]);
@@ -1420,7 +1404,7 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 	default:
 		break;
 	}
-	if (!is_float(at))
+	if (!usc_dtype_is_float(at))
 		return delegate(s, op, r, a, err);
 	if (op->nargs == 1) {
 		if (unary(s, op, r, a[0]) != USC_OK)
@@ -1443,7 +1427,8 @@ static bool rounds_here(const orc_state *s, const usc__dom_op *op)
 {
 	size_t i;
 
-	if (!s->round_only_count || !op->instr || !is_float(op->result))
+	if (!s->round_only_count || !op->instr ||
+	    !usc_dtype_is_float(op->result))
 		return false;
 	for (i = 0; i < s->round_only_count; i++)
 		if (s->round_only[i] == op->instr)
@@ -1569,8 +1554,8 @@ static usc_status orc_to_output(void *state, usc_dtype t, const void *v,
 		e->flags = x->flags;
 		e->prec = (long)s->prec;
 	}
-	if (!is_float(t)) {
-		*bits = x->bits & mask_of(width_of(t));
+	if (!usc_dtype_is_float(t)) {
+		*bits = x->bits & usc__dom_mask(usc__dom_width(t));
 		if (e && x->kind != USC__ORC_UNDECIDED) {
 			int64_t sv = 0;
 			uint64_t uv = 0;

@@ -76,18 +76,6 @@ static void ref_destroy(void *state)
 
 /* ------------------------------------------------------------ helpers */
 
-static int width_of(usc_dtype t)
-{
-	const usc_format *f = usc_format_of(t);
-
-	return f ? f->bits : 0;
-}
-
-static uint64_t mask_of(int w)
-{
-	return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
-}
-
 /* The two's complement value of the low w bits. */
 static int64_t sext(uint64_t b, int w)
 {
@@ -96,7 +84,7 @@ static int64_t sext(uint64_t b, int w)
 	if (w >= 64)
 		return (int64_t)b;
 	m = (uint64_t)1 << (w - 1);
-	b &= mask_of(w);
+	b &= usc__dom_mask(w);
 	return (int64_t)((b ^ m) - m);
 }
 
@@ -349,7 +337,7 @@ static usc_status reduce_precision(const usc__dom_op *op, uint64_t x,
 	sm = f->man_bits;
 	se = f->exp_bits;
 	nbits = f->bits;
-	mask = mask_of(nbits);
+	mask = usc__dom_mask(nbits);
 	x &= mask;
 	is_nan = usc_bits_is_nan(t, x);
 	if (me < 1 || mm < 0)
@@ -396,11 +384,11 @@ static int64_t total_key(usc_dtype t, uint64_t bits)
 	int64_t v;
 
 	if (!f->has_sign)
-		return (int64_t)(bits & mask_of(w));
+		return (int64_t)(bits & usc__dom_mask(w));
 	v = sext(bits, w);
 	/* Negative values flip their magnitude bits: sign-magnitude order. */
 	if (v < 0)
-		v ^= (int64_t)(mask_of(w - 1));
+		v ^= (int64_t)(usc__dom_mask(w - 1));
 	return v;
 }
 
@@ -421,7 +409,7 @@ static usc_status compare(const usc__dom_op *op, uint64_t a, uint64_t b,
 			  uint64_t *out)
 {
 	usc_dtype t = op->arg[0];
-	int w = width_of(t);
+	int w = usc__dom_width(t);
 	int c = 0;
 
 	switch (op->cmp_type) {
@@ -449,7 +437,7 @@ static usc_status compare(const usc__dom_op *op, uint64_t a, uint64_t b,
 		break;
 	}
 	default: {
-		uint64_t x = a & mask_of(w), y = b & mask_of(w);
+		uint64_t x = a & usc__dom_mask(w), y = b & usc__dom_mask(w);
 
 		c = x < y ? -1 : x > y ? 1 : 0;
 		break;
@@ -487,15 +475,15 @@ static usc_status convert(const usc__dom_op *op, uint64_t a, uint64_t *out,
 		bool neg = ff->kind == USC_KIND_SINT && sext(a, w) < 0;
 		uint64_t mag = ff->kind == USC_KIND_SINT
 				       ? (uint64_t)sext(a, w)
-				       : a & mask_of(w);
+				       : a & usc__dom_mask(w);
 
 		if (tf->kind == USC_KIND_PRED) {
-			*out = (a & mask_of(w)) != 0;
+			*out = (a & usc__dom_mask(w)) != 0;
 			return USC_OK;
 		}
 		if (tf->kind == USC_KIND_SINT || tf->kind == USC_KIND_UINT) {
 			/* Two's complement truncation or extension. */
-			*out = mag & mask_of(tf->bits);
+			*out = mag & usc__dom_mask(tf->bits);
 			return USC_OK;
 		}
 		if (tf->kind != USC_KIND_FLOAT)
@@ -624,7 +612,7 @@ static usc_status float_op(ref_state *s, const usc__dom_op *op,
 static uint64_t int_pow(uint64_t base, uint64_t e, bool neg_exp, bool sgn,
 			int w)
 {
-	uint64_t acc = 1, m = mask_of(w);
+	uint64_t acc = 1, m = usc__dom_mask(w);
 
 	if (neg_exp) {
 		/* XLA: a negative exponent gives 0 except for bases +-1. */
@@ -651,7 +639,8 @@ static usc_status int_op(const usc__dom_op *op, const uint64_t *a,
 	usc_dtype t = op->arg[0];
 	const usc_format *f = usc_format_of(t);
 	int w = f->bits;
-	uint64_t m = mask_of(w), x = a[0] & m, y = op->nargs > 1 ? a[1] & m : 0;
+	uint64_t m = usc__dom_mask(w), x = a[0] & m;
+	uint64_t y = op->nargs > 1 ? a[1] & m : 0;
 	bool sgn = f->kind == USC_KIND_SINT;
 	int64_t sx = sext(x, w), sy = sext(y, w);
 	int64_t smin = w >= 64 ? INT64_MIN : -((int64_t)1 << (w - 1));
@@ -789,9 +778,9 @@ static usc_status apply1(ref_state *s, const usc__dom_op *op,
 	case USC_HLO_OP_CONVERT:
 		return convert(op, a[0], out, err);
 	case USC_HLO_OP_BITCAST_CONVERT:
-		if (width_of(op->result) != width_of(at))
+		if (usc__dom_width(op->result) != usc__dom_width(at))
 			return unsupported(op, op->result, err);
-		*out = a[0] & mask_of(width_of(at));
+		*out = a[0] & usc__dom_mask(usc__dom_width(at));
 		return USC_OK;
 	case USC_HLO_OP_REDUCE_PRECISION:
 		return reduce_precision(op, a[0], out, err);
@@ -839,7 +828,7 @@ static usc_status ref_load(void *state, usc_dtype t, uint64_t bits,
 {
 	(void)state;
 	(void)err;
-	*(uint64_t *)out = bits & mask_of(width_of(t));
+	*(uint64_t *)out = bits & usc__dom_mask(usc__dom_width(t));
 	return USC_OK;
 }
 
@@ -877,7 +866,7 @@ static usc_status ref_to_output(void *state, usc_dtype t, const void *v,
 	(void)state;
 	(void)enclosure;
 	(void)err;
-	*bits = *(const uint64_t *)v & mask_of(width_of(t));
+	*bits = *(const uint64_t *)v & usc__dom_mask(usc__dom_width(t));
 	return USC_OK;
 }
 
@@ -902,7 +891,7 @@ static usc_status ref_to_index(void *state, usc_dtype t, const void *v,
 	if (f->kind == USC_KIND_SINT)
 		*out = sext(b, f->bits);
 	else {
-		b &= mask_of(f->bits);
+		b &= usc__dom_mask(f->bits);
 		*out = b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)b;
 	}
 	return USC_OK;

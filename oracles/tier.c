@@ -112,23 +112,6 @@ static double slack(double f, double k)
 
 /* ------------------------------------------------------------ values */
 
-static bool is_float(usc_dtype t)
-{
-	return usc_dtype_is_float(t);
-}
-
-static int width_of(usc_dtype t)
-{
-	const usc_format *f = usc_format_of(t);
-
-	return f ? f->bits : 0;
-}
-
-static uint64_t mask_of(int w)
-{
-	return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
-}
-
 static void set_kind(value *v, usc__oracle_kind k)
 {
 	v->kind = (unsigned char)k;
@@ -1490,8 +1473,8 @@ static usc_status load_bits(usc_dtype t, uint64_t bits, value *r,
 	double d;
 
 	prep(r);
-	if (!is_float(t)) {
-		r->bits = bits & mask_of(width_of(t));
+	if (!usc_dtype_is_float(t)) {
+		r->bits = bits & usc__dom_mask(usc__dom_width(t));
 		return USC_OK;
 	}
 	/*
@@ -1538,8 +1521,8 @@ static usc_status convert(tier_state *s, const usc__dom_op *op, value *r,
 		set_undecided(r);
 		return USC_OK;
 	}
-	if (!is_float(from)) {
-		if (!is_float(to)) {
+	if (!usc_dtype_is_float(from)) {
+		if (!usc_dtype_is_float(to)) {
 			const void *args[1] = {&x->bits};
 
 			return usc__domain_reference.apply(s->ref, op, 1,
@@ -1549,7 +1532,7 @@ static usc_status convert(tier_state *s, const usc__dom_op *op, value *r,
 		int_to_value(from, x->bits, r);
 		return USC_OK;
 	}
-	if (is_float(to)) {
+	if (usc_dtype_is_float(to)) {
 		*r = *x; /* exact: no quantization */
 		return USC_OK;
 	}
@@ -1597,7 +1580,7 @@ usc_status usc__tier_decide_rounding(const usc__tier_value *v, usc_dtype t,
 
 	*decided = false;
 	*bits = 0;
-	if (!is_float(t))
+	if (!usc_dtype_is_float(t))
 		return usc__fail(err, USC_EINVAL,
 				 "tier: cannot round into %s, not a float type",
 				 usc_dtype_name(t));
@@ -1662,7 +1645,7 @@ static usc_status bitcast(tier_state *s, const usc__dom_op *op, value *r,
 
 	(void)s;
 	prep(r);
-	if (width_of(from) != width_of(to))
+	if (usc__dom_width(from) != usc__dom_width(to))
 		return usc__fail(err, USC_EUNSUPPORTED,
 				 "bitcast-convert from %s to %s changes the "
 				 "width", usc_dtype_name(from),
@@ -1671,7 +1654,7 @@ static usc_status bitcast(tier_state *s, const usc__dom_op *op, value *r,
 		set_undecided(r);
 		return USC_OK;
 	}
-	if (is_float(from)) {
+	if (usc_dtype_is_float(from)) {
 		bool decided;
 
 		st = usc__tier_decide_rounding(x, from, &decided, &bits, err);
@@ -1683,7 +1666,8 @@ static usc_status bitcast(tier_state *s, const usc__dom_op *op, value *r,
 		}
 	} else
 		bits = x->bits;
-	return load_bits(to, bits & mask_of(width_of(from)), r, err);
+	bits &= usc__dom_mask(usc__dom_width(from));
+	return load_bits(to, bits, r, err);
 }
 
 /* ----------------------------------------------------------- apply */
@@ -1742,7 +1726,8 @@ static usc_status apply1(tier_state *s, const usc__dom_op *op, value *r,
 	switch (op->op) {
 	case USC_HLO_OP_SELECT:
 		if (a[0]->kind == USC__ORC_UNDECIDED) {
-			if (same_point(a[1], a[2], is_float(op->result)))
+			if (same_point(a[1], a[2],
+				       usc_dtype_is_float(op->result)))
 				*r = *a[1];
 			else {
 				prep(r);
@@ -1755,14 +1740,14 @@ static usc_status apply1(tier_state *s, const usc__dom_op *op, value *r,
 	case USC_HLO_OP_CLAMP: {
 		value m;
 
-		if (!is_float(op->arg[1]))
+		if (!usc_dtype_is_float(op->arg[1]))
 			return delegate(s, op, r, a, err);
 		maxmin(&m, true, a[1], a[0]);
 		maxmin(r, false, &m, a[2]);
 		return USC_OK;
 	}
 	case USC_HLO_OP_COMPARE:
-		if (!is_float(at))
+		if (!usc_dtype_is_float(at))
 			return delegate(s, op, r, a, err);
 		compare_float(op, r, a[0], a[1]);
 		return USC_OK;
@@ -1784,7 +1769,7 @@ static usc_status apply1(tier_state *s, const usc__dom_op *op, value *r,
 	default:
 		break;
 	}
-	if (!is_float(at))
+	if (!usc_dtype_is_float(at))
 		return delegate(s, op, r, a, err);
 	if (op->nargs == 1) {
 		if (unary(r, op, a[0]) != USC_OK)
@@ -1828,7 +1813,7 @@ typedef enum fast_op {
 
 static fast_op fast_kind(const usc__dom_op *op)
 {
-	bool flt = is_float(op->nargs ? op->arg[0] : op->result);
+	bool flt = usc_dtype_is_float(op->nargs ? op->arg[0] : op->result);
 
 	switch (op->op) {
 	case USC_HLO_OP_SELECT:
@@ -1836,7 +1821,8 @@ static fast_op fast_kind(const usc__dom_op *op)
 	case USC_HLO_OP_REDUCE_PRECISION:
 		return FAST_COPY;
 	case USC_HLO_OP_CONVERT:
-		return flt && is_float(op->result) ? FAST_COPY : FAST_NONE;
+		return flt && usc_dtype_is_float(op->result) ? FAST_COPY
+							     : FAST_NONE;
 	default:
 		break;
 	}
@@ -2193,8 +2179,8 @@ static usc_status tier_to_output(void *state, usc_dtype t, const void *v,
 		e->flags = x->flags & (USC__ORC_NEG_ZERO | USC__ORC_ZSIGN_UNKNOWN);
 		e->prec = 53;
 	}
-	if (!is_float(t)) {
-		*bits = x->bits & mask_of(width_of(t));
+	if (!usc_dtype_is_float(t)) {
+		*bits = x->bits & usc__dom_mask(usc__dom_width(t));
 		if (e && x->kind != USC__ORC_UNDECIDED) {
 			int64_t sv = 0;
 			uint64_t uv = 0;
@@ -2286,7 +2272,7 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 	double yv = 0, lo, hi, nlo, nhi, m, M, umin, umax, d[4], um;
 	double mid = NAN;
 
-	if (!is_float(t)) {
+	if (!usc_dtype_is_float(t)) {
 		out->kind = USC__ORC_UNDECIDED;
 		out->lo = out->hi = out->mid = NAN;
 		out->decided = false;
@@ -2354,7 +2340,7 @@ static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 	size_t k;
 
 	(void)state;
-	if (add->op != USC_HLO_OP_ADD || !is_float(add->result) ||
+	if (add->op != USC_HLO_OP_ADD || !usc_dtype_is_float(add->result) ||
 	    v0->kind != USC__ORC_FINITE || v0->rad != 0)
 		return USC_EUNSUPPORTED;
 	for (k = 0; k < n; k++)
