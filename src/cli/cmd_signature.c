@@ -233,6 +233,38 @@ static void print_text(const usc_signature_report *r)
 		       r->skipped);
 }
 
+/*
+ * The module of the kernel file path, its fusion isolated when one is
+ * named: *m, with the files to destroy in *f and *kf (set also when it
+ * fails).  Prints why and returns USC_EXIT_FAIL, else USC_EXIT_OK.
+ */
+static int load_module(const char *path, const char *fusion,
+		       usc_hlo_file **f, usc_hlo_file **kf,
+		       const usc_hlo_module **m)
+{
+	usc_error err;
+
+	usc_error_clear(&err);
+	if (usc_hlo_parse_file(path, f, &err) != USC_OK) {
+		fprintf(stderr, "%s\n", err.message);
+		return USC_EXIT_FAIL;
+	}
+	*m = usc_hlo_file_module(*f, 0);
+	if (!*m) {
+		usc_cli_error("%s holds no module", path);
+		return USC_EXIT_FAIL;
+	}
+	if (fusion) {
+		if (usc_hlo_extract_fusion_file(*m, fusion, kf, &err) !=
+		    USC_OK) {
+			usc_cli_error("%s", err.message);
+			return USC_EXIT_FAIL;
+		}
+		*m = usc_hlo_file_module(*kf, 0);
+	}
+	return USC_EXIT_OK;
+}
+
 /* --mutant OP KIND[/VARIANT] -o OUT: writes one mutant. */
 static int write_mutant(const char *path, const char *fusion, const char *op,
 			const char *kind_text, const char *out)
@@ -263,23 +295,8 @@ static int write_mutant(const char *path, const char *fusion, const char *op,
 		usc_cli_error("%s", err.message);
 		return USC_EXIT_USAGE;
 	}
-	if (usc_hlo_parse_file(path, &f, &err) != USC_OK) {
-		fprintf(stderr, "%s\n", err.message);
-		return USC_EXIT_FAIL;
-	}
-	m = usc_hlo_file_module(f, 0);
-	if (!m) {
-		usc_cli_error("%s holds no module", path);
+	if (load_module(path, fusion, &f, &kf, &m) != USC_EXIT_OK)
 		goto done;
-	}
-	if (fusion) {
-		if (usc_hlo_extract_fusion_file(m, fusion, &kf, &err) !=
-		    USC_OK) {
-			usc_cli_error("%s", err.message);
-			goto done;
-		}
-		m = usc_hlo_file_module(kf, 0);
-	}
 	if (usc_signature_mutate(m, op, kind, variant, &applies, detail,
 				 sizeof detail, &text, &err) != USC_OK) {
 		usc_cli_error("%s: %s", path, err.message);
@@ -319,23 +336,8 @@ static int list_mutants(const char *path, const char *fusion)
 	int rc = USC_EXIT_FAIL;
 
 	usc_error_clear(&err);
-	if (usc_hlo_parse_file(path, &f, &err) != USC_OK) {
-		fprintf(stderr, "%s\n", err.message);
-		return USC_EXIT_FAIL;
-	}
-	m = usc_hlo_file_module(f, 0);
-	if (!m) {
-		usc_cli_error("%s holds no module", path);
+	if (load_module(path, fusion, &f, &kf, &m) != USC_EXIT_OK)
 		goto done;
-	}
-	if (fusion) {
-		if (usc_hlo_extract_fusion_file(m, fusion, &kf, &err) !=
-		    USC_OK) {
-			usc_cli_error("%s", err.message);
-			goto done;
-		}
-		m = usc_hlo_file_module(kf, 0);
-	}
 	if (usc_signature_mutant_list(m, &list, &n, &err) != USC_OK) {
 		usc_cli_error("%s: %s", path, err.message);
 		goto done;
