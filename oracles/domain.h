@@ -40,6 +40,33 @@ typedef enum usc__cmp_dir {
 	USC__CMP_GE
 } usc__cmp_dir;
 
+/*
+ * The possible outcomes of a comparison, as bits, for the interval
+ * domains (oracle, tier, envelope): less, equal, greater, unordered.
+ */
+enum {
+	USC__POSS_LT = 1,
+	USC__POSS_EQ = 2,
+	USC__POSS_GT = 4,
+	USC__POSS_UN = 8
+};
+
+/* Whether compare direction d holds for the one outcome given. */
+static inline bool usc__cmp_holds(usc__cmp_dir d, unsigned outcome)
+{
+	switch (d) {
+	case USC__CMP_EQ: return outcome == USC__POSS_EQ;
+	case USC__CMP_NE: return outcome != USC__POSS_EQ;
+	case USC__CMP_LT: return outcome == USC__POSS_LT;
+	case USC__CMP_LE:
+		return outcome == USC__POSS_LT || outcome == USC__POSS_EQ;
+	case USC__CMP_GT: return outcome == USC__POSS_GT;
+	case USC__CMP_GE:
+		return outcome == USC__POSS_GT || outcome == USC__POSS_EQ;
+	}
+	return false;
+}
+
 /* The type= attribute of a compare; DEFAULT picks by the operand type. */
 typedef enum usc__cmp_type {
 	USC__CMP_DEFAULT,

@@ -1349,19 +1349,17 @@ static void set_pred(value *r, bool can_false, bool can_true)
 	}
 }
 
-/* Outcomes of comparing x with y: bits LT, EQ, GT, UN. */
-enum { O_LT = 1, O_EQ = 2, O_GT = 4, O_UN = 8 };
 
 static unsigned order_outcomes(double xl, double xh, double yl, double yh)
 {
 	unsigned o = 0;
 
 	if (xl < yh)
-		o |= O_LT;
+		o |= USC__POSS_LT;
 	if (xh > yl)
-		o |= O_GT;
+		o |= USC__POSS_GT;
 	if (xl <= yh && yl <= xh)
-		o |= O_EQ;
+		o |= USC__POSS_EQ;
 	return o;
 }
 
@@ -1393,26 +1391,13 @@ static unsigned float_outcomes(const value *x, const value *y, bool total)
 					    hi[1][j]);
 	if (total) {
 		/* -0 < +0 in the total order; NaNs sort at both ends. */
-		if ((o & O_EQ) && has_zero(x) && has_zero(y))
-			o |= O_LT | O_GT;
+		if ((o & USC__POSS_EQ) && has_zero(x) && has_zero(y))
+			o |= USC__POSS_LT | USC__POSS_GT;
 		if ((x->flags | y->flags) & VNAN)
-			o |= O_LT | O_EQ | O_GT;
+			o |= USC__POSS_LT | USC__POSS_EQ | USC__POSS_GT;
 	} else if ((x->flags | y->flags) & VNAN)
-		o |= O_UN;
+		o |= USC__POSS_UN;
 	return o;
-}
-
-static bool dir_holds(usc__cmp_dir d, unsigned outcome)
-{
-	switch (d) {
-	case USC__CMP_EQ: return outcome == O_EQ;
-	case USC__CMP_NE: return outcome != O_EQ;
-	case USC__CMP_LT: return outcome == O_LT;
-	case USC__CMP_LE: return outcome == O_LT || outcome == O_EQ;
-	case USC__CMP_GT: return outcome == O_GT;
-	case USC__CMP_GE: return outcome == O_GT || outcome == O_EQ;
-	}
-	return false;
 }
 
 static void compare_sets(const usc__dom_op *op, value *r, unsigned outcomes)
@@ -1420,9 +1405,9 @@ static void compare_sets(const usc__dom_op *op, value *r, unsigned outcomes)
 	bool f = false, t = false;
 	unsigned o;
 
-	for (o = 1; o <= O_UN; o <<= 1)
+	for (o = 1; o <= USC__POSS_UN; o <<= 1)
 		if (outcomes & o) {
-			if (dir_holds(op->cmp_dir, o))
+			if (usc__cmp_holds(op->cmp_dir, o))
 				t = true;
 			else
 				f = true;

@@ -968,7 +968,6 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 
 /* --------------------------------------------------------- compare */
 
-enum { POSS_LT = 1, POSS_EQ = 2, POSS_GT = 4, POSS_UN = 8 };
 
 /*
  * Which outcomes of comparing x with y the enclosures allow.  An IEEE
@@ -980,49 +979,38 @@ static unsigned cmp_possible(const value *x, const value *y, bool total)
 	int kx = x->kind, ky = y->kind;
 
 	if (kx == USC__ORC_NAN || ky == USC__ORC_NAN)
-		return POSS_UN;
+		return USC__POSS_UN;
 	if (kx != USC__ORC_FINITE || ky != USC__ORC_FINITE) {
 		int rx = kx == USC__ORC_POS_INF ? 1 : kx == USC__ORC_NEG_INF ? -1 : 0;
 		int ry = ky == USC__ORC_POS_INF ? 1 : ky == USC__ORC_NEG_INF ? -1 : 0;
 
-		return rx < ry ? POSS_LT : rx > ry ? POSS_GT : POSS_EQ;
+		return rx < ry   ? USC__POSS_LT
+		       : rx > ry ? USC__POSS_GT
+				 : USC__POSS_EQ;
 	}
 	if (mpfr_less_p(&x->x->left, &y->x->right))
-		m |= POSS_LT;
+		m |= USC__POSS_LT;
 	if (mpfr_greater_p(&x->x->right, &y->x->left))
-		m |= POSS_GT;
+		m |= USC__POSS_GT;
 	if (mpfr_lessequal_p(&x->x->left, &y->x->right) &&
 	    mpfr_lessequal_p(&y->x->left, &x->x->right))
-		m |= POSS_EQ;
+		m |= USC__POSS_EQ;
 	/*
 	 * The total order tells -0 from +0: where the two may meet at 0,
 	 * equality needs equal known signs.
 	 */
-	if (total && (m & POSS_EQ) && has_zero(x) && has_zero(y)) {
+	if (total && (m & USC__POSS_EQ) && has_zero(x) && has_zero(y)) {
 		int sx = is_point(x) ? sign_of(x) : 0;
 		int sy = is_point(y) ? sign_of(y) : 0;
 
 		if (sx == 0 || sy == 0 || sx != sy)
-			m |= POSS_LT | POSS_GT;
+			m |= USC__POSS_LT | USC__POSS_GT;
 		if (sx != 0 && sy != 0) {
 			if (is_point(x) && is_point(y) && sx != sy)
-				m = sx < sy ? POSS_LT : POSS_GT;
+				m = sx < sy ? USC__POSS_LT : USC__POSS_GT;
 		}
 	}
 	return m;
-}
-
-static bool dir_holds(usc__cmp_dir d, unsigned outcome)
-{
-	switch (d) {
-	case USC__CMP_EQ: return outcome == POSS_EQ;
-	case USC__CMP_NE: return outcome != POSS_EQ;
-	case USC__CMP_LT: return outcome == POSS_LT;
-	case USC__CMP_LE: return outcome == POSS_LT || outcome == POSS_EQ;
-	case USC__CMP_GT: return outcome == POSS_GT;
-	case USC__CMP_GE: return outcome == POSS_GT || outcome == POSS_EQ;
-	}
-	return false;
 }
 
 static void compare_float(const usc__dom_op *op, value *r, const value *x,
@@ -1040,10 +1028,10 @@ static void compare_float(const usc__dom_op *op, value *r, const value *x,
 		return;
 	}
 	m = cmp_possible(x, y, total);
-	for (b = 1; b <= POSS_UN; b <<= 1) {
+	for (b = 1; b <= USC__POSS_UN; b <<= 1) {
 		if (!(m & b))
 			continue;
-		if (dir_holds(op->cmp_dir, b))
+		if (usc__cmp_holds(op->cmp_dir, b))
 			any_true = true;
 		else
 			any_false = true;

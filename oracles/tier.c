@@ -1382,7 +1382,6 @@ static void binary(value *r, const usc__dom_op *op, const value *x,
 
 /* --------------------------------------------------------- compare */
 
-enum { POSS_LT = 1, POSS_EQ = 2, POSS_GT = 4, POSS_UN = 8 };
 
 /* The oracle's cmp_possible on outward double bounds. */
 static unsigned cmp_possible(const value *x, const value *y, bool total)
@@ -1392,45 +1391,34 @@ static unsigned cmp_possible(const value *x, const value *y, bool total)
 	double xl, xh, yl, yh;
 
 	if (kx == USC__ORC_NAN || ky == USC__ORC_NAN)
-		return POSS_UN;
+		return USC__POSS_UN;
 	if (kx != USC__ORC_FINITE || ky != USC__ORC_FINITE) {
 		int rx = kx == USC__ORC_POS_INF ? 1 : kx == USC__ORC_NEG_INF ? -1 : 0;
 		int ry = ky == USC__ORC_POS_INF ? 1 : ky == USC__ORC_NEG_INF ? -1 : 0;
 
-		return rx < ry ? POSS_LT : rx > ry ? POSS_GT : POSS_EQ;
+		return rx < ry   ? USC__POSS_LT
+		       : rx > ry ? USC__POSS_GT
+				 : USC__POSS_EQ;
 	}
 	bounds(x, &xl, &xh);
 	bounds(y, &yl, &yh);
 	if (xl < yh)
-		m |= POSS_LT;
+		m |= USC__POSS_LT;
 	if (xh > yl)
-		m |= POSS_GT;
+		m |= USC__POSS_GT;
 	if (xl <= yh && yl <= xh)
-		m |= POSS_EQ;
-	if (total && (m & POSS_EQ) && has_zero(x) && has_zero(y)) {
+		m |= USC__POSS_EQ;
+	if (total && (m & USC__POSS_EQ) && has_zero(x) && has_zero(y)) {
 		int sx = is_point(x) ? sign_of(x) : 0;
 		int sy = is_point(y) ? sign_of(y) : 0;
 
 		if (sx == 0 || sy == 0 || sx != sy)
-			m |= POSS_LT | POSS_GT;
+			m |= USC__POSS_LT | USC__POSS_GT;
 		if (sx != 0 && sy != 0 && is_point(x) && is_point(y) &&
 		    sx != sy)
-			m = sx < sy ? POSS_LT : POSS_GT;
+			m = sx < sy ? USC__POSS_LT : USC__POSS_GT;
 	}
 	return m;
-}
-
-static bool dir_holds(usc__cmp_dir d, unsigned outcome)
-{
-	switch (d) {
-	case USC__CMP_EQ: return outcome == POSS_EQ;
-	case USC__CMP_NE: return outcome != POSS_EQ;
-	case USC__CMP_LT: return outcome == POSS_LT;
-	case USC__CMP_LE: return outcome == POSS_LT || outcome == POSS_EQ;
-	case USC__CMP_GT: return outcome == POSS_GT;
-	case USC__CMP_GE: return outcome == POSS_GT || outcome == POSS_EQ;
-	}
-	return false;
 }
 
 static void compare_float(const usc__dom_op *op, value *r, const value *x,
@@ -1447,10 +1435,10 @@ static void compare_float(const usc__dom_op *op, value *r, const value *x,
 		return;
 	}
 	m = cmp_possible(x, y, total);
-	for (b = 1; b <= POSS_UN; b <<= 1) {
+	for (b = 1; b <= USC__POSS_UN; b <<= 1) {
 		if (!(m & b))
 			continue;
-		if (dir_holds(op->cmp_dir, b))
+		if (usc__cmp_holds(op->cmp_dir, b))
 			any_true = true;
 		else
 			any_false = true;
