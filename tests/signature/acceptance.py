@@ -102,28 +102,7 @@ NOT_APPLICABLE = {"wrong-reduce-dimension":
                   "reduced one's size"}
 PER_KIND = 3
 OUTPUT_ZERO = "output-zero"
-FAIL = []
-
-
-def fail(msg):
-    FAIL.append(msg)
-    print("FAIL " + msg)
-
-
-def run(args, ok=(0,)):
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode not in ok:
-        raise RuntimeError("%s -> %d\n%s%s" % (" ".join(args), p.returncode,
-                                              p.stdout, p.stderr))
-    return p
-
-
-def inputs_of(d):
-    out, i = [], 0
-    while os.path.exists(os.path.join(d, "input_%d.npy" % i)):
-        out.append(os.path.join(d, "input_%d.npy" % i))
-        i += 1
-    return out
+from sigtest import FAIL, fail, inputs_of, run
 
 
 def uview(a):

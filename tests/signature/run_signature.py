@@ -43,28 +43,7 @@ SRC = os.environ.get("USC_SOURCE_DIR",
                      os.path.join(os.path.dirname(__file__), "..", ".."))
 EX = os.path.join(SRC, "data", "examples")
 HARNESS = os.path.join(SRC, "tests", "classify", "inject_defects.py")
-FAIL = []
-
-
-def fail(msg):
-    FAIL.append(msg)
-    print("FAIL " + msg)
-
-
-def run(args, ok=(0,)):
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode not in ok:
-        raise RuntimeError("%s -> %d\n%s%s" % (" ".join(args), p.returncode,
-                                              p.stdout, p.stderr))
-    return p
-
-
-def inputs_of(d):
-    out, i = [], 0
-    while os.path.exists(os.path.join(d, "input_%d.npy" % i)):
-        out.append(os.path.join(d, "input_%d.npy" % i))
-        i += 1
-    return out
+from sigtest import FAIL, fail, inputs_of, run
 
 
 def evaluate(hlo, inputs, prefix):
