@@ -440,6 +440,27 @@ static const char *splat(mctx *c, usc_dtype t, const char *value,
 	return out;
 }
 
+/*
+ * Each operand of the op converted to shape sh (new instructions), and
+ * their names, comma-separated, in args: the operands of the op computed
+ * in another type.
+ */
+static void convert_operands(mctx *c, const char *sh, char *args,
+			     size_t cap)
+{
+	const usc_hlo_instr *in = c->in;
+	char nm[160];
+	size_t used = 0;
+
+	args[0] = '\0';
+	for (size_t i = 0; i < in->operand_count && used < cap; i++) {
+		hname(c, nm);
+		emit(c, false, nm, sh, "convert", in->operands[i]->name, NULL);
+		used += (size_t)snprintf(args + used, cap - used, "%s%s",
+					 i ? ", " : "", nm);
+	}
+}
+
 static const usc_dtype narrow_types[] = {USC_BF16, USC_F16, USC_F8E4M3FN,
 					 USC_F8E5M2};
 
@@ -448,21 +469,12 @@ static bool mut_narrow(mctx *c, int v)
 	const usc_hlo_instr *in = c->in;
 	usc_dtype n = narrow_types[v], t = in->shape.dtype;
 	char sh[256], args[1024], nm[160], rest[1024];
-	size_t used = 0;
 
 	if (float_arith(in)) {
 		if (fbits(n) >= fbits(t))
 			return false;
 		shape_txt(sh, sizeof sh, n, &in->shape);
-		args[0] = '\0';
-		for (size_t i = 0; i < in->operand_count; i++) {
-			hname(c, nm);
-			emit(c, false, nm, sh, "convert",
-			     in->operands[i]->name, NULL);
-			used += (size_t)snprintf(args + used,
-						 sizeof args - used, "%s%s",
-						 i ? ", " : "", nm);
-		}
+		convert_operands(c, sh, args, sizeof args);
 		hname(c, nm);
 		emit(c, false, nm, sh, usc_hlo_opcode_name(in->opcode), args,
 		     rest_dup(c, rest, sizeof rest));
@@ -625,20 +637,11 @@ static bool mut_round(mctx *c, usc_mutation mode)
 		return true;
 	}
 	if (float_arith(in)) {
-		char sh[256], args[1024], nm[160], x[160], rest[1024];
-		size_t used = 0;
+		char sh[256], args[1024], x[160], rest[1024];
 
 		/* The exact result, or near enough: the op in f64. */
 		shape_txt(sh, sizeof sh, USC_F64, &in->shape);
-		args[0] = '\0';
-		for (size_t i = 0; i < in->operand_count; i++) {
-			hname(c, nm);
-			emit(c, false, nm, sh, "convert",
-			     in->operands[i]->name, NULL);
-			used += (size_t)snprintf(args + used,
-						 sizeof args - used, "%s%s",
-						 i ? ", " : "", nm);
-		}
+		convert_operands(c, sh, args, sizeof args);
 		emit(c, false, hname(c, x), sh,
 		     usc_hlo_opcode_name(in->opcode), args,
 		     rest_dup(c, rest, sizeof rest));
