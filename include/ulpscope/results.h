@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ulpscope/classify.h"
 #include "ulpscope/dtype.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/status.h"
@@ -216,6 +217,71 @@ usc_status usc_results_open_append(const char *path, usc_results **out,
  * the writer can go on.
  */
 usc_status usc_results_add_kernel(usc_results *w, const usc_results_kernel *k,
+				  usc_error *err);
+
+/*
+ * Writing a kernel a piece at a time, for results too large to hold
+ * whole (ulpscope check streams them so): usc_results_begin_kernel
+ * writes what is known before the figures (the kernel's group, HLO, ops
+ * table, each output's device encodings) and creates the per-element
+ * datasets empty; usc_results_write_rows then fills the next elements of
+ * one output, in row-major order; usc_results_end_kernel adds the
+ * figures.  The file is then exactly what usc_results_add_kernel writes
+ * for the same values.  One kernel at a time; until it ends, no other
+ * can be added and the file cannot be closed.  A failure of any of the
+ * three removes the kernel from the file again.
+ */
+
+/*
+ * The next count elements of an output: the reference's encodings (each
+ * of the output type's container width, little-endian: a usc_tensor's
+ * layout) and the figures as usc_results_output describes them.  The
+ * envelope's four arrays are read only for a kernel begun classified.
+ */
+typedef struct usc_results_rows {
+	const void *reference;
+	const double *oracle_mid;
+	const double *oracle_rad;
+	const double *ulp_error_oracle;
+	const double *ulp_error_reference;
+	const uint8_t *undecided;
+	const double *envelope_lo;
+	const double *envelope_hi;
+	const uint8_t *envelope_flags;
+	const uint8_t *cls;
+} usc_results_rows;
+
+/* What a streamed kernel's figures are, once every element is written. */
+typedef struct usc_results_kernel_end {
+	int64_t oracle_precision_max;
+	const char *verdict;        /* NULL: "" (not classified) */
+	const char *verdict_reason; /* NULL: "" */
+	const char *profile;        /* NULL: "" */
+	const usc_results_summary *summaries;     /* one per output */
+	const usc_classify_counts *class_counts;  /* one per output; NULL
+						     when not classified */
+} usc_results_kernel_end;
+
+/*
+ * Begins kernel k.  Of its outputs only device is read (whole: its type
+ * and shape are the output's); verdict, reason, profile and the oracle's
+ * precision come with usc_results_end_kernel; attribution must be NULL.
+ * classified: the outputs get the envelope and class datasets.
+ */
+usc_status usc_results_begin_kernel(usc_results *w, const usc_results_kernel *k,
+				    bool classified, usc_error *err);
+
+/* Writes the next count elements of output `output` of the kernel begun. */
+usc_status usc_results_write_rows(usc_results *w, size_t output,
+				  uint64_t count, const usc_results_rows *rows,
+				  usc_error *err);
+
+/*
+ * Ends the kernel begun.  USC_EINVAL when an output has elements not
+ * written or a summary of another count.
+ */
+usc_status usc_results_end_kernel(usc_results *w,
+				  const usc_results_kernel_end *e,
 				  usc_error *err);
 
 /* One ranked explanation of a defect signature search. */

@@ -24,6 +24,7 @@ struct usc__h5_file {
 
 struct usc__h5_dataset {
 	hid_t id;
+	hid_t mtype; /* written datasets: the memory type (owned); else -1 */
 	char *where; /* "FILE:/dataset", for messages */
 };
 
@@ -191,25 +192,39 @@ usc_status usc__h5_file_close(usc__h5_file *f, usc_error *err)
 /* ------------------------------------------------------------------ */
 /* Datasets                                                            */
 
+/* A dataset handle without an HDF5 object yet, named for messages. */
+static usc__h5_dataset *dataset_new(const usc__h5_file *f,
+				    const char *dataset)
+{
+	size_t size = strlen(f->path) + strlen(dataset) + 2;
+	usc__h5_dataset *d = usc__calloc(1, sizeof *d);
+
+	if (d)
+		d->where = usc__malloc(size);
+	if (!d || !d->where) {
+		usc__free(d);
+		return NULL;
+	}
+	snprintf(d->where, size, "%s:%s", f->path, dataset);
+	d->id = -1;
+	d->mtype = -1;
+	return d;
+}
+
 usc_status usc__h5_dataset_open(usc__h5_file *f, const char *dataset,
 				usc__h5_dataset **out, usc_error *err)
 {
 	quiet q;
 	usc__h5_dataset *d;
-	size_t plen = strlen(f->path), dlen = strlen(dataset);
+	size_t dlen = strlen(dataset);
 	usc_status st = USC_OK;
 	hid_t id;
 
 	*out = NULL;
-	d = usc__calloc(1, sizeof *d);
-	if (d)
-		d->where = usc__malloc(plen + dlen + 2);
-	if (!d || !d->where) {
-		usc__free(d);
+	d = dataset_new(f, dataset);
+	if (!d)
 		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
 				 f->path, dataset);
-	}
-	snprintf(d->where, plen + dlen + 2, "%s:%s", f->path, dataset);
 	if (dataset[0] != '/') {
 		st = usc__fail(err, USC_EINVAL,
 			       "%s: dataset path must start with '/'",
@@ -268,7 +283,10 @@ void usc__h5_dataset_close(usc__h5_dataset *d)
 	if (!d)
 		return;
 	q = quiet_begin();
-	H5Dclose(d->id);
+	if (d->id >= 0)
+		H5Dclose(d->id);
+	if (d->mtype >= 0)
+		H5Tclose(d->mtype);
 	quiet_end(q);
 	usc__free(d->where);
 	usc__free(d);
@@ -564,21 +582,22 @@ static void choose_chunk(size_t rank, const hsize_t *dims, size_t elem,
 
 /*
  * Creates dataset (with any missing groups) of file type ftype and the
- * given shape, and writes data, laid out as mtype, into it.  Datasets of
- * more than USC__H5_CHUNK_THRESHOLD bytes of elem_size-byte elements are
- * chunked, shuffled, compressed and checksummed; elem_size 0 never is.
+ * given shape; *dset receives it.  Datasets of more than
+ * USC__H5_CHUNK_THRESHOLD bytes of elem_size-byte elements are chunked,
+ * shuffled, compressed and checksummed; elem_size 0 never is.
  */
-static usc_status write_dataset(usc__h5_file *f, const char *dataset,
-				hid_t ftype, hid_t mtype, size_t elem_size,
-				size_t rank, const int64_t *dims,
-				const void *data, usc_error *err)
+static usc_status create_dataset(usc__h5_file *f, const char *dataset,
+				 hid_t ftype, size_t elem_size, size_t rank,
+				 const int64_t *dims, hid_t *dset,
+				 usc_error *err)
 {
 	quiet q = quiet_begin();
 	hsize_t hd[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
-	hid_t space = -1, lcpl = -1, dcpl = -1, dset = -1;
+	hid_t space = -1, lcpl = -1, dcpl = -1;
 	usc_status st = USC_OK;
 	uint64_t count = 1;
 
+	*dset = -1;
 	if (rank > H5S_MAX_RANK) {
 		st = usc__fail(err, USC_EUNSUPPORTED,
 			       "%s:%s: rank %zu is above %d", f->path, dataset,
@@ -613,26 +632,45 @@ static usc_status write_dataset(usc__h5_file *f, const char *dataset,
 			goto done;
 		}
 	}
-	dset = H5Dcreate2(f->id, dataset, ftype, space, lcpl, dcpl,
-			  H5P_DEFAULT);
-	if (dset < 0) {
+	*dset = H5Dcreate2(f->id, dataset, ftype, space, lcpl, dcpl,
+			   H5P_DEFAULT);
+	if (*dset < 0)
 		st = h5_fail(err, USC_EIO, "%s:%s: cannot create the dataset",
 			     f->path, dataset);
-		goto done;
-	}
-	if (count &&
-	    H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the data",
-			     f->path, dataset);
 done:
-	if (dset >= 0)
-		H5Dclose(dset);
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
 	if (lcpl >= 0)
 		H5Pclose(lcpl);
 	if (space >= 0)
 		H5Sclose(space);
+	quiet_end(q);
+	return st;
+}
+
+/* create_dataset, then data, laid out as mtype, written whole into it. */
+static usc_status write_dataset(usc__h5_file *f, const char *dataset,
+				hid_t ftype, hid_t mtype, size_t elem_size,
+				size_t rank, const int64_t *dims,
+				const void *data, usc_error *err)
+{
+	uint64_t count = 1;
+	usc_status st;
+	hid_t dset;
+	quiet q;
+
+	for (size_t i = 0; i < rank; i++)
+		count *= (uint64_t)dims[i];
+	st = create_dataset(f, dataset, ftype, elem_size, rank, dims, &dset,
+			    err);
+	if (st != USC_OK)
+		return st;
+	q = quiet_begin();
+	if (count &&
+	    H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the data",
+			     f->path, dataset);
+	H5Dclose(dset);
 	quiet_end(q);
 	return st;
 }
@@ -927,43 +965,47 @@ static hid_t fixed_string_type(size_t len)
 	return t;
 }
 
+/* The file and memory types of a store type, and its element size. */
+static size_t store_types(usc__h5_store t, hid_t *ftype, hid_t *mtype)
+{
+	static const size_t sizes[] = {1, 2, 4, 8, 8};
+
+	switch (t) {
+	case USC__H5_STORE_U8:
+		*ftype = *mtype = H5T_STD_U8LE;
+		break;
+	case USC__H5_STORE_U16:
+		*ftype = *mtype = H5T_STD_U16LE;
+		break;
+	case USC__H5_STORE_U32:
+		*ftype = *mtype = H5T_STD_U32LE;
+		break;
+	case USC__H5_STORE_U64:
+		*ftype = *mtype = H5T_STD_U64LE;
+		break;
+	default:
+		*ftype = H5T_IEEE_F64LE, *mtype = H5T_NATIVE_DOUBLE;
+		break;
+	}
+	return sizes[t];
+}
+
 usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 				 usc__h5_store t, size_t rank,
 				 const int64_t *dims, const void *data,
 				 usc_error *err)
 {
-	static const size_t sizes[] = {1, 2, 4, 8, 8};
 	hid_t ftype, mtype;
+	size_t size = store_types(t, &ftype, &mtype);
 
-	switch (t) {
-	case USC__H5_STORE_U8:
-		ftype = mtype = H5T_STD_U8LE;
-		break;
-	case USC__H5_STORE_U16:
-		ftype = mtype = H5T_STD_U16LE;
-		break;
-	case USC__H5_STORE_U32:
-		ftype = mtype = H5T_STD_U32LE;
-		break;
-	case USC__H5_STORE_U64:
-		ftype = mtype = H5T_STD_U64LE;
-		break;
-	default:
-		ftype = H5T_IEEE_F64LE, mtype = H5T_NATIVE_DOUBLE;
-		break;
-	}
-	return write_dataset(f, dataset, ftype, mtype, sizes[t], rank, dims,
-			     data, err);
+	return write_dataset(f, dataset, ftype, mtype, size, rank, dims, data,
+			     err);
 }
 
-usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
-				 size_t rank, const int64_t *dims,
-				 const uint8_t *data, const char *const *names,
-				 size_t count, usc_error *err)
+/* An enum over uint8 whose member i is names[i]; -1 on failure. */
+static hid_t enum_u8_type(const char *const *names, size_t count)
 {
-	quiet q = quiet_begin();
 	hid_t type = H5Tenum_create(H5T_NATIVE_UINT8);
-	usc_status st;
 
 	for (size_t i = 0; type >= 0 && i < count; i++) {
 		uint8_t v = (uint8_t)i;
@@ -973,6 +1015,18 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 			type = -1;
 		}
 	}
+	return type;
+}
+
+usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
+				 size_t rank, const int64_t *dims,
+				 const uint8_t *data, const char *const *names,
+				 size_t count, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t type = enum_u8_type(names, count);
+	usc_status st;
+
 	if (type < 0) {
 		st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the enum",
 			     f->path, dataset);
@@ -982,6 +1036,182 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 	quiet_end(q);
 	st = write_dataset(f, dataset, type, type, 1, rank, dims, data, err);
 	H5Tclose(type);
+	return st;
+}
+
+/*
+ * A dataset created empty, for usc__h5_write_range: it owns a copy of
+ * mtype.
+ */
+static usc_status create_for_ranges(usc__h5_file *f, const char *dataset,
+				    hid_t ftype, hid_t mtype,
+				    size_t elem_size, size_t rank,
+				    const int64_t *dims,
+				    usc__h5_dataset **out, usc_error *err)
+{
+	usc__h5_dataset *d = dataset_new(f, dataset);
+	usc_status st;
+	quiet q;
+
+	*out = NULL;
+	if (!d)
+		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
+				 f->path, dataset);
+	st = create_dataset(f, dataset, ftype, elem_size, rank, dims, &d->id,
+			    err);
+	q = quiet_begin();
+	if (st == USC_OK && (d->mtype = H5Tcopy(mtype)) < 0)
+		st = h5_fail(err, USC_EIO, "%s: cannot copy the memory type",
+			     d->where);
+	quiet_end(q);
+	if (st != USC_OK) {
+		usc__h5_dataset_close(d);
+		return st;
+	}
+	*out = d;
+	return USC_OK;
+}
+
+usc_status usc__h5_create_numeric(usc__h5_file *f, const char *dataset,
+				  usc__h5_store t, size_t rank,
+				  const int64_t *dims, usc__h5_dataset **out,
+				  usc_error *err)
+{
+	hid_t ftype, mtype;
+	size_t size = store_types(t, &ftype, &mtype);
+
+	return create_for_ranges(f, dataset, ftype, mtype, size, rank, dims,
+				 out, err);
+}
+
+usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
+				  size_t rank, const int64_t *dims,
+				  const char *const *names, size_t count,
+				  usc__h5_dataset **out, usc_error *err)
+{
+	quiet q = quiet_begin();
+	hid_t type = enum_u8_type(names, count);
+	usc_status st;
+
+	quiet_end(q);
+	*out = NULL;
+	if (type < 0)
+		return h5_fail(err, USC_EIO, "%s:%s: cannot describe the enum",
+			       f->path, dataset);
+	st = create_for_ranges(f, dataset, type, type, 1, rank, dims, out,
+			       err);
+	H5Tclose(type);
+	return st;
+}
+
+/*
+ * Adds to space's selection the elements whose row-major offsets within
+ * the block of dims[d..] are [a, b), as at most 2 (rank - d) - 1 boxes;
+ * start and cnt hold the block's position in dimensions before d.
+ * *first: the next box replaces the selection instead of joining it.
+ */
+static bool select_flat(hid_t space, size_t rank, const hsize_t *dims,
+			size_t d, hsize_t *start, hsize_t *cnt, hsize_t a,
+			hsize_t b, bool *first)
+{
+	hsize_t inner = 1, ra, rb, oa, ob;
+
+	if (a >= b)
+		return true;
+	for (size_t i = d + 1; i < rank; i++)
+		inner *= dims[i];
+	ra = a / inner;
+	rb = b / inner;
+	oa = a % inner;
+	ob = b % inner;
+	if (d + 1 < rank && ra == rb) {
+		start[d] = ra;
+		cnt[d] = 1;
+		return select_flat(space, rank, dims, d + 1, start, cnt, oa, ob,
+				   first);
+	}
+	if (d + 1 < rank && oa) {
+		start[d] = ra++;
+		cnt[d] = 1;
+		if (!select_flat(space, rank, dims, d + 1, start, cnt, oa,
+				 inner, first))
+			return false;
+	}
+	if (rb > ra) {
+		start[d] = ra;
+		cnt[d] = rb - ra;
+		for (size_t i = d + 1; i < rank; i++) {
+			start[i] = 0;
+			cnt[i] = dims[i];
+		}
+		if (H5Sselect_hyperslab(space,
+					*first ? H5S_SELECT_SET : H5S_SELECT_OR,
+					start, NULL, cnt, NULL) < 0)
+			return false;
+		*first = false;
+	}
+	if (d + 1 < rank && ob) {
+		start[d] = rb;
+		cnt[d] = 1;
+		return select_flat(space, rank, dims, d + 1, start, cnt, 0, ob,
+				   first);
+	}
+	return true;
+}
+
+usc_status usc__h5_write_range(usc__h5_dataset *d, uint64_t first,
+			       uint64_t count, const void *data,
+			       usc_error *err)
+{
+	quiet q;
+	hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], cnt[H5S_MAX_RANK];
+	hsize_t total = 1, m = (hsize_t)count;
+	hid_t space = -1, mspace = -1;
+	usc_status st = USC_OK;
+	bool replace = true;
+	int rank;
+
+	if (count == 0)
+		return USC_OK;
+	if (d->mtype < 0)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: not a dataset created for writing",
+				 d->where);
+	q = quiet_begin();
+	space = H5Dget_space(d->id);
+	rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+	for (int i = 0; i < rank; i++)
+		total *= dims[i];
+	if (rank < 0) {
+		st = h5_fail(err, USC_EIO, "%s: cannot read the dataspace",
+			     d->where);
+		goto done;
+	}
+	if (first > total || count > total - first) {
+		st = usc__fail(err, USC_ERANGE,
+			       "%s: elements [%llu, %llu) are beyond its %llu",
+			       d->where, (unsigned long long)first,
+			       (unsigned long long)(first + count),
+			       (unsigned long long)total);
+		goto done;
+	}
+	mspace = H5Screate_simple(1, &m, NULL);
+	if (mspace < 0 ||
+	    (rank > 0 && !select_flat(space, (size_t)rank, dims, 0, start, cnt,
+				      (hsize_t)first, (hsize_t)(first + count),
+				      &replace)) ||
+	    H5Dwrite(d->id, d->mtype, mspace, rank > 0 ? space : H5S_ALL,
+		     H5P_DEFAULT, data) < 0)
+		st = h5_fail(err, USC_EIO,
+			     "%s: cannot write elements [%llu, %llu)", d->where,
+			     (unsigned long long)first,
+			     (unsigned long long)(first + count));
+done:
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (space >= 0)
+		H5Sclose(space);
+	quiet_end(q);
 	return st;
 }
 

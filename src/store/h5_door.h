@@ -181,6 +181,29 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 				 size_t count, usc_error *err);
 
 /*
+ * Creates an empty dataset of the given shape, as usc__h5_write_numeric
+ * (or usc__h5_write_enum_u8) would create it, to be filled a range at a
+ * time by usc__h5_write_range; close it with usc__h5_dataset_close.
+ */
+usc_status usc__h5_create_numeric(usc__h5_file *f, const char *dataset,
+				  usc__h5_store t, size_t rank,
+				  const int64_t *dims, usc__h5_dataset **out,
+				  usc_error *err);
+usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
+				  size_t rank, const int64_t *dims,
+				  const char *const *names, size_t count,
+				  usc__h5_dataset **out, usc_error *err);
+
+/*
+ * Writes count elements (laid out as the dataset was created for: the
+ * store type's) to the dataset's elements [first, first + count) in
+ * row-major order, whatever its rank.  USC_ERANGE past its end.
+ */
+usc_status usc__h5_write_range(usc__h5_dataset *d, uint64_t first,
+			       uint64_t count, const void *data,
+			       usc_error *err);
+
+/*
  * Writes n strings (NULL: "") as a one-dimensional dataset of fixed-length
  * UTF-8 strings, as wide as the longest (h5py reads bytes).
  */

@@ -18,6 +18,37 @@
 #include "store/results_internal.h"
 #include "ulpscope/ulpscope.h"
 
+/*
+ * The per-element datasets of an output, in the order they are created:
+ * the first ROWS_PLAIN for every output, the rest for a classified one.
+ */
+enum {
+	ROW_REFERENCE,
+	ROW_UNDECIDED = 5,
+	ROW_ENVELOPE_FLAGS = 8,
+	ROW_CLASS,
+	ROW_SETS,
+	ROWS_PLAIN = ROW_UNDECIDED + 1
+};
+static const char *const row_names[ROW_SETS] = {
+	"reference",	     "oracle_mid",  "oracle_rad",
+	"ulp_error_oracle",  "ulp_error_reference", "undecided",
+	"envelope_lo",	     "envelope_hi", "envelope_flags",
+	"class"};
+
+static bool row_is_u8(size_t j)
+{
+	return j == ROW_UNDECIDED || j == ROW_ENVELOPE_FLAGS;
+}
+
+/* An output being written: its group, datasets and progress. */
+typedef struct out_stream {
+	char group[USC__RESULTS_PATH_SIZE];
+	usc__h5_dataset *ds[ROW_SETS];
+	uint64_t count, written;
+	size_t width; /* bytes of one encoding */
+} out_stream;
+
 struct usc_results {
 	usc__h5_file *f;
 	char *path;
@@ -26,7 +57,16 @@ struct usc_results {
 	bool broken;
 	/* The temporary file may exist: abort removes it. */
 	bool own_temp;
+	/*
+	 * A kernel begun with usc_results_begin_kernel and not yet ended:
+	 * its group, and its outputs (stream NULL: none).
+	 */
+	char stream_kernel[USC__RESULTS_PATH_SIZE];
+	out_stream *stream;
+	size_t stream_count;
 };
+
+static void stream_free(usc_results *w);
 
 static usc_status writer_new(const char *path, usc_results **out,
 			     usc_error *err)
@@ -60,6 +100,7 @@ void usc_results_abort(usc_results *w)
 {
 	if (!w)
 		return;
+	stream_free(w);
 	usc__h5_file_close(w->f, NULL);
 	if (w->own_temp)
 		unlink(w->temp);
@@ -183,32 +224,12 @@ usc_status usc_results_open_append(const char *path, usc_results **out,
 }
 
 /* The store type of encodings w bytes wide. */
-static usc__h5_store store_of_width(int w)
+static usc__h5_store store_of_width(size_t w)
 {
 	return w == 1   ? USC__H5_STORE_U8
 	       : w == 2 ? USC__H5_STORE_U16
 	       : w == 4 ? USC__H5_STORE_U32
 			: USC__H5_STORE_U64;
-}
-
-/* Writes one tensor's encodings as dataset name under group g. */
-static usc_status write_encodings(usc__h5_file *f, const char *g,
-				  const char *name, const usc_tensor *t,
-				  usc_error *err)
-{
-	char path[USC__RESULTS_PATH_SIZE];
-	usc_dtype dt = usc_tensor_dtype(t);
-	usc_status st;
-
-	usc__results_path(path, sizeof path, "%s/%s", g, name);
-	st = usc__h5_write_numeric(
-		f, path, store_of_width(usc_format_of(dt)->container_bytes),
-		usc_tensor_rank(t), usc_tensor_dims(t), usc_tensor_cdata(t),
-		err);
-	if (st == USC_OK)
-		st = usc__h5_attr_set_string(f, path, "dtype",
-					     usc_dtype_name(dt), err);
-	return st;
 }
 
 /* Writes the statistics of one error array as attributes of group g. */
@@ -230,50 +251,6 @@ static usc_status write_stats(usc__h5_file *f, const char *g,
 	snprintf(name, sizeof name, "nan_count_ulp_%s", against);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_uint(f, g, name, s->nan_count, err);
-	return st;
-}
-
-/*
- * Writes a classified output's envelope, its flags and the class of each
- * element (an HDF5 enum whose names are the classes'), and the count of
- * each class as attributes "class_count_<name>" of the output's group.
- */
-static usc_status write_classes(usc__h5_file *f, const char *g,
-				const usc_results_output *o, size_t rank,
-				const int64_t *dims, usc_error *err)
-{
-	static const char *const names[USC_CLASS_COUNT] = {
-#define X_(e, name, v) [v] = name,
-		USC_CLASS_LIST(X_)
-#undef X_
-	};
-	char path[USC__RESULTS_PATH_SIZE], attr[64];
-	uint64_t n = usc_tensor_count(o->device), counts[USC_CLASS_COUNT];
-	usc_status st;
-
-	usc__results_path(path, sizeof path, "%s/envelope_lo", g);
-	st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank, dims,
-				   o->envelope_lo, err);
-	usc__results_path(path, sizeof path, "%s/envelope_hi", g);
-	if (st == USC_OK)
-		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank,
-					   dims, o->envelope_hi, err);
-	usc__results_path(path, sizeof path, "%s/envelope_flags", g);
-	if (st == USC_OK)
-		st = usc__h5_write_numeric(f, path, USC__H5_STORE_U8, rank,
-					   dims, o->envelope_flags, err);
-	usc__results_path(path, sizeof path, "%s/class", g);
-	if (st == USC_OK)
-		st = usc__h5_write_enum_u8(f, path, rank, dims, o->cls, names,
-					   USC_CLASS_COUNT, err);
-	memset(counts, 0, sizeof counts);
-	for (uint64_t k = 0; k < n; k++)
-		if (o->cls[k] < USC_CLASS_COUNT)
-			counts[o->cls[k]]++;
-	for (size_t c = 0; st == USC_OK && c < USC_CLASS_COUNT; c++) {
-		snprintf(attr, sizeof attr, "class_count_%s", names[c]);
-		st = usc__h5_attr_set_uint(f, g, attr, counts[c], err);
-	}
 	return st;
 }
 
@@ -391,60 +368,159 @@ static usc_status write_attribution(usc__h5_file *f, const char *kg,
 	return st;
 }
 
-/* Writes output i of a kernel whose group is kg. */
-static usc_status write_output(usc__h5_file *f, const char *kg, size_t i,
-			       const usc_results_output *o,
-			       const usc_results_summary *s, usc_error *err)
+/*
+ * Starts output i of a kernel whose group is kg: its group, the device's
+ * encodings (whole), the per-element datasets created empty for
+ * write_rows (the envelope's and the classes' too when classified), and
+ * the attributes known before the figures.
+ */
+static usc_status begin_output(usc__h5_file *f, const char *kg, size_t i,
+			       const usc_tensor *device, bool classified,
+			       out_stream *o, usc_error *err)
 {
-	static const char *const names[] = {"oracle_mid", "oracle_rad",
-					    "ulp_error_oracle",
-					    "ulp_error_reference"};
-	const double *arrays[] = {o->oracle_mid, o->oracle_rad,
-				  o->ulp_error_oracle, o->ulp_error_reference};
-	char g[USC__RESULTS_PATH_SIZE], path[USC__RESULTS_PATH_SIZE];
-	char shape[64 + 21 * 32];
-	usc_tensor_spec spec = usc_tensor_spec_of(o->device);
-	size_t rank = usc_tensor_rank(o->device);
-	const int64_t *dims = usc_tensor_dims(o->device);
+	static const char *const class_names[USC_CLASS_COUNT] = {
+#define X_(e, name, v) [v] = name,
+		USC_CLASS_LIST(X_)
+#undef X_
+	};
+	char path[USC__RESULTS_PATH_SIZE], shape[64 + 21 * 32];
+	usc_tensor_spec spec = usc_tensor_spec_of(device);
+	size_t rank = usc_tensor_rank(device);
+	const int64_t *dims = usc_tensor_dims(device);
+	usc__h5_store enc;
 	usc_status st;
 
-	usc__results_path(g, sizeof g, "%s/outputs/%zu", kg, i);
-	st = usc__h5_group_create(f, g, err);
+	memset(o, 0, sizeof *o);
+	o->count = usc_tensor_count(device);
+	o->width = (size_t)usc_format_of(spec.dtype)->container_bytes;
+	enc = store_of_width(o->width);
+	usc__results_path(o->group, sizeof o->group, "%s/outputs/%zu", kg, i);
+	st = usc__h5_group_create(f, o->group, err);
+	usc__results_path(path, sizeof path, "%s/device", o->group);
 	if (st == USC_OK)
-		st = write_encodings(f, g, "device", o->device, err);
+		st = usc__h5_write_numeric(f, path, enc, rank, dims,
+					   usc_tensor_cdata(device), err);
 	if (st == USC_OK)
-		st = write_encodings(f, g, "reference", o->reference, err);
-	for (size_t j = 0; st == USC_OK && j < USC__ARRAY_LEN(names); j++) {
-		usc__results_path(path, sizeof path, "%s/%s", g, names[j]);
-		st = usc__h5_write_numeric(f, path, USC__H5_STORE_F64, rank,
-					   dims, arrays[j], err);
+		st = usc__h5_attr_set_string(f, path, "dtype",
+					     usc_dtype_name(spec.dtype), err);
+	for (size_t j = 0; st == USC_OK && j < ROW_SETS; j++) {
+		if (j >= ROWS_PLAIN && !classified)
+			break;
+		usc__results_path(path, sizeof path, "%s/%s", o->group,
+				  row_names[j]);
+		if (j == ROW_CLASS)
+			st = usc__h5_create_enum_u8(f, path, rank, dims,
+						    class_names,
+						    USC_CLASS_COUNT, &o->ds[j],
+						    err);
+		else
+			st = usc__h5_create_numeric(
+				f, path,
+				j == ROW_REFERENCE ? enc
+				: row_is_u8(j)	? USC__H5_STORE_U8
+								: USC__H5_STORE_F64,
+				rank, dims, &o->ds[j], err);
+		if (st == USC_OK && j == ROW_REFERENCE)
+			st = usc__h5_attr_set_string(f, path, "dtype",
+						     usc_dtype_name(spec.dtype),
+						     err);
 	}
-	usc__results_path(path, sizeof path, "%s/undecided", g);
-	if (st == USC_OK)
-		st = usc__h5_write_numeric(f, path, USC__H5_STORE_U8, rank,
-					   dims, o->undecided, err);
-	if (st == USC_OK && o->cls)
-		st = write_classes(f, g, o, rank, dims, err);
-	if (st == USC_OK && o->top_k)
-		st = write_attr_output(f, g, o, rank, dims, err);
 	usc_tensor_spec_format(&spec, shape, sizeof shape);
 	if (st == USC_OK)
-		st = usc__h5_attr_set_string(f, g, "dtype",
+		st = usc__h5_attr_set_string(f, o->group, "dtype",
 					     usc_dtype_name(spec.dtype), err);
 	if (st == USC_OK)
-		st = usc__h5_attr_set_string(f, g, "shape", shape, err);
+		st = usc__h5_attr_set_string(f, o->group, "shape", shape, err);
 	if (st == USC_OK)
-		st = usc__h5_attr_set_uint(f, g, "count", s->count, err);
+		st = usc__h5_attr_set_uint(f, o->group, "count", o->count, err);
+	return st;
+}
+
+/* The next count elements of an output begun with begin_output. */
+static usc_status output_rows(out_stream *o, uint64_t count,
+			      const usc_results_rows *r, usc_error *err)
+{
+	const void *data[ROW_SETS] = {
+		r->reference,	       r->oracle_mid,	  r->oracle_rad,
+		r->ulp_error_oracle,   r->ulp_error_reference, r->undecided,
+		r->envelope_lo,	       r->envelope_hi,	  r->envelope_flags,
+		r->cls};
+	usc_status st = USC_OK;
+
+	if (count > o->count - o->written)
+		return usc__fail(err, USC_ERANGE,
+				 "%s: %llu more elements given, %llu left",
+				 o->group, (unsigned long long)count,
+				 (unsigned long long)(o->count - o->written));
+	for (size_t j = 0; j < ROW_SETS; j++) {
+		if (!o->ds[j])
+			continue;
+		if (!data[j])
+			return usc__fail(err, USC_EINVAL,
+					 "%s: the %s array is missing",
+					 o->group, row_names[j]);
+	}
+	for (size_t j = 0; st == USC_OK && j < ROW_SETS; j++)
+		if (o->ds[j])
+			st = usc__h5_write_range(o->ds[j], o->written, count,
+						 data[j], err);
 	if (st == USC_OK)
-		st = write_stats(f, g, "oracle", &s->oracle, err);
+		o->written += count;
+	return st;
+}
+
+/* Closes an output's datasets (they stay in the file). */
+static void close_output(out_stream *o)
+{
+	for (size_t j = 0; j < ROW_SETS; j++) {
+		usc__h5_dataset_close(o->ds[j]);
+		o->ds[j] = NULL;
+	}
+}
+
+/*
+ * Finishes an output: every element must have been written; then the
+ * figures as attributes of its group (the class counts when classified).
+ */
+static usc_status end_output(usc__h5_file *f, out_stream *o,
+			     const usc_results_summary *s,
+			     const usc_classify_counts *counts,
+			     usc_error *err)
+{
+	static const char *const class_names[USC_CLASS_COUNT] = {
+#define X_(e, name, v) [v] = name,
+		USC_CLASS_LIST(X_)
+#undef X_
+	};
+	char attr[64];
+	usc_status st;
+
+	close_output(o);
+	if (o->written != o->count)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: %llu of its %llu elements were written",
+				 o->group, (unsigned long long)o->written,
+				 (unsigned long long)o->count);
+	if (s->count != o->count)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: a summary of %llu elements for %llu",
+				 o->group, (unsigned long long)s->count,
+				 (unsigned long long)o->count);
+	st = write_stats(f, o->group, "oracle", &s->oracle, err);
 	if (st == USC_OK)
-		st = write_stats(f, g, "reference", &s->reference, err);
+		st = write_stats(f, o->group, "reference", &s->reference, err);
 	if (st == USC_OK)
-		st = usc__h5_attr_set_uint(f, g, "bit_exact_count",
+		st = usc__h5_attr_set_uint(f, o->group, "bit_exact_count",
 					   s->bit_exact_count, err);
 	if (st == USC_OK)
-		st = usc__h5_attr_set_uint(f, g, "undecided_count",
+		st = usc__h5_attr_set_uint(f, o->group, "undecided_count",
 					   s->undecided_count, err);
+	for (size_t c = 0; st == USC_OK && counts && c < USC_CLASS_COUNT;
+	     c++) {
+		snprintf(attr, sizeof attr, "class_count_%s", class_names[c]);
+		st = usc__h5_attr_set_uint(f, o->group, attr, counts->n[c],
+					   err);
+	}
 	return st;
 }
 
@@ -512,10 +588,12 @@ static usc_status build_rows(const usc_hlo_computation *c,
 	return USC_OK;
 }
 
-/* Writes everything of a kernel under group kg. */
-static usc_status write_kernel(usc__h5_file *f, const char *kg,
+/*
+ * Starts a kernel's group kg: what is known before its figures (the
+ * HLO, the ops table, the outputs' group).
+ */
+static usc_status begin_kernel(usc__h5_file *f, const char *kg,
 			       const usc_results_kernel *k,
-			       const usc_results_summary *sums,
 			       const usc__h5_op_row *rows, size_t nrows,
 			       usc_error *err)
 {
@@ -524,7 +602,7 @@ static usc_status write_kernel(usc__h5_file *f, const char *kg,
 	usc_status st;
 
 	for (size_t i = 0; i < k->output_count; i++)
-		elements += sums[i].count;
+		elements += usc_tensor_count(k->outputs[i].device);
 	st = usc__h5_group_create(f, kg, err);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_string(f, kg, "hlo_file",
@@ -534,25 +612,11 @@ static usc_status write_kernel(usc__h5_file *f, const char *kg,
 		st = usc__h5_attr_set_string(f, kg, "fusion",
 					     k->fusion ? k->fusion : "", err);
 	if (st == USC_OK)
-		st = usc__h5_attr_set_int(f, kg, "oracle_precision_max",
-					  k->oracle_precision_max, err);
-	if (st == USC_OK)
 		st = usc__h5_attr_set_uint(f, kg, "element_count", elements,
 					   err);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_uint(f, kg, "output_count",
 					   k->output_count, err);
-	if (st == USC_OK)
-		st = usc__h5_attr_set_string(f, kg, "verdict",
-					     k->verdict ? k->verdict : "",
-					     err);
-	if (st == USC_OK)
-		st = usc__h5_attr_set_string(
-			f, kg, "verdict_reason",
-			k->verdict_reason ? k->verdict_reason : "", err);
-	if (st == USC_OK)
-		st = usc__h5_attr_set_string(f, kg, "profile",
-					     k->profile ? k->profile : "", err);
 	usc__results_path(path, sizeof path, "%s/hlo_text", kg);
 	if (st == USC_OK)
 		st = usc__h5_write_string(f, path,
@@ -563,10 +627,108 @@ static usc_status write_kernel(usc__h5_file *f, const char *kg,
 	usc__results_path(path, sizeof path, "%s/outputs", kg);
 	if (st == USC_OK)
 		st = usc__h5_group_create(f, path, err);
-	for (size_t i = 0; st == USC_OK && i < k->output_count; i++)
-		st = write_output(f, kg, i, &k->outputs[i], &sums[i], err);
-	if (st == USC_OK && k->attribution)
-		st = write_attribution(f, kg, k->attribution, err);
+	return st;
+}
+
+/* Finishes a kernel's group: the attributes known after its figures. */
+static usc_status end_kernel(usc__h5_file *f, const char *kg,
+			     int64_t oracle_precision_max, const char *verdict,
+			     const char *reason, const char *profile,
+			     usc_error *err)
+{
+	usc_status st;
+
+	st = usc__h5_attr_set_int(f, kg, "oracle_precision_max",
+				  oracle_precision_max, err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(f, kg, "verdict",
+					     verdict ? verdict : "", err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(f, kg, "verdict_reason",
+					     reason ? reason : "", err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(f, kg, "profile",
+					     profile ? profile : "", err);
+	return st;
+}
+
+/* Takes a half-written kernel out of the file again, or gives up on it. */
+static void drop_kernel(usc_results *w, const char *kg)
+{
+	bool exists = false;
+
+	usc__h5_exists(w->f, kg, &exists, NULL, NULL);
+	if (exists && usc__h5_delete(w->f, kg, NULL) != USC_OK)
+		w->broken = true;
+}
+
+/* The checks before a kernel is added or begun; *kg receives its group. */
+static usc_status check_kernel(usc_results *w, const usc_results_kernel *k,
+			       char *kg, size_t cap, usc_error *err)
+{
+	bool exists = false;
+	usc_status st;
+
+	if (w->broken)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: an earlier failure left the file "
+				 "unusable; abort it",
+				 w->path);
+	if (w->stream)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: kernel '%s' is still being written",
+				 w->path, w->stream_kernel + strlen("/kernels/"));
+	st = usc__results_check_name(w->path, k->name, err);
+	if (st != USC_OK)
+		return st;
+	usc__results_path(kg, cap, "/kernels/%s", k->name);
+	usc__h5_exists(w->f, kg, &exists, NULL, NULL);
+	if (exists)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: kernel '%s' is already in the file",
+				 w->path, k->name);
+	if (k->output_count && !k->outputs)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: kernel '%s': no outputs given", w->path,
+				 k->name);
+	return USC_OK;
+}
+
+/* Writes one whole output (usc_results_add_kernel). */
+static usc_status add_output(usc__h5_file *f, const char *kg, size_t i,
+			     const usc_results_output *o,
+			     const usc_results_summary *s, usc_error *err)
+{
+	usc_results_rows rows;
+	usc_classify_counts counts;
+	out_stream os;
+	uint64_t n = usc_tensor_count(o->device);
+	usc_status st;
+
+	rows.reference = usc_tensor_cdata(o->reference);
+	rows.oracle_mid = o->oracle_mid;
+	rows.oracle_rad = o->oracle_rad;
+	rows.ulp_error_oracle = o->ulp_error_oracle;
+	rows.ulp_error_reference = o->ulp_error_reference;
+	rows.undecided = o->undecided;
+	rows.envelope_lo = o->envelope_lo;
+	rows.envelope_hi = o->envelope_hi;
+	rows.envelope_flags = o->envelope_flags;
+	rows.cls = o->cls;
+	memset(&counts, 0, sizeof counts);
+	for (uint64_t k = 0; o->cls && k < n; k++)
+		if (o->cls[k] < USC_CLASS_COUNT)
+			counts.n[o->cls[k]]++;
+	st = begin_output(f, kg, i, o->device, o->cls != NULL, &os, err);
+	if (st == USC_OK)
+		st = output_rows(&os, n, &rows, err);
+	close_output(&os);
+	if (st == USC_OK && o->top_k)
+		st = write_attr_output(f, os.group, o,
+				       usc_tensor_rank(o->device),
+				       usc_tensor_dims(o->device), err);
+	if (st == USC_OK)
+		st = end_output(f, &os, s, o->cls ? &counts : NULL, err);
 	return st;
 }
 
@@ -577,27 +739,11 @@ usc_status usc_results_add_kernel(usc_results *w, const usc_results_kernel *k,
 	usc_results_summary *sums = NULL;
 	usc__h5_op_row *rows = NULL;
 	size_t nrows = 0;
-	bool exists = false;
 	usc_status st;
 
-	if (w->broken)
-		return usc__fail(err, USC_EINVAL,
-				 "%s: an earlier failure left the file "
-				 "unusable; abort it",
-				 w->path);
-	st = usc__results_check_name(w->path, k->name, err);
+	st = check_kernel(w, k, kg, sizeof kg, err);
 	if (st != USC_OK)
 		return st;
-	usc__results_path(kg, sizeof kg, "/kernels/%s", k->name);
-	usc__h5_exists(w->f, kg, &exists, NULL, NULL);
-	if (exists)
-		return usc__fail(err, USC_EINVAL,
-				 "%s: kernel '%s' is already in the file",
-				 w->path, k->name);
-	if (k->output_count && !k->outputs)
-		return usc__fail(err, USC_EINVAL,
-				 "%s: kernel '%s': no outputs given", w->path,
-				 k->name);
 	for (size_t i = 0; i < k->output_count; i++) {
 		snprintf(what, sizeof what, "%s: kernel '%s', output %zu",
 			 w->path, k->name, i);
@@ -620,17 +766,135 @@ usc_status usc_results_add_kernel(usc_results *w, const usc_results_kernel *k,
 	st = build_rows(k->computation, &rows, &nrows, err);
 	if (st != USC_OK)
 		goto done;
-	st = write_kernel(w->f, kg, k, sums, rows, nrows, err);
-	if (st != USC_OK) {
-		/* Take the half-written kernel out again, or give up. */
-		usc__h5_exists(w->f, kg, &exists, NULL, NULL);
-		if (exists && usc__h5_delete(w->f, kg, NULL) != USC_OK)
-			w->broken = true;
-	}
+	st = begin_kernel(w->f, kg, k, rows, nrows, err);
+	for (size_t i = 0; st == USC_OK && i < k->output_count; i++)
+		st = add_output(w->f, kg, i, &k->outputs[i], &sums[i], err);
+	if (st == USC_OK && k->attribution)
+		st = write_attribution(w->f, kg, k->attribution, err);
+	if (st == USC_OK)
+		st = end_kernel(w->f, kg, k->oracle_precision_max, k->verdict,
+				k->verdict_reason, k->profile, err);
+	if (st != USC_OK)
+		drop_kernel(w, kg);
 done:
 	free_rows(rows, nrows);
 	usc__free(sums);
 	return st;
+}
+
+/* Closes a streamed kernel's datasets and forgets it. */
+static void stream_free(usc_results *w)
+{
+	for (size_t i = 0; i < w->stream_count; i++)
+		close_output(&w->stream[i]);
+	usc__free(w->stream);
+	w->stream = NULL;
+	w->stream_count = 0;
+}
+
+/* A streamed kernel failed: out of the file again, the writer free. */
+static usc_status stream_fail(usc_results *w, usc_status st)
+{
+	stream_free(w);
+	drop_kernel(w, w->stream_kernel);
+	return st;
+}
+
+usc_status usc_results_begin_kernel(usc_results *w,
+				    const usc_results_kernel *k,
+				    bool classified, usc_error *err)
+{
+	usc__h5_op_row *rows = NULL;
+	size_t nrows = 0;
+	usc_status st;
+
+	st = check_kernel(w, k, w->stream_kernel, sizeof w->stream_kernel,
+			  err);
+	if (st != USC_OK)
+		return st;
+	if (k->attribution)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: kernel '%s': an attribution is added "
+				 "with usc_results_add_kernel only",
+				 w->path, k->name);
+	for (size_t i = 0; i < k->output_count; i++) {
+		const usc_format *fmt = k->outputs[i].device
+						? usc_format_of(usc_tensor_dtype(
+							  k->outputs[i].device))
+						: NULL;
+
+		if (!k->outputs[i].device)
+			return usc__fail(err, USC_EINVAL,
+					 "%s: kernel '%s', output %zu: the "
+					 "device tensor is missing",
+					 w->path, k->name, i);
+		if (!fmt || fmt->kind == USC_KIND_COMPLEX ||
+		    fmt->kind == USC_KIND_OTHER)
+			return usc__fail(err, USC_EUNSUPPORTED,
+					 "%s: kernel '%s', output %zu: outputs "
+					 "of type %s are not supported by "
+					 "result schema version %d",
+					 w->path, k->name, i,
+					 usc_dtype_name(usc_tensor_dtype(
+						 k->outputs[i].device)),
+					 USC_RESULTS_SCHEMA_VERSION);
+	}
+	w->stream = usc__calloc(k->output_count ? k->output_count : 1,
+				sizeof *w->stream);
+	if (!w->stream)
+		return usc__fail(err, USC_ENOMEM, "%s: out of memory",
+				 w->path);
+	w->stream_count = k->output_count;
+	st = build_rows(k->computation, &rows, &nrows, err);
+	if (st == USC_OK)
+		st = begin_kernel(w->f, w->stream_kernel, k, rows, nrows, err);
+	for (size_t i = 0; st == USC_OK && i < k->output_count; i++)
+		st = begin_output(w->f, w->stream_kernel, i,
+				  k->outputs[i].device, classified,
+				  &w->stream[i], err);
+	free_rows(rows, nrows);
+	return st == USC_OK ? USC_OK : stream_fail(w, st);
+}
+
+usc_status usc_results_write_rows(usc_results *w, size_t output,
+				  uint64_t count, const usc_results_rows *rows,
+				  usc_error *err)
+{
+	usc_status st;
+
+	if (!w->stream)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: no kernel is being written", w->path);
+	if (output >= w->stream_count)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: kernel '%s' has %zu outputs, not %zu",
+				 w->path, w->stream_kernel + strlen("/kernels/"),
+				 w->stream_count, output + 1);
+	st = output_rows(&w->stream[output], count, rows, err);
+	return st == USC_OK ? USC_OK : stream_fail(w, st);
+}
+
+usc_status usc_results_end_kernel(usc_results *w,
+				  const usc_results_kernel_end *e,
+				  usc_error *err)
+{
+	usc_status st = USC_OK;
+
+	if (!w->stream)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: no kernel is being written", w->path);
+	for (size_t i = 0; st == USC_OK && i < w->stream_count; i++)
+		st = end_output(w->f, &w->stream[i], &e->summaries[i],
+				e->class_counts ? &e->class_counts[i] : NULL,
+				err);
+	if (st == USC_OK)
+		st = end_kernel(w->f, w->stream_kernel,
+				e->oracle_precision_max, e->verdict,
+				e->verdict_reason, e->profile, err);
+	if (st != USC_OK)
+		return stream_fail(w, st);
+	stream_free(w);
+	return USC_OK;
 }
 
 /* The signatures table of a kernel, under g (docs/results.md). */
@@ -755,6 +1019,14 @@ usc_status usc_results_close(usc_results *w, usc_error *err)
 
 	if (!w)
 		return USC_OK;
+	if (w->stream) {
+		st = usc__fail(err, USC_EINVAL,
+			       "%s: not written: kernel '%s' was begun and "
+			       "not ended",
+			       w->path, w->stream_kernel + strlen("/kernels/"));
+		usc_results_abort(w);
+		return st;
+	}
 	if (w->broken) {
 		st = usc__fail(err, USC_EIO,
 			       "%s: not written: an earlier failure left a "
