@@ -61,6 +61,27 @@ typedef struct usc_results_stats {
 usc_status usc_results_stats_compute(const double *x, uint64_t n,
 				     usc_results_stats *out, usc_error *err);
 
+/*
+ * The same statistics over values that come a piece at a time, in bounded
+ * memory: up to 2^20 values are held in memory, beyond that they go to a
+ * temporary file (tmpfile), from which the median and the 99th percentile
+ * are selected exactly.  usc_results_stats_acc_finish gives what
+ * usc_results_stats_compute gives for all the values added, bit for bit.
+ */
+typedef struct usc_results_stats_acc usc_results_stats_acc;
+
+usc_status usc_results_stats_acc_new(usc_results_stats_acc **out,
+				     usc_error *err);
+/* USC_EIO when the temporary file cannot be made or written. */
+usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
+				     const double *x, size_t n,
+				     usc_error *err);
+usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
+					usc_results_stats *out,
+					usc_error *err);
+/* Frees the accumulator and its temporary file; NULL is allowed. */
+void usc_results_stats_acc_free(usc_results_stats_acc *a);
+
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 

@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,6 +67,300 @@ usc_status usc_results_stats_compute(const double *x, uint64_t n,
 	out->p99_abs = v[nearest_rank(99, m) - 1];
 	usc__free(v);
 	return USC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The same statistics over values that come a piece at a time.        */
+
+/*
+ * Values are kept in memory up to MEM_MAX of them, then all of them go
+ * to a temporary file.  The figures are selected exactly: the magnitudes
+ * are non-negative, so their IEEE encodings order as unsigned integers,
+ * and a histogram of the top 16 bits (kept as the values come) finds the
+ * bucket of a rank; a pass over the file either gathers that bucket, when
+ * it holds at most GATHER_MAX values, or histograms its next 16 bits.
+ * After four levels the rank's encoding is known whole.
+ */
+#define MEM_MAX ((size_t)1 << 20)
+#define GATHER_MAX ((size_t)1 << 20)
+#define SPILL_BUF 8192
+
+struct usc_results_stats_acc {
+	uint64_t count, nan_count;
+	double max;
+	double *mem;  /* up to MEM_MAX values while there is no file */
+	size_t mem_len, mem_cap;
+	FILE *spill;  /* every value once it exists */
+	uint64_t *hist; /* 65536 buckets of the top 16 bits */
+};
+
+static uint64_t bits_of(double x)
+{
+	uint64_t b;
+
+	memcpy(&b, &x, sizeof b);
+	return b;
+}
+
+static double double_of(uint64_t b)
+{
+	double x;
+
+	memcpy(&x, &b, sizeof x);
+	return x;
+}
+
+usc_status usc_results_stats_acc_new(usc_results_stats_acc **out,
+				     usc_error *err)
+{
+	usc_results_stats_acc *a = usc__calloc(1, sizeof *a);
+
+	*out = NULL;
+	if (a)
+		a->hist = usc__calloc(65536, sizeof *a->hist);
+	if (!a || !a->hist) {
+		usc__free(a);
+		return usc__fail(err, USC_ENOMEM, "statistics: out of memory");
+	}
+	a->max = NAN;
+	*out = a;
+	return USC_OK;
+}
+
+void usc_results_stats_acc_free(usc_results_stats_acc *a)
+{
+	if (!a)
+		return;
+	if (a->spill)
+		fclose(a->spill);
+	usc__free(a->mem);
+	usc__free(a->hist);
+	usc__free(a);
+}
+
+/* Moves the values held in memory to a new temporary file. */
+static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
+{
+	a->spill = tmpfile();
+	if (!a->spill)
+		return usc__fail(err, USC_EIO,
+				 "statistics of more than %zu values: cannot "
+				 "create a temporary file: %s",
+				 MEM_MAX, strerror(errno));
+	if (fwrite(a->mem, sizeof *a->mem, a->mem_len, a->spill) !=
+	    a->mem_len)
+		return usc__fail(err, USC_EIO,
+				 "statistics: cannot write the temporary "
+				 "file: %s",
+				 strerror(errno));
+	usc__free(a->mem);
+	a->mem = NULL;
+	a->mem_len = a->mem_cap = 0;
+	return USC_OK;
+}
+
+usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
+				     const double *x, size_t n,
+				     usc_error *err)
+{
+	double buf[SPILL_BUF];
+	size_t nb = 0;
+	usc_status st;
+
+	for (size_t i = 0; i < n; i++) {
+		double v;
+
+		if (isnan(x[i])) {
+			a->nan_count++;
+			continue;
+		}
+		v = fabs(x[i]);
+		if (a->count == 0 || v > a->max)
+			a->max = v;
+		a->count++;
+		a->hist[bits_of(v) >> 48]++;
+		if (!a->spill && a->mem_len == a->mem_cap) {
+			if (a->mem_cap < MEM_MAX) {
+				size_t cap = a->mem_cap ? 2 * a->mem_cap : 1024;
+				double *m = usc__reallocarray(a->mem, cap,
+							      sizeof *m);
+
+				if (!m)
+					return usc__fail(err, USC_ENOMEM,
+							 "statistics: out of "
+							 "memory");
+				a->mem = m;
+				a->mem_cap = cap;
+			} else if ((st = spill_start(a, err)) != USC_OK) {
+				return st;
+			}
+		}
+		if (!a->spill) {
+			a->mem[a->mem_len++] = v;
+			continue;
+		}
+		buf[nb++] = v;
+		if (nb == SPILL_BUF || i + 1 == n) {
+			if (fwrite(buf, sizeof *buf, nb, a->spill) != nb)
+				return usc__fail(err, USC_EIO,
+						 "statistics: cannot write the "
+						 "temporary file: %s",
+						 strerror(errno));
+			nb = 0;
+		}
+	}
+	if (nb && fwrite(buf, sizeof *buf, nb, a->spill) != nb)
+		return usc__fail(err, USC_EIO,
+				 "statistics: cannot write the temporary file: "
+				 "%s",
+				 strerror(errno));
+	return USC_OK;
+}
+
+/*
+ * Calls fn on every value of the temporary file, in order.  Returns
+ * USC_EIO on a read error.
+ */
+static usc_status spill_each(usc_results_stats_acc *a,
+			     void (*fn)(void *ctx, uint64_t bits), void *ctx,
+			     usc_error *err)
+{
+	double buf[SPILL_BUF];
+	uint64_t seen = 0;
+	size_t got;
+
+	if (fflush(a->spill) != 0 || fseek(a->spill, 0, SEEK_SET) != 0)
+		return usc__fail(err, USC_EIO,
+				 "statistics: cannot rewind the temporary "
+				 "file: %s",
+				 strerror(errno));
+	while ((got = fread(buf, sizeof *buf, SPILL_BUF, a->spill)) > 0) {
+		for (size_t i = 0; i < got; i++)
+			fn(ctx, bits_of(buf[i]));
+		seen += got;
+	}
+	if (ferror(a->spill) || seen != a->count)
+		return usc__fail(err, USC_EIO,
+				 "statistics: the temporary file holds %llu "
+				 "of %llu values",
+				 (unsigned long long)seen,
+				 (unsigned long long)a->count);
+	return USC_OK;
+}
+
+/* A pass of the selection: the values whose top `known` bits are prefix. */
+typedef struct select_pass {
+	uint64_t prefix;
+	unsigned known;     /* 16, 32 or 48 */
+	uint64_t *hist;     /* histogram of the next 16 bits, or NULL */
+	double *gather;     /* else: the matching values */
+	size_t gathered;
+} select_pass;
+
+static void select_visit(void *ctx, uint64_t bits)
+{
+	select_pass *p = ctx;
+
+	if (bits >> (64 - p->known) != p->prefix)
+		return;
+	if (p->hist)
+		p->hist[(bits >> (48 - p->known)) & 0xffff]++;
+	else
+		p->gather[p->gathered++] = double_of(bits);
+}
+
+/* The bucket of hist holding 1-based rank *r; *r becomes its rank in it. */
+static size_t bucket_of(const uint64_t *hist, uint64_t *r)
+{
+	size_t b = 0;
+
+	while (b < 65535 && *r > hist[b])
+		*r -= hist[b++];
+	return b;
+}
+
+/* The value of 1-based rank r among the file's values, exactly. */
+static usc_status spill_select(usc_results_stats_acc *a, uint64_t r,
+			       double *out, usc_error *err)
+{
+	uint64_t *hist = usc__calloc(65536, sizeof *hist);
+	select_pass p;
+	usc_status st = USC_OK;
+	size_t b;
+
+	if (!hist)
+		return usc__fail(err, USC_ENOMEM, "statistics: out of memory");
+	memcpy(hist, a->hist, 65536 * sizeof *hist);
+	memset(&p, 0, sizeof p);
+	b = bucket_of(hist, &r);
+	p.prefix = b;
+	p.known = 16;
+	for (;;) {
+		if (hist[b] <= GATHER_MAX) {
+			p.hist = NULL;
+			p.gather = usc__reallocarray(NULL, hist[b] ? hist[b] : 1,
+						     sizeof *p.gather);
+			if (!p.gather) {
+				st = usc__fail(err, USC_ENOMEM,
+					       "statistics: out of memory");
+				break;
+			}
+			st = spill_each(a, select_visit, &p, err);
+			if (st == USC_OK && p.gathered != hist[b])
+				st = usc__fail(err, USC_EIO,
+					       "statistics: the temporary file "
+					       "changed");
+			if (st == USC_OK) {
+				qsort(p.gather, p.gathered, sizeof *p.gather,
+				      cmp_double);
+				*out = p.gather[r - 1];
+			}
+			usc__free(p.gather);
+			break;
+		}
+		if (p.known == 64) {
+			/* Every value of the bucket has these bits. */
+			*out = double_of(p.prefix);
+			break;
+		}
+		memset(hist, 0, 65536 * sizeof *hist);
+		p.hist = hist;
+		st = spill_each(a, select_visit, &p, err);
+		if (st != USC_OK)
+			break;
+		b = bucket_of(hist, &r);
+		p.prefix = p.prefix << 16 | b;
+		p.known += 16;
+	}
+	usc__free(hist);
+	return st;
+}
+
+usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
+					usc_results_stats *out,
+					usc_error *err)
+{
+	uint64_t rm, rp;
+	usc_status st;
+
+	out->count = a->count;
+	out->nan_count = a->nan_count;
+	out->max_abs = out->median_abs = out->p99_abs = NAN;
+	if (a->count == 0)
+		return USC_OK;
+	out->max_abs = a->max;
+	rm = nearest_rank(50, a->count);
+	rp = nearest_rank(99, a->count);
+	if (!a->spill) {
+		qsort(a->mem, a->mem_len, sizeof *a->mem, cmp_double);
+		out->median_abs = a->mem[rm - 1];
+		out->p99_abs = a->mem[rp - 1];
+		return USC_OK;
+	}
+	st = spill_select(a, rm, &out->median_abs, err);
+	if (st == USC_OK)
+		st = spill_select(a, rp, &out->p99_abs, err);
+	return st;
 }
 
 usc_status usc__results_check_output(const usc_results_output *o,

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
@@ -75,11 +76,157 @@ static void test_ranks(void **state)
 	expect(x, 200, 199, 1, 199.0, 100.0, 198.0);
 }
 
+/* ------------------------------------------------------------------ */
+/* The accumulator: the same figures from values given piecewise.       */
+
+/* The accumulator's figures for x given in pieces of `piece` values. */
+static usc_results_stats acc_stats(const double *x, uint64_t n, size_t piece)
+{
+	usc_results_stats_acc *a = NULL;
+	usc_results_stats s;
+	usc_error err;
+
+	assert_int_equal(usc_results_stats_acc_new(&a, &err), USC_OK);
+	for (uint64_t i = 0; i < n; i += piece)
+		assert_int_equal(usc_results_stats_acc_add(
+					 a, x + i, n - i < piece ? n - i : piece,
+					 &err),
+				 USC_OK);
+	assert_int_equal(usc_results_stats_acc_finish(a, &s, &err), USC_OK);
+	usc_results_stats_acc_free(a);
+	return s;
+}
+
+static void same_stats(const usc_results_stats *a, const usc_results_stats *b)
+{
+	assert_int_equal(a->count, b->count);
+	assert_int_equal(a->nan_count, b->nan_count);
+	assert_memory_equal(&a->max_abs, &b->max_abs, sizeof a->max_abs);
+	assert_memory_equal(&a->median_abs, &b->median_abs,
+			    sizeof a->median_abs);
+	assert_memory_equal(&a->p99_abs, &b->p99_abs, sizeof a->p99_abs);
+}
+
+static void test_acc_small(void **state)
+{
+	static const double four[] = {-3.0, 1.0, NAN, 2.0, -0.5};
+	static const double inf[] = {INFINITY, -1.0};
+	static const double zeros[] = {-0.0, 0.0, -0.0};
+	static const double nans[] = {NAN, -NAN};
+	usc_results_stats s;
+
+	(void)state;
+	s = acc_stats(nans, 2, 1);
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.nan_count, 2);
+	assert_true(isnan(s.max_abs) && isnan(s.median_abs) &&
+		    isnan(s.p99_abs));
+	s = acc_stats(four, 5, 2);
+	assert_true(s.count == 4 && s.nan_count == 1 && s.max_abs == 3.0 &&
+		    s.median_abs == 1.0 && s.p99_abs == 3.0);
+	s = acc_stats(inf, 2, 1);
+	assert_true(s.max_abs == INFINITY && s.median_abs == 1.0 &&
+		    s.p99_abs == INFINITY);
+	s = acc_stats(zeros, 3, 3);
+	assert_true(s.median_abs == 0.0 && !signbit(s.median_abs) &&
+		    !signbit(s.max_abs));
+}
+
+/* A xorshift generator: the tests' own, reproducible. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * More values than the accumulator holds in memory, so they go to its
+ * temporary file: a shuffled arithmetic sequence, whose ranks are known
+ * by construction (value of rank r: (r - 1) / 4), with NaNs between.
+ */
+static void test_acc_spilled_ranks(void **state)
+{
+	const uint64_t m = 3 * ((uint64_t)1 << 20) + 17, nans = 1000;
+	uint64_t n = m + nans, seed = 0x9e3779b97f4a7c15u, rm, rp;
+	double *x = malloc(n * sizeof *x);
+	usc_results_stats s, direct;
+	usc_error err;
+
+	(void)state;
+	assert_non_null(x);
+	for (uint64_t i = 0; i < m; i++)
+		x[i] = (i % 2 ? -1.0 : 1.0) * (double)i / 4;
+	for (uint64_t i = m; i < n; i++)
+		x[i] = NAN;
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = next_rand(&seed) % (i + 1);
+		double t = x[i];
+
+		x[i] = x[j];
+		x[j] = t;
+	}
+	/* ceil(50 m / 100) and ceil(99 m / 100), by hand for this m. */
+	rm = (m + 1) / 2;
+	rp = (99 * m + 99) / 100;
+	s = acc_stats(x, n, 65536);
+	assert_int_equal(s.count, m);
+	assert_int_equal(s.nan_count, nans);
+	assert_true(s.max_abs == (double)(m - 1) / 4);
+	assert_true(s.median_abs == (double)(rm - 1) / 4);
+	assert_true(s.p99_abs == (double)(rp - 1) / 4);
+	/* And what the whole-array function gives. */
+	assert_int_equal(usc_results_stats_compute(x, n, &direct, &err),
+			 USC_OK);
+	same_stats(&s, &direct);
+	free(x);
+}
+
+/*
+ * Buckets too full to gather: two values repeated more than 2^20 times
+ * each take the selection down to the last of its four levels.
+ */
+static void test_acc_spilled_repeats(void **state)
+{
+	const uint64_t zeros = 2000000, repeats = 1500000, big = 100;
+	uint64_t n = zeros + repeats + big, seed = 12345;
+	double *x = malloc(n * sizeof *x);
+	usc_results_stats s, direct;
+	usc_error err;
+
+	(void)state;
+	assert_non_null(x);
+	for (uint64_t i = 0; i < n; i++)
+		x[i] = i < zeros ? (i % 3 ? 0.0 : -0.0)
+		       : i < zeros + repeats ? -0.75
+					    : 1e300 * (double)(i - zeros - repeats + 1);
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = next_rand(&seed) % (i + 1);
+		double t = x[i];
+
+		x[i] = x[j];
+		x[j] = t;
+	}
+	/* Median rank 1750050 <= zeros; p99 rank 3465099 <= zeros + repeats. */
+	s = acc_stats(x, n, 100000);
+	assert_true(s.median_abs == 0.0 && !signbit(s.median_abs));
+	assert_true(s.p99_abs == 0.75);
+	assert_true(s.max_abs == 1e300 * (double)big);
+	assert_int_equal(usc_results_stats_compute(x, n, &direct, &err),
+			 USC_OK);
+	same_stats(&s, &direct);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_ranks),
+		cmocka_unit_test(test_acc_small),
+		cmocka_unit_test(test_acc_spilled_ranks),
+		cmocka_unit_test(test_acc_spilled_repeats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
