@@ -62,6 +62,30 @@ typedef struct usc_check_request {
 	bool no_profile;
 	/* The expected-error lambda (docs/method.md); <= 0: the default. */
 	double lambda;
+	/*
+	 * Write the result file (docs/results.md) at this path as part of
+	 * the run (NULL: none; usc_check_write can write it later unless the
+	 * check streamed); with results_append, add the kernel to the
+	 * complete result file there.
+	 */
+	const char *results_path;
+	bool results_append;
+	/*
+	 * Stream (docs/check.md, "Streaming"): when the kernel's one output
+	 * is made tile by tile (docs/evaluator.md, "Tiles"), check it a piece
+	 * of stream_piece elements at a time (0: 65536; rounded down to a
+	 * multiple of the tile), every domain evaluating only that piece,
+	 * and keep no per-element figures: the report's reference and
+	 * per-element arrays are NULL, its summaries, counts, worst lists
+	 * and verdict the same as without streaming, and results_path gets
+	 * each piece as it is made.  Memory then stays near the inputs and
+	 * device outputs, whatever the element count.  Any other kernel is
+	 * checked whole, as without.
+	 */
+	bool stream;
+	size_t stream_piece;
+	/* The evaluator's tile (usc_eval_options.tile_elements); 0: default. */
+	size_t tile_elements;
 } usc_check_request;
 
 /* The defaults: sequential reductions, a 4096-bit cap, 5 worst elements. */
@@ -131,6 +155,12 @@ typedef struct usc_check_report {
 	 * decided every element and the oracle did not run. */
 	unsigned long oracle_precision;
 	/*
+	 * The check streamed (usc_check_request.stream): the outputs'
+	 * reference and per-element arrays are NULL, and usc_check_write
+	 * refuses the report.
+	 */
+	bool streamed;
+	/*
 	 * With a profile: its copy, the verdict over all outputs, and a
 	 * one-line reason naming the worst element.
 	 */
@@ -165,7 +195,8 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
 
 /*
  * Writes the report to an HDF5 result file (docs/results.md), creating it
- * or, with append, adding the kernel to an existing one.
+ * or, with append, adding the kernel to an existing one.  USC_EINVAL for
+ * a streamed report, which holds no per-element figures.
  */
 usc_status usc_check_write(const usc_check_report *r, const char *path,
 			   bool append, usc_error *err);

@@ -35,6 +35,8 @@
 #define ORACLE_PREC_GROWTH 4
 #define ORACLE_PREC_CAP_DEFAULT 4096
 #define WORST_DEFAULT 5
+/* Elements per piece of a streamed check (a multiple of the tile). */
+#define CHECK_PIECE_DEFAULT 65536
 
 /* The resolution at which an error against the oracle counts as decided. */
 static const usc__oracle_resolution resolution = {0.125, 0};
@@ -221,113 +223,87 @@ static usc_status bind_all(usc_eval *ev, const usc_check_report *r,
 	return USC_OK;
 }
 
-/* Allocates an output's per-element arrays. */
-static usc_status output_alloc(usc_check_output *o, uint64_t n,
-			       usc_error *err)
-{
-	size_t m = n ? (size_t)n : 1;
+/* ------------------------------------------------------------ parts */
 
-	o->oracle_mid = usc__calloc(m, sizeof(double));
-	o->oracle_rad = usc__calloc(m, sizeof(double));
-	o->ulp_oracle = usc__calloc(m, sizeof(double));
-	o->ulp_reference = usc__calloc(m, sizeof(double));
-	o->undecided = usc__calloc(m, 1);
-	if (!o->oracle_mid || !o->oracle_rad || !o->ulp_oracle ||
-	    !o->ulp_reference || !o->undecided)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (uint64_t k = 0; k < n; k++) {
-		o->ulp_oracle[k] = NAN;
-		o->undecided[k] = 1;
-	}
-	return USC_OK;
+static void part_free(usc__check_part *p)
+{
+	usc_tensor_destroy(p->reference);
+	usc__free(p->oracle_mid);
+	usc__free(p->oracle_rad);
+	usc__free(p->ulp_oracle);
+	usc__free(p->ulp_reference);
+	usc__free(p->undecided);
+	usc__free(p->envelope);
+	usc__free(p->cls);
+	usc__free(p->expected_ulps);
+	memset(p, 0, sizeof *p);
 }
 
 /*
- * The reference run: every op correctly rounded to its type.  Its outputs
- * fix the output count, types and shapes the device files must have.
+ * Allocates a part's arrays for cap elements (and the envelope's and the
+ * classes' when classified).  The reference tensor is the caller's.
  */
-static usc_status run_reference(const usc_check_request *req,
-				usc_check_report *r, usc_error *err)
+static usc_status part_alloc(usc__check_part *p, size_t cap, bool classified,
+			     usc_error *err)
 {
-	usc_eval_options o = usc_eval_options_default();
-	usc_eval *ev = NULL;
-	usc_status st;
-	size_t n;
+	size_t m = cap ? cap : 1;
 
-	o.reduce_order = req->reduce_order;
-	st = usc_eval_create_computation(r->computation, &o, &ev, err);
-	if (st == USC_OK)
-		st = read_inputs(req, ev, r, err);
-	if (st == USC_OK)
-		st = bind_all(ev, r, err);
-	if (st == USC_OK)
-		st = usc_eval_run(ev, err);
-	if (st != USC_OK)
-		goto done;
-	n = usc_eval_output_count(ev);
-	if (req->device_count != n) {
-		st = usc__fail(err, USC_EINVAL,
-			       "%s: the kernel has %zu output%s, %zu device "
-			       "file%s given",
-			       req->hlo_path, n, n == 1 ? "" : "s",
-			       req->device_count,
-			       req->device_count == 1 ? " was" : "s were");
-		goto done;
+	p->oracle_mid = usc__malloc(m * sizeof(double));
+	p->oracle_rad = usc__malloc(m * sizeof(double));
+	p->ulp_oracle = usc__malloc(m * sizeof(double));
+	p->ulp_reference = usc__malloc(m * sizeof(double));
+	p->undecided = usc__malloc(m);
+	if (classified) {
+		p->envelope = usc__malloc(m * sizeof *p->envelope);
+		p->cls = usc__malloc(m);
+		p->expected_ulps = usc__malloc(m * sizeof(double));
 	}
-	r->outputs = usc__calloc(n ? n : 1, sizeof *r->outputs);
-	if (!r->outputs) {
-		st = usc__fail(err, USC_ENOMEM, "out of memory");
-		goto done;
-	}
-	r->output_count = n;
-	for (size_t i = 0; st == USC_OK && i < n; i++) {
-		usc_check_output *out = &r->outputs[i];
-		usc_tensor_spec spec;
-		char what[64];
+	if (!p->oracle_mid || !p->oracle_rad || !p->ulp_oracle ||
+	    !p->ulp_reference || !p->undecided ||
+	    (classified && (!p->envelope || !p->cls || !p->expected_ulps)))
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	return USC_OK;
+}
 
-		st = usc_eval_take_output(ev, i, &out->reference, err);
-		if (st != USC_OK)
-			break;
-		spec = usc_tensor_spec_of(out->reference);
-		snprintf(what, sizeof what, "output %zu of the kernel", i);
-		spec.what = what;
-		st = read_source(req, req->devices[i], &spec, &out->device,
-				 err);
-		if (st == USC_OK)
-			st = output_alloc(out, usc_tensor_count(out->device),
-					  err);
+/* A part's elements [base, base + len): nothing decided yet. */
+static void part_reset(usc__check_part *p, uint64_t base, size_t len)
+{
+	p->base = base;
+	p->len = len;
+	p->tier_decided = 0;
+	for (size_t j = 0; j < len; j++) {
+		p->oracle_mid[j] = 0;
+		p->oracle_rad[j] = 0;
+		p->ulp_oracle[j] = NAN;
+		p->undecided[j] = 1;
 	}
-done:
-	usc_eval_destroy(ev);
-	return st;
 }
 
 /* The device's error against the reference encoding, in ULPs. */
-static usc_status reference_errors(usc_check_output *o, usc_error *err)
+static usc_status reference_errors(usc__check_part *p, usc_error *err)
 {
-	usc_dtype t = usc_tensor_dtype(o->device);
-	uint64_t n = usc_tensor_count(o->device);
+	usc_dtype t = usc_tensor_dtype(p->o->device);
 	usc_status st = USC_OK;
 	mpfr_t ref;
 
 	mpfr_init2(ref, 64);
-	for (uint64_t k = 0; st == USC_OK && k < n; k++) {
+	for (size_t j = 0; st == USC_OK && j < p->len; j++) {
 		uint64_t d, rb;
 
-		usc_tensor_get_bits(o->device, k, &d);
-		usc_tensor_get_bits(o->reference, k, &rb);
+		usc_tensor_get_bits(p->o->device, p->base + j, &d);
+		usc_tensor_get_bits(p->reference, j, &rb);
 		if (usc_dtype_is_float(t)) {
 			st = usc_decode_mpfr(t, rb, ref);
 			if (st == USC_OK)
 				st = usc_ulp_error_mpfr(t, d, ref,
-							&o->ulp_reference[k]);
+							&p->ulp_reference[j]);
 		} else {
 			int64_t ds, rs;
 			uint64_t du, ru;
 
 			usc_decode_int(t, d, &ds, &du);
 			usc_decode_int(t, rb, &rs, &ru);
-			o->ulp_reference[k] =
+			p->ulp_reference[j] =
 				usc_format_of(t)->kind == USC_KIND_SINT
 					? (double)ds - (double)rs
 					: (double)du - (double)ru;
@@ -344,83 +320,132 @@ static usc_status reference_errors(usc_check_output *o, usc_error *err)
  * Records an enclosure certificate as midpoint and radius: the radius is
  * raised one step so that it covers the rounding of the subtraction.
  */
-static void set_enclosure(usc_check_output *o, uint64_t k,
+static void set_enclosure(usc__check_part *p, size_t j,
 			  const usc__oracle_enclosure *e)
 {
 	if (e->kind == USC__ORC_FINITE) {
 		double mid = e->lo / 2 + e->hi / 2;
 
-		o->oracle_mid[k] = mid;
-		o->oracle_rad[k] =
+		p->oracle_mid[j] = mid;
+		p->oracle_rad[j] =
 			nextafter(fmax(e->hi - mid, mid - e->lo), INFINITY);
 	} else {
-		o->oracle_mid[k] = e->lo;
-		o->oracle_rad[k] = 0;
+		p->oracle_mid[j] = e->lo;
+		p->oracle_rad[j] = 0;
 	}
 }
 
-/*
- * The oracle's values of output i's elements [first, first + count), as
- * one run hands them over, taken for the elements still undecided.  The
- * number that remain undecided is added to *left.
- */
-static usc_status take_oracle_values(usc_eval *ev, usc_check_output *o,
-				     size_t first, size_t count,
-				     const void *values, usc_dtype t,
-				     uint64_t *left, usc_error *err)
+/* ------------------------------------------------------------ the run */
+
+/* One check: its request, report, evaluators and what it folds. */
+typedef struct check_run {
+	const usc_check_request *req;
+	usc_check_report *r;
+	/*
+	 * Streaming: the one output is checked a piece of `piece` elements
+	 * at a time (a multiple of the tile), and the report keeps no
+	 * per-element arrays.
+	 */
+	bool stream;
+	size_t piece;
+	size_t tile;
+	usc__check_part *parts; /* one per output */
+	usc_eval *ref, *tier, *env;
+	size_t oracle_count;     /* precision levels */
+	unsigned long *oracle_prec;
+	usc_eval **oracle;       /* one per level, made when first needed */
+	bool tier_off;           /* the tier cannot evaluate the kernel */
+	bool env_refused;        /* the envelope domain refused it */
+	/*
+	 * A streamed check met, after its first piece, a refusal that the
+	 * whole check handles for every element at once: it runs again
+	 * whole (usc_check_run).
+	 */
+	bool restart;
+	usc_results_stats_acc **acc; /* two per output: oracle, reference */
+	usc__check_reason why;
+	usc_results *w;              /* streaming to the result file */
+	double *col_lo, *col_hi;     /* the envelope's columns of a piece */
+	uint8_t *col_flags;
+	usc_check_report *report;
+} check_run;
+
+/* An evaluator of the computation in a domain, bound to the inputs. */
+static usc_status make_eval(check_run *c, usc_eval_domain domain,
+			    unsigned long prec, usc_eval **out,
+			    usc_error *err)
 {
+	usc_eval_options o = usc_eval_options_default();
 	usc_status st;
 
-	for (size_t j = 0; j < count; j++) {
-		const usc__oracle_value *v =
-			(const usc__oracle_value *)((const unsigned char *)values +
-						    j * usc__domain_oracle
-								.value_size);
-		size_t k = first + j;
-		usc__oracle_enclosure e;
-		uint64_t bits, d;
+	o.domain = domain;
+	o.reduce_order = c->req->reduce_order;
+	o.tile_elements = c->req->tile_elements;
+	o.profile = c->req->profile;
+	if (domain == USC_DOMAIN_ORACLE) {
+		o.oracle_precision = prec;
+		o.quantize = c->req->quantize;
+	}
+	st = usc_eval_create_computation(c->r->computation, &o, out, err);
+	if (st == USC_OK && c->r->inputs)
+		st = bind_all(*out, c->r, err);
+	return st;
+}
 
-		if (!o->undecided[k])
+/* A stream over the current piece: its range when streaming. */
+static usc__eval_stream piece_stream(const check_run *c)
+{
+	usc__eval_stream s;
+
+	memset(&s, 0, sizeof s);
+	if (c->stream) {
+		s.first = c->parts[0].base;
+		s.count = c->parts[0].len ? c->parts[0].len : 1;
+		s.no_tensor = true;
+	}
+	return s;
+}
+
+/* The part of output i that holds element k, or NULL. */
+static usc__check_part *part_of(check_run *c, size_t i, uint64_t k,
+				size_t *j)
+{
+	usc__check_part *p;
+
+	if (i >= c->r->output_count)
+		return NULL;
+	p = &c->parts[i];
+	if (k < p->base || k - p->base >= p->len)
+		return NULL;
+	*j = (size_t)(k - p->base);
+	return p;
+}
+
+/* A streamed piece of the reference run: its encodings into the part. */
+static usc_status ref_visit(void *ctx, size_t i, size_t first, size_t count,
+			    const void *values, usc_dtype t, usc_error *err)
+{
+	check_run *c = ctx;
+
+	for (size_t n = 0; n < count; n++) {
+		const void *v = (const unsigned char *)values +
+				n * usc__domain_reference.value_size;
+		usc__check_part *p;
+		uint64_t bits;
+		size_t j;
+		usc_status st;
+
+		p = part_of(c, i, first + n, &j);
+		if (!p)
 			continue;
-		usc_tensor_get_bits(o->device, k, &d);
-		st = usc__domain_oracle.to_output(usc__eval_domain_state(ev), t,
-						  v, &bits, &e, err);
+		st = usc__domain_reference.to_output(
+			usc__eval_domain_state(c->ref), t, v, &bits, NULL, err);
 		if (st != USC_OK)
 			return st;
-		set_enclosure(o, k, &e);
-		if (usc_dtype_is_float(t)) {
-			usc__oracle_ulp_error ue;
-
-			st = usc__oracle_decide_ulp_error(v, t, d, &resolution,
-							  &ue, err);
-			if (st != USC_OK)
-				return st;
-			o->ulp_oracle[k] = ue.mid;
-			o->undecided[k] = !ue.decided;
-		} else if (e.kind == USC__ORC_FINITE && e.lo == e.hi) {
-			int64_t ds;
-			uint64_t du;
-
-			usc_decode_int(t, d, &ds, &du);
-			o->ulp_oracle[k] =
-				(usc_format_of(t)->kind == USC_KIND_SINT
-					 ? (double)ds
-					 : (double)du) -
-				e.lo;
-			o->undecided[k] = 0;
-		}
-		if (o->undecided[k])
-			++*left;
+		usc_tensor_set_bits(p->reference, j, bits);
 	}
 	return USC_OK;
 }
-
-/* What a visitor of a tier or oracle run works on. */
-typedef struct run_ctx {
-	usc_check_report *r;
-	usc_eval *ev;
-	uint64_t left; /* oracle: elements still undecided after the run */
-} run_ctx;
 
 /*
  * One tile (or one whole output) of the tier: every float element whose
@@ -429,228 +454,745 @@ typedef struct run_ctx {
 static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 			     const void *values, usc_dtype t, usc_error *err)
 {
-	run_ctx *c = ctx;
-	usc_check_output *out = &c->r->outputs[i];
+	check_run *c = ctx;
 	usc_status st;
 
 	if (!usc_dtype_is_float(t))
 		return USC_OK;
-	for (size_t j = 0; j < count; j++) {
+	for (size_t n = 0; n < count; n++) {
 		const usc__tier_value *v =
 			(const usc__tier_value *)((const unsigned char *)values +
-						  j * usc__domain_tier
+						  n * usc__domain_tier
 							      .value_size);
-		size_t k = first + j;
+		usc__check_part *p = part_of(c, i, first + n, &(size_t){0});
 		usc__oracle_enclosure e;
 		usc__oracle_ulp_error ue;
 		uint64_t bits, d;
+		size_t j;
 
-		usc_tensor_get_bits(out->device, k, &d);
+		if (!p)
+			continue;
+		j = (size_t)(first + n - p->base);
+		usc_tensor_get_bits(p->o->device, first + n, &d);
 		st = usc__tier_decide_ulp_error(v, t, d, &resolution, &ue,
 						err);
 		if (st != USC_OK)
 			return st;
 		if (!ue.decided)
 			continue;
-		st = usc__domain_tier.to_output(usc__eval_domain_state(c->ev),
+		st = usc__domain_tier.to_output(usc__eval_domain_state(c->tier),
 						t, v, &bits, &e, err);
 		if (st != USC_OK)
 			return st;
-		set_enclosure(out, k, &e);
-		out->ulp_oracle[k] = ue.mid;
-		out->undecided[k] = 0;
-		out->tier_decided++;
+		set_enclosure(p, j, &e);
+		p->ulp_oracle[j] = ue.mid;
+		p->undecided[j] = 0;
+		p->tier_decided++;
 	}
 	return USC_OK;
 }
 
-/* Every element back to "not decided", as output_alloc left it. */
-static void forget_decisions(usc_check_report *r)
-{
-	for (size_t i = 0; i < r->output_count; i++) {
-		usc_check_output *o = &r->outputs[i];
-		uint64_t n = usc_tensor_count(o->device);
-
-		for (uint64_t k = 0; k < n; k++) {
-			o->oracle_mid[k] = 0;
-			o->oracle_rad[k] = 0;
-			o->ulp_oracle[k] = NAN;
-			o->undecided[k] = 1;
-		}
-		o->tier_decided = 0;
-	}
-}
-
 /*
- * The fast tier: one f64 run with error radii, streamed: each tile's
- * values are decided as soon as they exist and then dropped, so the
- * tier's values never exist whole (docs/evaluator.md, "Tiles").  The tier
- * only accelerates: a kernel it cannot evaluate at all (an op it does not
- * bound) is left to the oracle whole, its partial decisions forgotten.
+ * The fast tier over the piece, streamed: each tile's values are decided
+ * as soon as they exist and then dropped, so the tier's values never
+ * exist whole (docs/evaluator.md, "Tiles").  The tier only accelerates: a
+ * kernel it cannot evaluate at all (an op it does not bound) is left to
+ * the oracle whole, its partial decisions forgotten.
  */
-static usc_status run_tier(const usc_check_request *req, usc_check_report *r,
-			   usc_error *err)
+static usc_status run_tier(check_run *c, bool first_piece, usc_error *err)
 {
-	usc_eval_options o = usc_eval_options_default();
-	usc__eval_stream s;
-	run_ctx c;
+	usc__eval_stream s = piece_stream(c);
 	usc_status st;
 
 	/* The tier does not model explicit quantization (docs/tier.md). */
-	if (req->strict_oracle || req->quantize)
+	if (c->req->strict_oracle || c->req->quantize || c->tier_off)
 		return USC_OK;
-	o.domain = USC_DOMAIN_TIER;
-	o.reduce_order = req->reduce_order;
-	memset(&c, 0, sizeof c);
-	c.r = r;
-	memset(&s, 0, sizeof s);
 	s.visit = tier_visit;
-	s.ctx = &c;
-	st = usc_eval_create_computation(r->computation, &o, &c.ev, err);
+	s.ctx = c;
+	st = c->tier ? USC_OK
+		     : make_eval(c, USC_DOMAIN_TIER, 0, &c->tier, err);
 	if (st == USC_OK)
-		st = bind_all(c.ev, r, err);
-	if (st == USC_OK)
-		st = usc__eval_run_stream(c.ev, &s, err);
-	usc_eval_destroy(c.ev);
-	if (st != USC_OK && st != USC_ENOMEM) {
-		forget_decisions(r);
-		usc_error_clear(err);
-		return USC_OK;
-	}
-	return st;
+		st = usc__eval_run_stream(c->tier, &s, err);
+	if (st == USC_OK || st == USC_ENOMEM)
+		return st;
+	usc_error_clear(err);
+	for (size_t i = 0; i < c->r->output_count; i++)
+		part_reset(&c->parts[i], c->parts[i].base, c->parts[i].len);
+	c->tier_off = true;
+	if (!first_piece)
+		c->restart = true;
+	return USC_OK;
 }
 
-/* One tile (or one whole output) of an oracle run. */
+/* The state of one oracle run's visitor. */
+typedef struct oracle_ctx {
+	check_run *c;
+	usc_eval *ev;
+	uint64_t left; /* elements still undecided after the run */
+} oracle_ctx;
+
+/*
+ * One tile (or one whole output) of an oracle run: its values taken for
+ * the elements still undecided.
+ */
 static usc_status oracle_visit(void *ctx, size_t i, size_t first,
 			       size_t count, const void *values, usc_dtype t,
 			       usc_error *err)
 {
-	run_ctx *c = ctx;
+	oracle_ctx *oc = ctx;
+	usc_status st;
 
-	c->r->outputs[i].oracle_elements += count;
-	return take_oracle_values(c->ev, &c->r->outputs[i], first, count,
-				  values, t, &c->left, err);
+	for (size_t n = 0; n < count; n++) {
+		const usc__oracle_value *v =
+			(const usc__oracle_value *)((const unsigned char *)values +
+						    n * usc__domain_oracle
+								.value_size);
+		usc__check_part *p;
+		usc__oracle_enclosure e;
+		uint64_t bits, d;
+		size_t j;
+
+		p = part_of(oc->c, i, first + n, &j);
+		if (!p)
+			continue;
+		p->o->oracle_elements++;
+		if (!p->undecided[j])
+			continue;
+		usc_tensor_get_bits(p->o->device, first + n, &d);
+		st = usc__domain_oracle.to_output(usc__eval_domain_state(oc->ev),
+						  t, v, &bits, &e, err);
+		if (st != USC_OK)
+			return st;
+		set_enclosure(p, j, &e);
+		if (usc_dtype_is_float(t)) {
+			usc__oracle_ulp_error ue;
+
+			st = usc__oracle_decide_ulp_error(v, t, d, &resolution,
+							  &ue, err);
+			if (st != USC_OK)
+				return st;
+			p->ulp_oracle[j] = ue.mid;
+			p->undecided[j] = !ue.decided;
+		} else if (e.kind == USC__ORC_FINITE && e.lo == e.hi) {
+			int64_t ds;
+			uint64_t du;
+
+			usc_decode_int(t, d, &ds, &du);
+			p->ulp_oracle[j] =
+				(usc_format_of(t)->kind == USC_KIND_SINT
+					 ? (double)ds
+					 : (double)du) -
+				e.lo;
+			p->undecided[j] = 0;
+		}
+		if (p->undecided[j])
+			oc->left++;
+	}
+	return USC_OK;
 }
 
-/* Whether any element still waits for the oracle. */
-static bool any_undecided(const usc_check_report *r)
+/* Whether any element of the piece still waits for the oracle. */
+static bool any_undecided(const check_run *c)
 {
-	for (size_t i = 0; i < r->output_count; i++) {
-		const usc_check_output *o = &r->outputs[i];
-
-		for (uint64_t k = 0; k < usc_tensor_count(o->device); k++)
-			if (o->undecided[k])
+	for (size_t i = 0; i < c->r->output_count; i++)
+		for (size_t j = 0; j < c->parts[i].len; j++)
+			if (c->parts[i].undecided[j])
 				return true;
-	}
 	return false;
 }
 
 /*
- * The oracle runs, at rising precision while elements stay undecided.
- * Each run evaluates only the tiles that hold an undecided element (a
- * loop computation; any other kernel is evaluated whole) and takes its
- * values tile by tile.
+ * The oracle runs over the piece, at rising precision while elements
+ * stay undecided (Ziv).  Each run evaluates only the tiles that hold an
+ * undecided element (a loop computation; any other kernel is evaluated
+ * whole) and takes its values tile by tile.
  */
-static usc_status run_oracle(const usc_check_request *req,
-			     usc_check_report *r, usc_error *err)
+static usc_status run_oracle(check_run *c, usc_error *err)
 {
-	unsigned long cap = req->oracle_precision_max
-				    ? req->oracle_precision_max
-				    : ORACLE_PREC_CAP_DEFAULT;
-	unsigned long prec = ORACLE_PREC_START < cap ? ORACLE_PREC_START : cap;
 	const uint8_t **wanted;
 	usc_status st = USC_OK;
 
-	wanted = usc__calloc(r->output_count ? r->output_count : 1,
+	if (!any_undecided(c))
+		return USC_OK;
+	wanted = usc__calloc(c->r->output_count ? c->r->output_count : 1,
 			     sizeof *wanted);
 	if (!wanted)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->output_count; i++)
-		wanted[i] = r->outputs[i].undecided;
-	for (;;) {
-		usc_eval_options o = usc_eval_options_default();
-		usc__eval_stream s;
-		run_ctx c;
+	for (size_t i = 0; i < c->r->output_count; i++)
+		wanted[i] = c->parts[i].undecided;
+	for (size_t level = 0; level < c->oracle_count; level++) {
+		usc__eval_stream s = piece_stream(c);
+		oracle_ctx oc;
 
-		o.domain = USC_DOMAIN_ORACLE;
-		o.reduce_order = req->reduce_order;
-		o.oracle_precision = prec;
-		o.quantize = req->quantize;
-		memset(&c, 0, sizeof c);
-		c.r = r;
-		memset(&s, 0, sizeof s);
+		if (!c->oracle[level]) {
+			st = make_eval(c, USC_DOMAIN_ORACLE,
+				       c->oracle_prec[level], &c->oracle[level],
+				       err);
+			if (st != USC_OK)
+				break;
+		}
+		memset(&oc, 0, sizeof oc);
+		oc.c = c;
+		oc.ev = c->oracle[level];
 		s.visit = oracle_visit;
-		s.ctx = &c;
+		s.ctx = &oc;
 		s.wanted = wanted;
-		st = usc_eval_create_computation(r->computation, &o, &c.ev, err);
-		if (st == USC_OK)
-			st = bind_all(c.ev, r, err);
-		if (st == USC_OK)
-			st = usc__eval_run_stream(c.ev, &s, err);
-		usc_eval_destroy(c.ev);
+		st = usc__eval_run_stream(oc.ev, &s, err);
 		if (st != USC_OK)
 			break;
-		r->oracle_precision = prec;
-		if (c.left == 0 || prec >= cap)
+		if (c->oracle_prec[level] > c->r->oracle_precision)
+			c->r->oracle_precision = c->oracle_prec[level];
+		if (oc.left == 0)
 			break;
-		prec = prec * ORACLE_PREC_GROWTH > cap ? cap
-						       : prec * ORACLE_PREC_GROWTH;
 	}
 	usc__free(wanted);
 	return st;
 }
 
-/* Orders elements for the worst list: NaN errors first, then by |error|. */
-static bool worse(double a, double b)
+/* The precisions of the oracle's runs: 128, 512, ... up to the cap. */
+static usc_status oracle_levels(check_run *c, usc_error *err)
 {
-	if (isnan(a) || isnan(b))
-		return isnan(a) && !isnan(b);
-	return fabs(a) > fabs(b);
+	unsigned long cap = c->req->oracle_precision_max
+				    ? c->req->oracle_precision_max
+				    : ORACLE_PREC_CAP_DEFAULT;
+	unsigned long prec = ORACLE_PREC_START < cap ? ORACLE_PREC_START : cap;
+	size_t n = 1;
+
+	for (unsigned long p = prec; p < cap;
+	     p = p * ORACLE_PREC_GROWTH > cap ? cap : p * ORACLE_PREC_GROWTH)
+		n++;
+	c->oracle_prec = usc__calloc(n, sizeof *c->oracle_prec);
+	c->oracle = usc__calloc(n, sizeof *c->oracle);
+	if (!c->oracle_prec || !c->oracle)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	c->oracle_count = n;
+	for (size_t i = 0; i < n; i++) {
+		c->oracle_prec[i] = prec;
+		prec = prec * ORACLE_PREC_GROWTH > cap ? cap
+						       : prec * ORACLE_PREC_GROWTH;
+	}
+	return USC_OK;
 }
 
-static usc_status pick_worst(const usc_check_request *req,
-			     usc_check_output *o, usc_error *err)
+/* Offers element j of a part to its output's worst list. */
+static void offer_worst(const check_run *c, usc__check_part *p, size_t j)
 {
-	uint64_t n = usc_tensor_count(o->device);
-	size_t k = req->worst, m = 0;
+	usc_check_output *o = p->o;
+	size_t k = c->req->worst, m = o->worst_count, pos;
+	bool cl = c->r->classified;
+	usc_check_element el;
 
 	if (k == 0)
-		return USC_OK;
-	o->worst = usc__calloc(k, sizeof *o->worst);
-	if (!o->worst)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	/* Insertion into a short sorted list: k is small. */
-	for (uint64_t e = 0; e < n; e++) {
-		size_t pos = m;
-		usc_check_element el;
+		return;
+	if (m == k) {
+		/* Most elements lose against the last one kept, cheaply. */
+		const usc_check_element *last = &o->worst[m - 1];
+		double e = p->ulp_oracle[j], l = last->ulp_oracle;
+		int rk = cl ? usc__check_class_rank((usc_class)p->cls[j]) : 0;
+		int rl = cl ? usc__check_class_rank(last->cls) : 0;
 
-		while (pos > 0 &&
-		       (o->cls ? usc__check_worse(o, e, o->worst[pos - 1].index)
-			       : worse(o->ulp_oracle[e],
-				       o->worst[pos - 1].ulp_oracle)))
-			pos--;
-		if (pos >= k)
-			continue;
-		el.index = e;
-		usc_tensor_get_bits(o->device, e, &el.device_bits);
-		usc_tensor_get_bits(o->reference, e, &el.reference_bits);
-		el.oracle_mid = o->oracle_mid[e];
-		el.oracle_rad = o->oracle_rad[e];
-		el.ulp_oracle = o->ulp_oracle[e];
-		el.ulp_reference = o->ulp_reference[e];
-		el.undecided = o->undecided[e];
-		el.cls = o->cls ? (usc_class)o->cls[e] : USC_CLASS_UNDECIDED;
-		el.envelope = o->envelope ? o->envelope[e]
-					  : (usc_envelope){0, 0, USC_ENV_UNKNOWN, 0};
-		el.outside_ulps = o->cls ? usc__check_outside(o, e) : 0;
-		if (m < k)
-			m++;
-		memmove(&o->worst[pos + 1], &o->worst[pos],
-			(m - 1 - pos) * sizeof *o->worst);
-		o->worst[pos] = el;
+		if (rk < rl)
+			return;
+		if (rk == rl && rk < 4 &&
+		    !(isnan(e) || isnan(l)
+			      ? isnan(e) && !isnan(l)
+			      : fabs(e) > fabs(l)))
+			return;
 	}
+	usc__check_element(p, j, cl, &el);
+	for (pos = m; pos > 0 && usc__check_worse(&el, &o->worst[pos - 1], cl);)
+		pos--;
+	if (pos >= k)
+		return;
+	if (m < k)
+		m++;
+	memmove(&o->worst[pos + 1], &o->worst[pos],
+		(m - 1 - pos) * sizeof *o->worst);
+	o->worst[pos] = el;
 	o->worst_count = m;
+}
+
+/* Writes a streamed piece of output i to the result file. */
+static usc_status write_piece(check_run *c, size_t i, usc_error *err)
+{
+	usc__check_part *p = &c->parts[i];
+	usc_results_rows rows;
+
+	memset(&rows, 0, sizeof rows);
+	rows.reference = usc_tensor_cdata(p->reference);
+	rows.oracle_mid = p->oracle_mid;
+	rows.oracle_rad = p->oracle_rad;
+	rows.ulp_error_oracle = p->ulp_oracle;
+	rows.ulp_error_reference = p->ulp_reference;
+	rows.undecided = p->undecided;
+	if (c->r->classified) {
+		usc__check_envelope_columns(p->envelope, p->len, c->col_lo,
+					    c->col_hi, c->col_flags);
+		rows.envelope_lo = c->col_lo;
+		rows.envelope_hi = c->col_hi;
+		rows.envelope_flags = c->col_flags;
+		rows.cls = p->cls;
+	}
+	return usc_results_write_rows(c->w, i, p->len, &rows, err);
+}
+
+/*
+ * Checks the current piece of every output (parts set up): the reference
+ * (streamed pieces only: a whole check ran it already), the tier, the
+ * oracle for what it leaves, the envelope and the classes, and then folds
+ * the figures into the summaries, the worst lists and the reason.
+ */
+static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
+{
+	usc_check_report *r = c->r;
+	usc_status st = USC_OK;
+
+	if (c->stream) {
+		usc__eval_stream s = piece_stream(c);
+
+		s.visit = ref_visit;
+		s.ctx = c;
+		st = usc__eval_run_stream(c->ref, &s, err);
+	}
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
+		st = reference_errors(&c->parts[i], err);
+	if (st == USC_OK)
+		st = run_tier(c, first_piece, err);
+	if (st == USC_OK && !c->restart)
+		st = run_oracle(c, err);
+	if (st == USC_OK && !c->restart && r->classified) {
+		bool refused = false;
+
+		if (c->env_refused) {
+			for (size_t i = 0; i < r->output_count; i++)
+				for (size_t j = 0; j < c->parts[i].len; j++)
+					c->parts[i].envelope[j] =
+						(usc_envelope){0, 0,
+							       USC_ENV_UNKNOWN,
+							       0};
+		} else {
+			st = c->env ? USC_OK
+				    : make_eval(c, USC_DOMAIN_ENVELOPE, 0,
+						&c->env, err);
+			if (st == USC_OK)
+				st = usc__check_envelope(
+					c->req, c->env, c->parts,
+					r->output_count, &refused, &c->why,
+					err);
+		}
+		if (refused) {
+			c->env_refused = true;
+			if (!first_piece)
+				c->restart = true;
+		}
+		for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
+			st = usc__check_classify_part(c->req, &c->parts[i],
+						      err);
+	}
+	if (st != USC_OK || c->restart)
+		return st;
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
+		usc__check_part *p = &c->parts[i];
+		usc_check_output *o = p->o;
+		size_t w = (size_t)usc_format_of(usc_tensor_dtype(o->device))
+				   ->container_bytes;
+
+		st = usc_results_stats_acc_add(c->acc[2 * i], p->ulp_oracle,
+					       p->len, err);
+		if (st == USC_OK)
+			st = usc_results_stats_acc_add(c->acc[2 * i + 1],
+						       p->ulp_reference, p->len,
+						       err);
+		for (size_t j = 0; st == USC_OK && j < p->len; j++) {
+			const unsigned char *d =
+				(const unsigned char *)usc_tensor_cdata(
+					o->device) +
+				(p->base + j) * w;
+			const unsigned char *ref =
+				(const unsigned char *)usc_tensor_cdata(
+					p->reference) +
+				j * w;
+
+			o->summary.bit_exact_count += memcmp(d, ref, w) == 0;
+			o->summary.undecided_count += p->undecided[j] != 0;
+			offer_worst(c, p, j);
+			if (r->classified)
+				usc__check_reason_offer(&c->why, i, p, j);
+		}
+		o->tier_decided += p->tier_decided;
+		if (st == USC_OK && c->w)
+			st = write_piece(c, i, err);
+	}
+	return st;
+}
+
+/* Frees what a run holds beyond its report. */
+static void run_clear(check_run *c)
+{
+	for (size_t i = 0; c->parts && i < c->r->output_count; i++)
+		part_free(&c->parts[i]);
+	usc__free(c->parts);
+	for (size_t i = 0; c->acc && i < 2 * c->r->output_count; i++)
+		usc_results_stats_acc_free(c->acc[i]);
+	usc__free(c->acc);
+	usc_eval_destroy(c->ref);
+	usc_eval_destroy(c->tier);
+	usc_eval_destroy(c->env);
+	for (size_t i = 0; c->oracle && i < c->oracle_count; i++)
+		usc_eval_destroy(c->oracle[i]);
+	usc__free(c->oracle);
+	usc__free(c->oracle_prec);
+	usc_results_abort(c->w);
+	usc__free(c->col_lo);
+	usc__free(c->col_hi);
+	usc__free(c->col_flags);
+}
+
+/* Reads device output i as the kernel's output spec says. */
+static usc_status read_device(check_run *c, size_t i, usc_tensor_spec spec,
+			      usc_error *err)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "output %zu of the kernel", i);
+	spec.what = what;
+	return read_source(c->req, c->req->devices[i], &spec,
+			   &c->r->outputs[i].device, err);
+}
+
+/* The report's outputs, once their count is known. */
+static usc_status outputs_alloc(check_run *c, size_t n, usc_error *err)
+{
+	usc_check_report *r = c->r;
+
+	if (c->req->device_count != n)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: the kernel has %zu output%s, %zu device "
+				 "file%s given",
+				 c->req->hlo_path, n, n == 1 ? "" : "s",
+				 c->req->device_count,
+				 c->req->device_count == 1 ? " was" : "s were");
+	r->outputs = usc__calloc(n ? n : 1, sizeof *r->outputs);
+	c->parts = usc__calloc(n ? n : 1, sizeof *c->parts);
+	c->acc = usc__calloc(n ? 2 * n : 1, sizeof *c->acc);
+	if (!r->outputs || !c->parts || !c->acc)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	r->output_count = n;
+	for (size_t i = 0; i < n; i++) {
+		c->parts[i].o = &r->outputs[i];
+		if (c->req->worst) {
+			r->outputs[i].worst = usc__calloc(
+				c->req->worst, sizeof *r->outputs[i].worst);
+			if (!r->outputs[i].worst)
+				return usc__fail(err, USC_ENOMEM,
+						 "out of memory");
+		}
+	}
+	for (size_t i = 0; i < 2 * n; i++) {
+		usc_status st = usc_results_stats_acc_new(&c->acc[i], err);
+
+		if (st != USC_OK)
+			return st;
+	}
 	return USC_OK;
+}
+
+/*
+ * The whole check: the reference run first (its outputs fix the count,
+ * types and shapes the device files must have), then every output as one
+ * piece, its arrays kept in the report.
+ */
+static usc_status check_whole(check_run *c, usc_error *err)
+{
+	usc_check_report *r = c->r;
+	usc_status st;
+	size_t n;
+
+	st = usc_eval_run(c->ref, err);
+	if (st != USC_OK)
+		return st;
+	n = usc_eval_output_count(c->ref);
+	st = outputs_alloc(c, n, err);
+	for (size_t i = 0; st == USC_OK && i < n; i++) {
+		usc__check_part *p = &c->parts[i];
+
+		st = usc_eval_take_output(c->ref, i, &p->reference, err);
+		if (st == USC_OK)
+			st = read_device(c, i, usc_tensor_spec_of(p->reference),
+					 err);
+		if (st == USC_OK)
+			st = part_alloc(p, (size_t)usc_tensor_count(p->reference),
+					r->classified, err);
+		if (st == USC_OK)
+			part_reset(p, 0, (size_t)usc_tensor_count(p->reference));
+	}
+	if (st == USC_OK)
+		st = check_piece(c, true, err);
+	/* The arrays become the report's. */
+	for (size_t i = 0; st == USC_OK && i < n; i++) {
+		usc__check_part *p = &c->parts[i];
+		usc_check_output *o = &r->outputs[i];
+
+		o->reference = p->reference;
+		o->oracle_mid = p->oracle_mid;
+		o->oracle_rad = p->oracle_rad;
+		o->ulp_oracle = p->ulp_oracle;
+		o->ulp_reference = p->ulp_reference;
+		o->undecided = p->undecided;
+		o->envelope = p->envelope;
+		o->cls = p->cls;
+		o->expected_ulps = p->expected_ulps;
+		memset(p, 0, sizeof *p);
+	}
+	return st;
+}
+
+/* Starts the result file of a streamed check: the kernel begun. */
+static usc_status stream_begin_file(check_run *c, usc_error *err)
+{
+	const usc_check_report *r = c->r;
+	usc_hlo_print_options po = usc_hlo_print_options_default();
+	usc_results_output *outs;
+	usc_results_kernel k;
+	char *text = NULL;
+	usc_status st;
+
+	outs = usc__calloc(r->output_count ? r->output_count : 1,
+			   sizeof *outs);
+	if (!outs)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->output_count; i++)
+		outs[i].device = r->outputs[i].device;
+	memset(&k, 0, sizeof k);
+	k.name = r->kernel_name;
+	k.hlo_file = r->hlo_path;
+	k.fusion = r->fusion;
+	k.computation = r->computation;
+	k.output_count = r->output_count;
+	k.outputs = outs;
+	st = usc_hlo_module_print(usc_hlo_file_module(r->kernel, 0), &po,
+				  &text, NULL, err);
+	k.hlo_text = text;
+	if (st == USC_OK)
+		st = c->req->results_append
+			     ? usc_results_open_append(c->req->results_path,
+						       &c->w, err)
+			     : usc_results_create(c->req->results_path, &c->w,
+						  err);
+	if (st == USC_OK)
+		st = usc_results_begin_kernel(c->w, &k, r->classified, err);
+	usc_hlo_text_free(text);
+	usc__free(outs);
+	return st;
+}
+
+/*
+ * The streamed check of a kernel whose one output is made tile by tile:
+ * piece after piece of the output, every domain evaluating only that
+ * piece's tiles, its figures folded and written and then dropped.
+ */
+static usc_status check_streamed(check_run *c, usc_error *err)
+{
+	usc_check_report *r = c->r;
+	const usc_hlo_shape *shape = &r->computation->root->shape;
+	usc__check_part *p;
+	usc_tensor_spec spec;
+	uint64_t n;
+	usc_status st;
+	int64_t dim;
+
+	st = outputs_alloc(c, 1, err);
+	if (st != USC_OK)
+		return st;
+	memset(&spec, 0, sizeof spec);
+	spec.dtype = shape->dtype;
+	spec.rank = shape->rank;
+	spec.dims = shape->dims;
+	st = read_device(c, 0, spec, err);
+	if (st != USC_OK)
+		return st;
+	p = &c->parts[0];
+	n = usc_tensor_count(r->outputs[0].device);
+	dim = (int64_t)c->piece;
+	st = usc_tensor_create(shape->dtype, 1, &dim, &p->reference, err);
+	if (st == USC_OK)
+		st = part_alloc(p, c->piece, r->classified, err);
+	if (st == USC_OK && r->classified && c->req->results_path) {
+		c->col_lo = usc__malloc(c->piece * sizeof *c->col_lo);
+		c->col_hi = usc__malloc(c->piece * sizeof *c->col_hi);
+		c->col_flags = usc__malloc(c->piece);
+		if (!c->col_lo || !c->col_hi || !c->col_flags)
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (st == USC_OK && c->req->results_path)
+		st = stream_begin_file(c, err);
+	for (uint64_t first = 0; st == USC_OK && first < n;
+	     first += c->piece) {
+		part_reset(p, first,
+			   (size_t)(n - first < c->piece ? n - first
+							 : c->piece));
+		st = check_piece(c, first == 0, err);
+		if (c->restart)
+			break;
+	}
+	return st;
+}
+
+/* The summaries from what the pieces folded; the verdict. */
+static usc_status finish(check_run *c, usc_error *err)
+{
+	usc_check_report *r = c->r;
+	usc_status st = USC_OK;
+
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
+		usc_check_output *o = &r->outputs[i];
+
+		o->summary.count = usc_tensor_count(o->device);
+		c->why.total += o->summary.count;
+		st = usc_results_stats_acc_finish(c->acc[2 * i],
+						  &o->summary.oracle, err);
+		if (st == USC_OK)
+			st = usc_results_stats_acc_finish(
+				c->acc[2 * i + 1], &o->summary.reference, err);
+	}
+	if (st == USC_OK && r->classified)
+		usc__check_verdict(r, &c->why);
+	return st;
+}
+
+/* Ends the result file of a streamed check. */
+static usc_status stream_end_file(check_run *c, usc_error *err)
+{
+	usc_check_report *r = c->r;
+	usc_results_summary *sums;
+	usc_classify_counts *counts;
+	usc_results_kernel_end e;
+	usc_status st;
+
+	sums = usc__calloc(r->output_count ? r->output_count : 1,
+			   sizeof *sums);
+	counts = usc__calloc(r->output_count ? r->output_count : 1,
+			     sizeof *counts);
+	if (!sums || !counts) {
+		usc__free(sums);
+		usc__free(counts);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < r->output_count; i++) {
+		sums[i] = r->outputs[i].summary;
+		counts[i] = r->outputs[i].counts;
+	}
+	memset(&e, 0, sizeof e);
+	e.oracle_precision_max = (int64_t)r->oracle_precision;
+	if (r->classified) {
+		e.verdict = usc_verdict_name(r->verdict);
+		e.verdict_reason = r->reason;
+		e.profile = r->profile.name;
+		e.class_counts = counts;
+	}
+	e.summaries = sums;
+	st = usc_results_end_kernel(c->w, &e, err);
+	if (st == USC_OK)
+		st = usc_results_close(c->w, err);
+	c->w = NULL;
+	usc__free(sums);
+	usc__free(counts);
+	return st;
+}
+
+/* One check, streamed when asked and possible; see usc_check_run. */
+static usc_status check_once(const usc_check_request *req, bool stream,
+			     usc_check_report **out, bool *restart,
+			     usc_error *err)
+{
+	usc_check_report *r;
+	check_run c;
+	usc_status st;
+	bool streams = false;
+
+	*out = NULL;
+	*restart = false;
+	r = usc__calloc(1, sizeof *r);
+	if (!r)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	memset(&c, 0, sizeof c);
+	c.req = req;
+	c.r = r;
+	r->hlo_path = usc__strdup(req->hlo_path);
+	r->fusion = usc__strdup(req->fusion);
+	if (!r->hlo_path || (req->fusion && !r->fusion)) {
+		usc_check_report_destroy(r);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (req->profile) {
+		r->profile = *req->profile;
+		r->classified = true;
+	}
+	st = load_kernel(req, r, err);
+	if (st == USC_OK)
+		st = oracle_levels(&c, err);
+	if (st == USC_OK)
+		st = make_eval(&c, USC_DOMAIN_REFERENCE, 0, &c.ref, err);
+	if (st == USC_OK)
+		st = read_inputs(req, c.ref, r, err);
+	if (st == USC_OK)
+		st = bind_all(c.ref, r, err);
+	if (st == USC_OK && stream)
+		st = usc__eval_streams(c.ref, &streams, &c.tile, err);
+	if (st == USC_OK && streams) {
+		size_t want = req->stream_piece ? req->stream_piece
+						: CHECK_PIECE_DEFAULT;
+
+		c.stream = true;
+		c.piece = want < c.tile ? c.tile : want - want % c.tile;
+		st = check_streamed(&c, err);
+	} else if (st == USC_OK) {
+		st = check_whole(&c, err);
+	}
+	if (st == USC_OK && !c.restart)
+		st = finish(&c, err);
+	if (st == USC_OK && !c.restart && c.w)
+		st = stream_end_file(&c, err);
+	*restart = c.restart;
+	run_clear(&c);
+	if (st != USC_OK || c.restart) {
+		usc_check_report_destroy(r);
+		return st;
+	}
+	if (c.stream)
+		r->streamed = true;
+	*out = r;
+	return USC_OK;
+}
+
+usc_status usc_check_run(const usc_check_request *req,
+			 usc_check_report **out, usc_error *err)
+{
+	usc_status st;
+	bool restart;
+
+	if (!req || !req->hlo_path || !out ||
+	    (req->input_count && !req->inputs) ||
+	    (req->device_count && !req->devices))
+		return usc__fail(err, USC_EINVAL, "incomplete check request");
+	*out = NULL;
+	st = check_once(req, req->stream, out, &restart, err);
+	/*
+	 * A refusal after the first piece: every element must see it, as
+	 * a whole check sees it, so the check runs again whole (its result
+	 * file from scratch: the streamed one was never completed).
+	 */
+	if (st == USC_OK && restart)
+		st = check_once(req, false, out, &restart, err);
+	/* A streamed check wrote its result file as it went. */
+	if (st == USC_OK && req->results_path && !(*out)->streamed)
+		st = usc_check_write(*out, req->results_path,
+				     req->results_append, err);
+	if (st != USC_OK && *out) {
+		usc_check_report_destroy(*out);
+		*out = NULL;
+	}
+	return st;
 }
 
 static usc_results_output results_view(const usc_check_output *o)
@@ -668,52 +1210,6 @@ static usc_results_output results_view(const usc_check_output *o)
 	return v;
 }
 
-usc_status usc_check_run(const usc_check_request *req,
-			 usc_check_report **out, usc_error *err)
-{
-	usc_check_report *r;
-	usc_status st;
-
-	if (!req || !req->hlo_path || !out ||
-	    (req->input_count && !req->inputs) ||
-	    (req->device_count && !req->devices))
-		return usc__fail(err, USC_EINVAL, "incomplete check request");
-	*out = NULL;
-	r = usc__calloc(1, sizeof *r);
-	if (!r)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	r->hlo_path = usc__strdup(req->hlo_path);
-	r->fusion = usc__strdup(req->fusion);
-	if (!r->hlo_path || (req->fusion && !r->fusion)) {
-		usc_check_report_destroy(r);
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	}
-	st = load_kernel(req, r, err);
-	if (st == USC_OK)
-		st = run_reference(req, r, err);
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
-		st = reference_errors(&r->outputs[i], err);
-	if (st == USC_OK)
-		st = run_tier(req, r, err);
-	if (st == USC_OK && any_undecided(r))
-		st = run_oracle(req, r, err);
-	if (st == USC_OK)
-		st = usc__check_classify(req, r, err);
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
-		usc_results_output v = results_view(&r->outputs[i]);
-
-		st = usc_results_summarize(&v, &r->outputs[i].summary, err);
-		if (st == USC_OK)
-			st = pick_worst(req, &r->outputs[i], err);
-	}
-	if (st != USC_OK) {
-		usc_check_report_destroy(r);
-		return st;
-	}
-	*out = r;
-	return USC_OK;
-}
-
 usc_status usc_check_write(const usc_check_report *r, const char *path,
 			   bool append, usc_error *err)
 {
@@ -723,6 +1219,12 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 	usc_results *w = NULL;
 	usc_status st;
 
+	if (r->streamed)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: the check of %s was streamed: its "
+				 "per-element results went to its own result "
+				 "file (usc_check_request.results_path)",
+				 path, r->kernel_name);
 	outs = usc__calloc(r->output_count ? r->output_count : 1,
 			   sizeof *outs);
 	if (!outs)

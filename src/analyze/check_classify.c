@@ -4,8 +4,9 @@
  * the counts, and the kernel's verdict with a one-line reason.
  *
  * It runs after the reference and the oracle, whose figures it reads from
- * the report, and evaluates the kernel once more in the envelope domain
- * (oracles/envelope.c).  When the envelope cannot be computed at all (an
+ * the part of each output being checked (the whole output, or a piece of
+ * it when the check streams), and evaluates the kernel once more in the
+ * envelope domain (oracles/envelope.c).  When the envelope cannot be computed at all (an
  * index that depends on an uncertain value, say), every element gets the
  * unknown envelope: the elements that equal the reference stay exact, the
  * others are undecided, and the reason says why.  Nothing is guessed.
@@ -21,26 +22,10 @@
 #include "../../oracles/envelope.h"
 
 
-static usc_status alloc_arrays(usc_check_output *o, usc_error *err)
-{
-	uint64_t n = usc_tensor_count(o->device);
-	size_t m = n ? (size_t)n : 1;
-
-	o->envelope = usc__calloc(m, sizeof *o->envelope);
-	o->cls = usc__calloc(m, sizeof *o->cls);
-	o->expected_ulps = usc__calloc(m, sizeof *o->expected_ulps);
-	if (!o->envelope || !o->cls || !o->expected_ulps)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (uint64_t k = 0; k < n; k++) {
-		o->envelope[k].flags = USC_ENV_UNKNOWN;
-		o->expected_ulps[k] = NAN;
-	}
-	return USC_OK;
-}
-
 /* The envelope run's state for its visitor. */
 typedef struct env_ctx {
-	usc_check_report *r;
+	usc__check_part *parts;
+	size_t nparts;
 	usc_eval *ev;
 } env_ctx;
 
@@ -49,78 +34,81 @@ static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
 			    const void *values, usc_dtype t, usc_error *err)
 {
 	env_ctx *c = ctx;
-	usc_check_output *out = &c->r->outputs[i];
+	usc__check_part *p = &c->parts[i];
 	usc_status st = USC_OK;
 
+	if (i >= c->nparts)
+		return USC_OK;
 	for (size_t j = 0; st == USC_OK && j < count; j++) {
 		const void *v = (const unsigned char *)values +
 				j * usc__domain_envelope.value_size;
+		uint64_t k = first + j;
 		usc__envelope_elem e;
 		uint64_t bits;
 
+		if (k < p->base || k - p->base >= p->len)
+			continue;
 		st = usc__domain_envelope.to_output(
 			usc__eval_domain_state(c->ev), t, v, &bits, &e, err);
 		if (st == USC_OK)
-			out->envelope[first + j] = usc__envelope_public(&e);
+			p->envelope[k - p->base] = usc__envelope_public(&e);
 	}
 	return st;
 }
 
-/*
- * The envelope run, streamed like the tier's (a loop kernel's envelope
- * values exist a tile at a time; docs/evaluator.md, "Tiles"): each tile's
- * envelopes go to the report as they are made.  *note receives why the
- * envelope is unknown when the domain refuses the kernel
- * (USC_EUNSUPPORTED); other failures are the check's failures.
- */
-static usc_status run_envelope(const usc_check_request *req,
-			       usc_check_report *r, char *note, size_t cap,
+/* Every envelope of the parts unknown. */
+static void envelopes_unknown(usc__check_part *parts, size_t nparts)
+{
+	for (size_t i = 0; i < nparts; i++)
+		for (size_t j = 0; j < parts[i].len; j++) {
+			memset(&parts[i].envelope[j], 0,
+			       sizeof parts[i].envelope[j]);
+			parts[i].envelope[j].flags = USC_ENV_UNKNOWN;
+		}
+}
+
+usc_status usc__check_envelope(const usc_check_request *req, usc_eval *ev,
+			       usc__check_part *parts, size_t nparts,
+			       bool *refused, usc__check_reason *why,
 			       usc_error *err)
 {
-	usc_eval_options o = usc_eval_options_default();
 	usc__eval_stream s;
 	env_ctx c;
 	usc_status st;
 
-	o.domain = USC_DOMAIN_ENVELOPE;
-	o.reduce_order = req->reduce_order;
-	o.profile = req->profile;
+	(void)req;
+	envelopes_unknown(parts, nparts);
 	memset(&c, 0, sizeof c);
-	c.r = r;
+	c.parts = parts;
+	c.nparts = nparts;
+	c.ev = ev;
 	memset(&s, 0, sizeof s);
 	s.visit = env_visit;
 	s.ctx = &c;
-	st = usc_eval_create_computation(r->computation, &o, &c.ev, err);
-	for (size_t i = 0; st == USC_OK && i < r->input_count; i++)
-		st = usc_eval_bind(c.ev, i, r->inputs[i], err);
-	if (st == USC_OK)
-		st = usc__eval_run_stream(c.ev, &s, err);
+	/* One part of a streamed output: its range only. */
+	if (nparts == 1 && parts[0].len < usc_tensor_count(parts[0].o->device)) {
+		s.first = parts[0].base;
+		s.count = parts[0].len;
+		s.no_tensor = true;
+	}
+	st = usc__eval_run_stream(ev, &s, err);
 	if (st == USC_EUNSUPPORTED) {
-		snprintf(note, cap, "the envelope is unknown: %s",
+		snprintf(why->note, sizeof why->note,
+			 "the envelope is unknown: %s",
 			 err ? err->message : "unsupported");
 		usc_error_clear(err);
 		/* Envelopes a visit wrote before the refusal are dropped. */
-		for (size_t i = 0; i < r->output_count; i++) {
-			usc_check_output *out = &r->outputs[i];
-			uint64_t n = usc_tensor_count(out->device);
-
-			for (uint64_t k = 0; k < n; k++) {
-				memset(&out->envelope[k], 0,
-				       sizeof out->envelope[k]);
-				out->envelope[k].flags = USC_ENV_UNKNOWN;
-			}
-		}
+		envelopes_unknown(parts, nparts);
+		*refused = true;
 		st = USC_OK;
 	}
-	usc_eval_destroy(c.ev);
 	return st;
 }
 
 /* The class of an integer or pred element: exact, inside, or a defect. */
-static usc_class classify_discrete(const usc_check_output *o, uint64_t k,
-				   usc_dtype t, uint64_t d, uint64_t ref)
+static usc_class classify_discrete(const usc_envelope *e, usc_dtype t,
+				   uint64_t d, uint64_t ref)
 {
-	const usc_envelope *e = &o->envelope[k];
 	int64_t sv = 0;
 	uint64_t uv = 0;
 	double v;
@@ -136,50 +124,56 @@ static usc_class classify_discrete(const usc_check_output *o, uint64_t k,
 		       : USC_CLASS_DEFECT;
 }
 
-static usc_status classify_output(const usc_check_request *req,
-				  usc_check_output *o, usc_error *err)
+/* The classifier's input for element j of a part. */
+static void classify_input(const usc__check_part *p, size_t j,
+			   usc_classify_input *in)
 {
-	usc_dtype t = usc_tensor_dtype(o->device);
-	uint64_t n = usc_tensor_count(o->device);
+	memset(in, 0, sizeof *in);
+	in->type = usc_tensor_dtype(p->o->device);
+	usc_tensor_get_bits(p->o->device, p->base + j, &in->device);
+	usc_tensor_get_bits(p->reference, j, &in->reference);
+	in->oracle_decided = !p->undecided[j];
+	in->ulp_oracle = p->ulp_oracle[j];
+	in->envelope = p->envelope[j];
+}
+
+usc_status usc__check_classify_part(const usc_check_request *req,
+				    usc__check_part *p, usc_error *err)
+{
+	usc_dtype t = usc_tensor_dtype(p->o->device);
 	bool fl = usc_dtype_is_float(t);
 
-	memset(&o->counts, 0, sizeof o->counts);
-	for (uint64_t k = 0; k < n; k++) {
-		uint64_t d, ref;
+	for (size_t j = 0; j < p->len; j++) {
 		usc_class c;
 
-		usc_tensor_get_bits(o->device, k, &d);
-		usc_tensor_get_bits(o->reference, k, &ref);
 		if (fl) {
 			usc_classify_input in;
 			usc_classify_result res;
 			usc_status st;
 
-			memset(&in, 0, sizeof in);
-			in.type = t;
-			in.device = d;
-			in.reference = ref;
-			in.oracle_decided = !o->undecided[k];
-			in.ulp_oracle = o->ulp_oracle[k];
-			in.exact = o->undecided[k] ? NAN : o->oracle_mid[k];
-			in.envelope = o->envelope[k];
+			classify_input(p, j, &in);
+			in.exact = p->undecided[j] ? NAN : p->oracle_mid[j];
 			in.lambda = req->lambda;
 			st = usc_classify_element(&in, &res, err);
 			if (st != USC_OK)
 				return st;
 			c = res.cls;
-			o->expected_ulps[k] = res.expected_ulps;
+			p->expected_ulps[j] = res.expected_ulps;
 		} else {
-			c = classify_discrete(o, k, t, d, ref);
+			uint64_t d, ref;
+
+			usc_tensor_get_bits(p->o->device, p->base + j, &d);
+			usc_tensor_get_bits(p->reference, j, &ref);
+			c = classify_discrete(&p->envelope[j], t, d, ref);
+			p->expected_ulps[j] = NAN;
 		}
-		o->cls[k] = (uint8_t)c;
-		o->counts.n[c]++;
+		p->cls[j] = (uint8_t)c;
+		p->o->counts.n[c]++;
 	}
 	return USC_OK;
 }
 
-/* How much an element's class weighs in the worst list and the reason. */
-static int class_rank(usc_class c)
+int usc__check_class_rank(usc_class c)
 {
 	switch (c) {
 	case USC_CLASS_NAN_MISMATCH:
@@ -199,46 +193,89 @@ static int class_rank(usc_class c)
 	}
 }
 
-/* Steps outside the envelope of element k (0 inside), for ordering. */
-double usc__check_outside(const usc_check_output *o, uint64_t k)
+/* Steps outside the envelope of element j (0 inside), for ordering. */
+static double part_outside(const usc__check_part *p, size_t j)
 {
 	usc_classify_input in;
 	usc_classify_result res;
-	usc_dtype t = usc_tensor_dtype(o->device);
 
-	if (!usc_dtype_is_float(t) || class_rank(o->cls[k]) < 4)
+	if (!usc_dtype_is_float(usc_tensor_dtype(p->o->device)) ||
+	    usc__check_class_rank((usc_class)p->cls[j]) < 4)
 		return 0;
-	memset(&in, 0, sizeof in);
-	in.type = t;
-	usc_tensor_get_bits(o->device, k, &in.device);
-	usc_tensor_get_bits(o->reference, k, &in.reference);
-	in.envelope = o->envelope[k];
-	in.oracle_decided = !o->undecided[k];
-	in.ulp_oracle = o->ulp_oracle[k];
+	classify_input(p, j, &in);
 	in.exact = NAN;
 	if (usc_classify_element(&in, &res, NULL) != USC_OK)
 		return 0;
 	return res.outside_ulps;
 }
 
-bool usc__check_worse(const usc_check_output *o, uint64_t a, uint64_t b)
+void usc__check_element(const usc__check_part *p, size_t j, bool classified,
+			usc_check_element *el)
 {
-	int ra = class_rank(o->cls[a]), rb = class_rank(o->cls[b]);
-	double ea, eb;
-
-	if (ra != rb)
-		return ra > rb;
-	if (ra == 4) {
-		ea = usc__check_outside(o, a);
-		eb = usc__check_outside(o, b);
-		if (ea != eb)
-			return ea > eb;
+	el->index = p->base + j;
+	usc_tensor_get_bits(p->o->device, p->base + j, &el->device_bits);
+	usc_tensor_get_bits(p->reference, j, &el->reference_bits);
+	el->oracle_mid = p->oracle_mid[j];
+	el->oracle_rad = p->oracle_rad[j];
+	el->ulp_oracle = p->ulp_oracle[j];
+	el->ulp_reference = p->ulp_reference[j];
+	el->undecided = p->undecided[j];
+	if (classified) {
+		el->cls = (usc_class)p->cls[j];
+		el->envelope = p->envelope[j];
+		el->outside_ulps = part_outside(p, j);
+	} else {
+		el->cls = USC_CLASS_UNDECIDED;
+		el->envelope = (usc_envelope){0, 0, USC_ENV_UNKNOWN, 0};
+		el->outside_ulps = 0;
 	}
-	ea = o->ulp_oracle[a];
-	eb = o->ulp_oracle[b];
+}
+
+bool usc__check_worse(const usc_check_element *a, const usc_check_element *b,
+		      bool classified)
+{
+	double ea = a->ulp_oracle, eb = b->ulp_oracle;
+
+	if (classified) {
+		int ra = usc__check_class_rank(a->cls);
+		int rb = usc__check_class_rank(b->cls);
+
+		if (ra != rb)
+			return ra > rb;
+		if (ra == 4 && a->outside_ulps != b->outside_ulps)
+			return a->outside_ulps > b->outside_ulps;
+	}
 	if (isnan(ea) || isnan(eb))
 		return isnan(ea) && !isnan(eb);
 	return fabs(ea) > fabs(eb);
+}
+
+void usc__check_reason_offer(usc__check_reason *why, size_t output,
+			     const usc__check_part *p, size_t j)
+{
+	usc_check_element el;
+
+	if (why->have) {
+		int rk = usc__check_class_rank((usc_class)p->cls[j]);
+		int rw = usc__check_class_rank(why->el.cls);
+
+		/* Cheap refusals first: rank decides before anything else. */
+		if (rk < rw || (rk == rw && output != why->output))
+			return;
+		if (rk == rw) {
+			usc__check_element(p, j, true, &el);
+			if (!usc__check_worse(&el, &why->el, true))
+				return;
+		} else {
+			usc__check_element(p, j, true, &el);
+		}
+	} else {
+		usc__check_element(p, j, true, &el);
+	}
+	why->have = true;
+	why->output = output;
+	why->el = el;
+	why->expected_ulps = p->expected_ulps[j];
 }
 
 /* Writes element k's multi-index of t as "3,17". */
@@ -265,69 +302,48 @@ static void format_index(char *buf, size_t cap, const usc_tensor *t,
 					i ? "," : "", idx[i]);
 }
 
-/* The one-line reason of the verdict. */
-static void write_reason(usc_check_report *r, const char *note)
+void usc__check_verdict(usc_check_report *r, const usc__check_reason *why)
 {
+	const usc_check_element *w = &why->el;
 	usc_classify_counts all;
-	uint64_t total = 0, outside;
-	size_t wi = 0;
-	uint64_t wk = 0;
-	bool have = false;
+	uint64_t total = why->total, outside;
 	char idx[128], dv[64];
 	double d = 0;
 
 	memset(&all, 0, sizeof all);
-	for (size_t i = 0; i < r->output_count; i++) {
-		const usc_check_output *o = &r->outputs[i];
-		uint64_t n = usc_tensor_count(o->device);
-
+	for (size_t i = 0; i < r->output_count; i++)
 		for (int c = 0; c < USC_CLASS_COUNT; c++)
-			all.n[c] += o->counts.n[c];
-		total += n;
-		for (uint64_t k = 0; k < n; k++)
-			if (!have ||
-			    (i == wi ? usc__check_worse(o, k, wk)
-				     : class_rank(o->cls[k]) >
-					       class_rank(r->outputs[wi].cls[wk]))) {
-				wi = i;
-				wk = k;
-				have = true;
-			}
-	}
+			all.n[c] += r->outputs[i].counts.n[c];
 	r->verdict = usc_classify_verdict(&all);
 	outside = all.n[USC_CLASS_DEFECT] + all.n[USC_CLASS_NAN_MISMATCH] +
 		  all.n[USC_CLASS_INF_MISMATCH] + all.n[USC_CLASS_SIGN_MISMATCH];
-	if (!have) {
+	if (!why->have) {
 		snprintf(r->reason, sizeof r->reason,
 			 "%s: no elements", usc_verdict_name(r->verdict));
 		return;
 	}
 	{
-		const usc_check_output *o = &r->outputs[wi];
+		const usc_check_output *o = &r->outputs[why->output];
 		usc_dtype t = usc_tensor_dtype(o->device);
-		uint64_t bits;
 
-		format_index(idx, sizeof idx, o->device, wk);
-		usc_tensor_get_bits(o->device, wk, &bits);
+		format_index(idx, sizeof idx, o->device, w->index);
 		if (usc_dtype_is_float(t))
-			(void)usc_decode_double(t, bits, &d);
+			(void)usc_decode_double(t, w->device_bits, &d);
 		snprintf(dv, sizeof dv, "%.9g", d);
 		switch (r->verdict) {
 		case USC_VERDICT_DEFECT: {
 			char where[160], env[96];
-			double steps = usc__check_outside(o, wk);
+			double steps = w->outside_ulps;
 
-			if (o->envelope[wk].flags & USC_ENV_FINITE)
+			if (w->envelope.flags & USC_ENV_FINITE)
 				snprintf(env, sizeof env, "[%.9g, %.9g]",
-					 o->envelope[wk].lo,
-					 o->envelope[wk].hi);
+					 w->envelope.lo, w->envelope.hi);
 			else
 				snprintf(env, sizeof env, "no finite value");
 			if (isfinite(steps) && steps > 0)
 				snprintf(where, sizeof where,
 					 "%.0f codes %s the envelope %s", steps,
-					 d < o->envelope[wk].lo ? "below"
-								: "above",
+					 d < w->envelope.lo ? "below" : "above",
 					 env);
 			else
 				snprintf(where, sizeof where,
@@ -336,8 +352,8 @@ static void write_reason(usc_check_report *r, const char *note)
 				 "defect: %" PRIu64 " of %" PRIu64
 				 " elements outside the %s envelope; worst: "
 				 "output %zu [%s] = %s, %s (%s)",
-				 outside, total, r->profile.name, wi, idx, dv,
-				 where, usc_class_name((usc_class)o->cls[wk]));
+				 outside, total, r->profile.name, why->output,
+				 idx, dv, where, usc_class_name(w->cls));
 			break;
 		}
 		case USC_VERDICT_SUSPICIOUS:
@@ -348,15 +364,15 @@ static void write_reason(usc_check_report *r, const char *note)
 				 "%.3g ulp from the exact value (expected "
 				 "<= %.3g)",
 				 all.n[USC_CLASS_SUSPICIOUS], total,
-				 r->profile.name, wi, idx, o->ulp_oracle[wk],
-				 o->expected_ulps[wk]);
+				 r->profile.name, why->output, idx,
+				 w->ulp_oracle, why->expected_ulps);
 			break;
 		case USC_VERDICT_UNDECIDED:
 			snprintf(r->reason, sizeof r->reason,
 				 "undecided: %" PRIu64 " of %" PRIu64
-				 " elements could not be classified%s%s",
+				 " elements could not be classified%s%.400s",
 				 all.n[USC_CLASS_UNDECIDED], total,
-				 note[0] ? "; " : "", note);
+				 why->note[0] ? "; " : "", why->note);
 			break;
 		default:
 			snprintf(r->reason, sizeof r->reason,
@@ -371,26 +387,17 @@ static void write_reason(usc_check_report *r, const char *note)
 	}
 }
 
-usc_status usc__check_classify(const usc_check_request *req,
-			       usc_check_report *r, usc_error *err)
+void usc__check_envelope_columns(const usc_envelope *e, size_t n, double *lo,
+				 double *hi, uint8_t *flags)
 {
-	char note[USC_ERROR_MESSAGE_SIZE + 64] = "";
-	usc_status st = USC_OK;
+	for (size_t k = 0; k < n; k++) {
+		bool fin = (e[k].flags & USC_ENV_FINITE) &&
+			   !(e[k].flags & USC_ENV_UNKNOWN);
 
-	if (!req->profile)
-		return USC_OK;
-	r->profile = *req->profile;
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
-		st = alloc_arrays(&r->outputs[i], err);
-	if (st == USC_OK)
-		st = run_envelope(req, r, note, sizeof note, err);
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
-		st = classify_output(req, &r->outputs[i], err);
-	if (st != USC_OK)
-		return st;
-	r->classified = true;
-	write_reason(r, note);
-	return USC_OK;
+		lo[k] = fin ? e[k].lo : NAN;
+		hi[k] = fin ? e[k].hi : NAN;
+		flags[k] = (uint8_t)e[k].flags;
+	}
 }
 
 usc_status usc__check_envelope_arrays(const usc_check_report *r,
@@ -413,15 +420,7 @@ usc_status usc__check_envelope_arrays(const usc_check_report *r,
 		outs[i].cls = o->cls;
 		if (!lo || !hi || !fl)
 			return usc__fail(err, USC_ENOMEM, "out of memory");
-		for (uint64_t k = 0; k < n; k++) {
-			const usc_envelope *e = &o->envelope[k];
-			bool fin = (e->flags & USC_ENV_FINITE) &&
-				   !(e->flags & USC_ENV_UNKNOWN);
-
-			lo[k] = fin ? e->lo : NAN;
-			hi[k] = fin ? e->hi : NAN;
-			fl[k] = (uint8_t)e->flags;
-		}
+		usc__check_envelope_columns(o->envelope, (size_t)n, lo, hi, fl);
 	}
 	return USC_OK;
 }

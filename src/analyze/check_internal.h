@@ -9,37 +9,105 @@
 #include <stdint.h>
 
 #include "ulpscope/check.h"
+#include "ulpscope/eval.h"
 
 /*
- * With req->profile: the envelope of every element, its class, the
- * counts, the verdict and its reason (r->classified set).  Without: does
- * nothing.  Reads the reference's and the oracle's figures from r.
+ * The per-element figures of one output over its elements [base, base +
+ * len): the whole output, or one piece of it when the check streams
+ * (docs/check.md, "Streaming").  Arrays are indexed from base.
  */
-usc_status usc__check_classify(const usc_check_request *req,
-			       usc_check_report *r, usc_error *err);
+typedef struct usc__check_part {
+	usc_check_output *o; /* the report's: device (whole), counts, worst */
+	uint64_t base;
+	size_t len;
+	usc_tensor *reference; /* len encodings (the output's shape if whole) */
+	double *oracle_mid;
+	double *oracle_rad;
+	double *ulp_oracle;
+	double *ulp_reference;
+	uint8_t *undecided;
+	/* With a profile, else NULL. */
+	usc_envelope *envelope;
+	uint8_t *cls;
+	double *expected_ulps;
+	uint64_t tier_decided; /* of the part's elements, by the tier */
+} usc__check_part;
 
 /*
- * Whether element a of o is worse than element b for the worst list of a
- * classified output: by class (mismatches and defects, suspicious,
- * undecided, the rest), then by steps outside the envelope, then by
- * |ulp_oracle| (NaN first).
+ * The element a verdict's reason names: the worst of the kernel, over
+ * its outputs in order (a later output's element replaces the one kept
+ * only with a heavier class).
  */
-bool usc__check_worse(const usc_check_output *o, uint64_t a, uint64_t b);
-
-/* Steps outside the envelope of element k of o (0 inside or unknown). */
-double usc__check_outside(const usc_check_output *o, uint64_t k);
+typedef struct usc__check_reason {
+	bool have;
+	size_t output;
+	usc_check_element el;
+	double expected_ulps;
+	uint64_t total; /* elements of every output */
+	/* Why the envelope is unknown, when the domain refused the kernel. */
+	char note[USC_ERROR_MESSAGE_SIZE + 64];
+} usc__check_reason;
 
 /*
- * For a classified report, fills outs[i]'s envelope_lo, envelope_hi,
- * envelope_flags and cls from r's per-element envelopes and classes
- * (allocating the first three); nothing otherwise.  Free them with
- * usc__check_envelope_arrays_free, also after a failure.
+ * The envelope run of one piece per output (parts[i] of output i; a
+ * whole run when their len covers every output): with req->profile, each
+ * element's envelope into its part.  When the domain refuses the kernel
+ * (USC_EUNSUPPORTED), every envelope stays unknown, *refused is set and
+ * the reason's note says why; any other failure is the check's.
+ */
+usc_status usc__check_envelope(const usc_check_request *req,
+			       usc_eval *ev, usc__check_part *parts,
+			       size_t nparts, bool *refused,
+			       usc__check_reason *why, usc_error *err);
+
+/*
+ * Classifies every element of a part (after its envelopes): its class,
+ * expected error and the output's counts.
+ */
+usc_status usc__check_classify_part(const usc_check_request *req,
+				    usc__check_part *p, usc_error *err);
+
+/* Element j of a part as the worst list keeps it. */
+void usc__check_element(const usc__check_part *p, size_t j, bool classified,
+			usc_check_element *el);
+
+/*
+ * Whether element a is worse than b for the worst list and the reason: by
+ * class when classified (mismatches and defects, suspicious, undecided,
+ * the rest), then by steps outside the envelope, then by |ulp_oracle|
+ * (NaN first).
+ */
+bool usc__check_worse(const usc_check_element *a, const usc_check_element *b,
+		      bool classified);
+
+/* How heavily a class weighs in the worst list and the reason (0..4). */
+int usc__check_class_rank(usc_class c);
+
+/* Offers element j of a part to the reason's candidate. */
+void usc__check_reason_offer(usc__check_reason *why, size_t output,
+			     const usc__check_part *p, size_t j);
+
+/* The verdict from the counts of r's outputs, and its one-line reason. */
+void usc__check_verdict(usc_check_report *r, const usc__check_reason *why);
+
+/*
+ * For a classified whole report, fills outs[i]'s envelope_lo,
+ * envelope_hi, envelope_flags and cls from r's per-element envelopes and
+ * classes (allocating the first three); nothing otherwise.  Free them
+ * with usc__check_envelope_arrays_free, also after a failure.
  */
 usc_status usc__check_envelope_arrays(const usc_check_report *r,
 				      usc_results_output *outs,
 				      usc_error *err);
 void usc__check_envelope_arrays_free(const usc_check_report *r,
 				     usc_results_output *outs);
+
+/*
+ * The envelope's public bounds as the result file stores them: lo and hi
+ * (NaN without finite bounds) and the flags, for n envelopes.
+ */
+void usc__check_envelope_columns(const usc_envelope *e, size_t n,
+				 double *lo, double *hi, uint8_t *flags);
 
 /*
  * A kernel file as check, bisect and signature read it: one module (any

@@ -1114,7 +1114,7 @@ static usc_status emit_tile(usc_eval *ev, const stream_io *io,
 {
 	usc_status st;
 
-	for (size_t k = t0; k < t1; k++) {
+	for (size_t k = t0; io->out && k < t1; k++) {
 		uint64_t bits;
 
 		st = ev->dom->to_output(ev->dstate, root->dtype,
@@ -1180,6 +1180,7 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 	const uint8_t *wanted = io->s && io->s->wanted ? io->s->wanted[0]
 						       : NULL;
 	bool top = io->pmap != NULL;
+	size_t r0 = 0, r1 = SIZE_MAX;
 	usc_status st = USC_OK;
 
 	if (!vals || !ops || !order || !live || !span || !alias) {
@@ -1199,6 +1200,10 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 				live[in->operands[k]->index] = true;
 	}
 	total = (size_t)usc_hlo_shape_elements(&c->root->shape);
+	if (top && io->s && io->s->count) {
+		r0 = (size_t)io->s->first;
+		r1 = r0 + (size_t)io->s->count;
+	}
 	/* Whole inputs first, then the windows (and the whole root). */
 	for (i = 0; st == USC_OK && i < n; i++) {
 		const usc_hlo_instr *in = c->instrs[order[i]];
@@ -1234,8 +1239,11 @@ static usc_status eval_streamed(usc_eval *ev, const usc_hlo_computation *c,
 	}
 	for (t0 = 0; st == USC_OK && t0 < total; t0 += tile) {
 		size_t t1 = total - t0 < tile ? total : t0 + tile;
+		size_t a = t0 > r0 ? t0 : r0, b = t1 < r1 ? t1 : r1;
 
-		if (!any_wanted(wanted, t0, t1))
+		/* Outside the range, or no wanted element in it. */
+		if (a >= b ||
+		    !any_wanted(wanted ? wanted + (a - r0) : NULL, 0, b - a))
 			continue;
 		for (i = 0; st == USC_OK && i < n; i++) {
 			const usc_hlo_instr *in = c->instrs[order[i]];
@@ -1850,8 +1858,10 @@ static usc_status run_streamed(usc_eval *ev, const usc_hlo_computation *loop,
 	ev->outputs = usc__calloc(1, sizeof *ev->outputs);
 	if (!ev->outputs)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	st = usc_tensor_create(shape->dtype, shape->rank, shape->dims,
-			       &ev->outputs[0], err);
+	st = s && s->no_tensor ? USC_OK
+			       : usc_tensor_create(shape->dtype, shape->rank,
+						   shape->dims,
+						   &ev->outputs[0], err);
 	if (st == USC_OK && s && s->keep)
 		st = usc__ebuf_new(ev, loop->root->shape.dtype,
 				   (size_t)usc_hlo_shape_elements(shape), &keep,
@@ -2000,6 +2010,25 @@ usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
 	if (st != USC_OK) {
 		ev->last_elements = 0;
 		ev->last_tiles = 0;
+	}
+	return st;
+}
+
+usc_status usc__eval_streams(const usc_eval *ev, bool *streams, size_t *tile,
+			     usc_error *err)
+{
+	const usc_hlo_computation *loop = NULL;
+	size_t *pmap = NULL, npmap = 0;
+	usc_status st = USC_OK;
+
+	*streams = false;
+	*tile = ev->opts.tile_elements ? ev->opts.tile_elements
+				       : USC_EVAL_TILE_DEFAULT;
+	if (*tile != USC_EVAL_NO_TILES && ev->noutputs == 1 &&
+	    ev->nkeep == 0) {
+		st = top_loop(ev, *tile, &loop, &pmap, &npmap, err);
+		usc__free(pmap);
+		*streams = st == USC_OK && loop != NULL;
 	}
 	return st;
 }

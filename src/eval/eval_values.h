@@ -58,6 +58,20 @@ typedef struct usc__eval_stream {
 	 * are then freshly initialized values, not results.
 	 */
 	bool keep;
+	/*
+	 * A range of the output of a streamed computation: count 0, every
+	 * element; otherwise only the tiles that hold an element of
+	 * [first, first + count) are evaluated, and the wanted map is
+	 * indexed from first (wanted[0][k - first] for element k).  A
+	 * computation evaluated whole ignores it, as it ignores wanted.
+	 */
+	uint64_t first, count;
+	/*
+	 * A streamed computation makes no output tensor: its values go to
+	 * the visitor only (usc_eval_take_output then has nothing).  Saves
+	 * the tensor's bytes when a caller runs many ranges.
+	 */
+	bool no_tensor;
 } usc__eval_stream;
 
 /*
@@ -76,6 +90,14 @@ usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
 usc_status usc__eval_output_values(const usc_eval *ev, size_t i,
 				   const void **values, size_t *count,
 				   usc_dtype *dtype);
+
+/*
+ * Whether a run of ev streams (docs/evaluator.md, "Tiles"): its one
+ * output made tile by tile, so that a range (usc__eval_stream's first
+ * and count) evaluates only its tiles.  *tile receives the tile size.
+ */
+usc_status usc__eval_streams(const usc_eval *ev, bool *streams, size_t *tile,
+			     usc_error *err);
 
 /* The domain's state (oracles/oracle.h takes it, e.g. for its precision). */
 void *usc__eval_domain_state(const usc_eval *ev);
