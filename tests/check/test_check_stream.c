@@ -1,0 +1,268 @@
+/*
+ * A streamed check (usc_check_request.stream) against the whole one, on
+ * every captured case under data/examples/.
+ *
+ * Streaming changes how the figures are made, never what they are: each
+ * piece of the output is evaluated, decided, classified and written on
+ * its own, the summaries come from the statistics accumulator and the
+ * worst list is merged piece by piece.  So every figure of the report
+ * (summaries bit for bit, tier and oracle counts, the worst lists, the
+ * class counts, the verdict and its reason, the oracle's precision) and
+ * every dataset and attribute of the result file must equal the whole
+ * check's.  Small tiles (64 elements) and pieces (128, and 1000, which
+ * rounds down to 960 and leaves a short last piece) make the 1024-element
+ * loop kernels stream in many pieces; kernels that do not stream (a
+ * reduction, a tuple of outputs) must be checked whole either way.  Three
+ * settings run per case: the case's own profile, the strict profile
+ * (under which most cases are defects: the worst element and the reason
+ * then come from the defect ordering), and no profile with the tier off
+ * (every element decided by the oracle, piece by piece).
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ulpscope/check.h"
+#include "ulpscope/profile.h"
+#include "ulpscope/results.h"
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static void same_element(const usc_check_element *a,
+			 const usc_check_element *b)
+{
+	assert_int_equal(a->index, b->index);
+	assert_int_equal(a->device_bits, b->device_bits);
+	assert_int_equal(a->reference_bits, b->reference_bits);
+	assert_memory_equal(&a->oracle_mid, &b->oracle_mid, sizeof(double));
+	assert_memory_equal(&a->oracle_rad, &b->oracle_rad, sizeof(double));
+	assert_memory_equal(&a->ulp_oracle, &b->ulp_oracle, sizeof(double));
+	assert_memory_equal(&a->ulp_reference, &b->ulp_reference,
+			    sizeof(double));
+	assert_int_equal(a->undecided, b->undecided);
+	assert_int_equal(a->cls, b->cls);
+	assert_int_equal(a->envelope.flags, b->envelope.flags);
+	if (a->envelope.flags & USC_ENV_FINITE) {
+		assert_true(a->envelope.lo == b->envelope.lo);
+		assert_true(a->envelope.hi == b->envelope.hi);
+	}
+	assert_memory_equal(&a->outside_ulps, &b->outside_ulps,
+			    sizeof(double));
+}
+
+static void same_report(const usc_check_report *w, const usc_check_report *s)
+{
+	assert_false(w->streamed);
+	assert_int_equal(w->output_count, s->output_count);
+	assert_int_equal(w->oracle_precision, s->oracle_precision);
+	assert_int_equal(w->classified, s->classified);
+	if (w->classified) {
+		assert_int_equal(w->verdict, s->verdict);
+		assert_string_equal(w->reason, s->reason);
+	}
+	for (size_t i = 0; i < w->output_count; i++) {
+		const usc_check_output *a = &w->outputs[i], *b = &s->outputs[i];
+
+		assert_memory_equal(&a->summary, &b->summary,
+				    sizeof a->summary);
+		assert_int_equal(a->tier_decided, b->tier_decided);
+		assert_int_equal(a->oracle_elements, b->oracle_elements);
+		assert_memory_equal(&a->counts, &b->counts, sizeof a->counts);
+		assert_int_equal(a->worst_count, b->worst_count);
+		for (size_t k = 0; k < a->worst_count; k++)
+			same_element(&a->worst[k], &b->worst[k]);
+		if (s->streamed) {
+			assert_null(b->reference);
+			assert_null(b->ulp_oracle);
+			assert_null(b->cls);
+		}
+	}
+}
+
+static void same_array(const void *a, const void *b, size_t bytes)
+{
+	assert_true((a == NULL) == (b == NULL));
+	if (a)
+		assert_memory_equal(a, b, bytes);
+}
+
+/* Every dataset and figure of the two files' one kernel. */
+static void same_file(const char *pw, const char *ps)
+{
+	usc_results_reader *rw = NULL, *rs = NULL;
+	usc_results_kernel_info *kw = NULL, *ks = NULL;
+	usc_error err;
+
+	assert_int_equal(usc_results_open(pw, &rw, &err), USC_OK);
+	assert_int_equal(usc_results_open(ps, &rs, &err), USC_OK);
+	assert_int_equal(usc_results_kernel_count(rs), 1);
+	assert_int_equal(usc_results_read_kernel(
+				 rw, usc_results_kernel_name(rw, 0), &kw, &err),
+			 USC_OK);
+	assert_int_equal(usc_results_read_kernel(
+				 rs, usc_results_kernel_name(rs, 0), &ks, &err),
+			 USC_OK);
+	assert_string_equal(kw->name, ks->name);
+	assert_string_equal(kw->verdict, ks->verdict);
+	assert_string_equal(kw->verdict_reason, ks->verdict_reason);
+	assert_string_equal(kw->profile, ks->profile);
+	assert_string_equal(kw->hlo_text, ks->hlo_text);
+	assert_int_equal(kw->oracle_precision_max, ks->oracle_precision_max);
+	assert_int_equal(kw->element_count, ks->element_count);
+	assert_int_equal(kw->output_count, ks->output_count);
+	assert_int_equal(kw->op_count, ks->op_count);
+	for (size_t i = 0; i < kw->output_count; i++) {
+		usc_results_output_data *a = NULL, *b = NULL;
+		size_t n;
+
+		assert_int_equal(usc_results_read_output(rw, kw->name, i, &a,
+							 &err),
+				 USC_OK);
+		assert_int_equal(usc_results_read_output(rs, ks->name, i, &b,
+							 &err),
+				 USC_OK);
+		n = (size_t)a->count;
+		assert_int_equal(a->count, b->count);
+		assert_true(usc_tensor_equal(a->device, b->device));
+		assert_true(usc_tensor_equal(a->reference, b->reference));
+		same_array(a->oracle_mid, b->oracle_mid, n * sizeof(double));
+		same_array(a->oracle_rad, b->oracle_rad, n * sizeof(double));
+		same_array(a->ulp_error_oracle, b->ulp_error_oracle,
+			   n * sizeof(double));
+		same_array(a->ulp_error_reference, b->ulp_error_reference,
+			   n * sizeof(double));
+		same_array(a->undecided, b->undecided, n);
+		same_array(a->envelope_lo, b->envelope_lo, n * sizeof(double));
+		same_array(a->envelope_hi, b->envelope_hi, n * sizeof(double));
+		same_array(a->envelope_flags, b->envelope_flags, n);
+		same_array(a->cls, b->cls, n);
+		assert_memory_equal(&a->summary, &b->summary,
+				    sizeof a->summary);
+		usc_results_output_data_free(a);
+		usc_results_output_data_free(b);
+	}
+	usc_results_kernel_info_free(kw);
+	usc_results_kernel_info_free(ks);
+	usc_results_reader_close(rw);
+	usc_results_reader_close(rs);
+}
+
+/* One case in one setting: whole and streamed; whether it streamed. */
+static bool run_pair(const char *dir, const usc_check_request *base,
+		     size_t piece)
+{
+	char pw[] = "/tmp/usc_stream_w_XXXXXX", ps[] = "/tmp/usc_stream_s_XXXXXX";
+	usc_check_request q = *base;
+	usc_check_report *w = NULL, *s = NULL;
+	usc_error err;
+	int fw = mkstemp(pw), fs = mkstemp(ps);
+	bool streamed;
+
+	assert_true(fw >= 0 && fs >= 0);
+	close(fw);
+	close(fs);
+	q.tile_elements = 64;
+	q.results_path = pw;
+	if (usc_check_case(dir, &q, &w, &err) != USC_OK)
+		fail_msg("%s: %s", dir, err.message);
+	q.stream = true;
+	q.stream_piece = piece;
+	q.results_path = ps;
+	if (usc_check_case(dir, &q, &s, &err) != USC_OK)
+		fail_msg("%s (streamed): %s", dir, err.message);
+	same_report(w, s);
+	same_file(pw, ps);
+	streamed = s->streamed;
+	/* A streamed report has nothing for usc_check_write. */
+	if (streamed)
+		assert_int_equal(usc_check_write(s, pw, false, &err),
+				 USC_EINVAL);
+	usc_check_report_destroy(w);
+	usc_check_report_destroy(s);
+	unlink(pw);
+	unlink(ps);
+	return streamed;
+}
+
+static void test_examples(void **state)
+{
+	const char *src = getenv("USC_SOURCE_DIR");
+	char root[4096];
+	usc_profile strict;
+	size_t cases = 0, streamed = 0;
+	DIR *kd;
+	struct dirent *ke;
+	usc_error err;
+
+	(void)state;
+	assert_non_null(src);
+	assert_int_equal(usc_profile_builtin("strict", &strict, &err), USC_OK);
+	snprintf(root, sizeof root, "%s/data/examples", src);
+	kd = opendir(root);
+	assert_non_null(kd);
+	while ((ke = readdir(kd)) != NULL) {
+		char kdir[4096 + 256];
+		DIR *cd;
+		struct dirent *ce;
+
+		if (ke->d_name[0] == '.')
+			continue;
+		snprintf(kdir, sizeof kdir, "%s/%s", root, ke->d_name);
+		if (!is_dir(kdir))
+			continue;
+		cd = opendir(kdir);
+		assert_non_null(cd);
+		while ((ce = readdir(cd)) != NULL) {
+			char dir[4096 + 512];
+			usc_check_request q = usc_check_request_default();
+			bool st;
+
+			if (ce->d_name[0] == '.')
+				continue;
+			snprintf(dir, sizeof dir, "%s/%s", kdir, ce->d_name);
+			if (!is_dir(dir))
+				continue;
+			q.worst = 7;
+			st = run_pair(dir, &q, 128);
+			q.profile = &strict;
+			run_pair(dir, &q, 128);
+			q.profile = NULL;
+			q.no_profile = true;
+			q.strict_oracle = true;
+			run_pair(dir, &q, 1000);
+			cases++;
+			streamed += st;
+			printf("%-50s %s\n", dir + strlen(root) + 1,
+			       st ? "streamed" : "whole");
+		}
+		closedir(cd);
+	}
+	closedir(kd);
+	printf("%zu cases, %zu streamed\n", cases, streamed);
+	/* The loop kernels among them must have streamed. */
+	assert_true(cases >= 20);
+	assert_true(streamed >= 6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
