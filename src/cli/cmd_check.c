@@ -575,6 +575,16 @@ int usc_cli_check(int argc, char **argv)
 		usc_cli_error("%s", usage_text);
 		return USC_EXIT_USAGE;
 	}
+	/*
+	 * Without an attribution, which needs every element's figures, the
+	 * check streams (docs/check.md, "Streaming") and writes the result
+	 * file as it goes.
+	 */
+	if (!attribute) {
+		req.stream = true;
+		req.results_path = out;
+		req.results_append = append;
+	}
 	if (usc_cli_is_dir(target)) {
 		if (req.input_count || req.device_count) {
 			usc_cli_error("a case directory brings its own inputs "
@@ -610,7 +620,8 @@ int usc_cli_check(int argc, char **argv)
 		print_text(r);
 	if (attr && !json)
 		print_attribution(r);
-	if (out && usc_check_write(r, out, append, &err) != USC_OK) {
+	if (out && attribute &&
+	    usc_check_write(r, out, append, &err) != USC_OK) {
 		usc_cli_error("%s", err.message);
 		usc_check_report_destroy(r);
 		usc_attribution_destroy(attr);
