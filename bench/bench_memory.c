@@ -11,17 +11,20 @@
  * input); the second is the peak of the evaluation.
  *
  * Rows: usc_eval_run in the reference, tier and oracle domains (outputs as
- * tensors only: a streamed run keeps no domain values), and "check", the
- * whole usc_check_run path (kernel, input and device files written to a
+ * tensors only: a streamed run keeps no domain values), and the
+ * usc_check_run path (kernel, input and device files written to a
  * temporary directory by an earlier child; its floor is taken before
- * usc_check_run reads them, so it holds no input), bare and, as
- * "check-xla-cpu", classified against the xla-cpu profile (the envelope
- * run, the classes and the verdict added).
+ * usc_check_run reads them, so it holds no input): "check-whole" keeps
+ * every element's figures in its report (a library caller's default);
+ * "check" streams (usc_check_request.stream, what the command line does);
+ * "check-xla-cpu" streams classified against the xla-cpu profile (the
+ * envelope run, the classes and the verdict added); "check-xla-cpu-out"
+ * also writes the result file as it goes (the command line's --out).
  *
  * Usage: bench_memory [--quick | --full | --log2 L] [--only ROW]
- *   default: every row at 2^22 (about a minute)
+ *   default: every row at 2^22 (a few minutes)
  *   --quick: 2^16 and 2^18; --full: 2^20, 2^22 and 2^24; --log2 L: 2^L
- *   alone; --only reference|tier|oracle|check|check-xla-cpu: that row
+ *   alone; --only ROW: that row alone
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -138,10 +141,15 @@ static int make_input(long n, usc_tensor **x, usc_error *err)
 	return 0;
 }
 
-/* The rows: the three domains, then the check path, bare and classified. */
+/* The rows: the three domains, then the check path (check_rows). */
 #define ROW_CHECK 3
-#define ROW_CHECK_PROFILE 4
-#define NROWS 5
+#define NROWS 7
+
+/* How each check row runs, from ROW_CHECK on. */
+static const struct {
+	int stream, classify, out;
+} check_rows[NROWS - ROW_CHECK] = {
+	{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {1, 1, 1}};
 
 static char case_dir[256];
 
@@ -150,8 +158,7 @@ static char case_dir[256];
  * input and the device output (the reference's) into case_dir.  Second
  * pass: runs usc_check_run on them.
  */
-static void child_check(long n, int prepare, int classify,
-			child_report *rep)
+static void child_check(long n, int prepare, int row, child_report *rep)
 {
 	char path[512];
 	usc_error err;
@@ -197,11 +204,15 @@ static void child_check(long n, int prepare, int classify,
 		usc_check_request base = usc_check_request_default();
 		usc_profile prof;
 
-		if (classify) {
+		if (check_rows[row - ROW_CHECK].classify) {
 			if (usc_profile_builtin("xla-cpu", &prof, &err))
 				goto fail;
 			base.profile = &prof;
 		}
+		base.stream = check_rows[row - ROW_CHECK].stream;
+		snprintf(path, sizeof path, "%s/results.h5", case_dir);
+		if (check_rows[row - ROW_CHECK].out)
+			base.results_path = path;
 		rep->floor_kb = maxrss_kb();
 		t = now();
 		if (usc_check_case(case_dir, &base, &r, &err))
@@ -234,8 +245,8 @@ static void child(int row, long n, int prepare, child_report *rep)
 	usc_error err;
 	double t;
 
-	if (row == ROW_CHECK || row == ROW_CHECK_PROFILE) {
-		child_check(n, prepare, row == ROW_CHECK_PROFILE, rep);
+	if (row >= ROW_CHECK) {
+		child_check(n, prepare, row, rep);
 		return;
 	}
 	text = kernel_text(n);
@@ -301,8 +312,9 @@ static int measure(int row, long n, int prepare, child_report *rep)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[NROWS] = {"reference", "tier", "oracle",
-						 "check", "check-xla-cpu"};
+	static const char *const names[NROWS] = {
+		"reference", "tier",	      "oracle",
+		"check-whole", "check", "check-xla-cpu", "check-xla-cpu-out"};
 	int lo = 22, hi = 22, only = -1;
 
 	for (int i = 1; i < argc; i++) {
@@ -328,7 +340,8 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"usage: bench_memory [--quick | --full | "
 				"--log2 L] [--only reference|tier|oracle|"
-				"check|check-xla-cpu]\n");
+				"check-whole|check|check-xla-cpu|"
+				"check-xla-cpu-out]\n");
 			return 2;
 		}
 	}
@@ -337,7 +350,7 @@ int main(int argc, char **argv)
 	printf("peak RSS of one evaluation of gelu_tanh_f32 at N f32 elements "
 	       "(a child per row)\n");
 	printf("goal: peak <= 2 x (inputs + outputs) + 64 MB\n\n");
-	printf("%-13s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "row",
+	printf("%-17s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "row",
 	       "log2N", "in+out MB", "floor MB", "peak MB", "goal MB",
 	       "peak/goal", "B/elem", "met", "run s");
 	for (int row = 0; row < NROWS; row++) {
@@ -348,12 +361,12 @@ int main(int argc, char **argv)
 			double io = 2.0 * 4.0 * (double)n, goal, peak;
 			child_report r;
 
-			if (row == ROW_CHECK || row == ROW_CHECK_PROFILE) {
+			if (row >= ROW_CHECK) {
 				char cmd[400];
 
 				if (mkdir(case_dir, 0700) != 0 ||
 				    measure(row, n, 1, &r) != 0 || !r.ok) {
-					printf("%-13s %5d failed to prepare: "
+					printf("%-17s %5d failed to prepare: "
 					       "%s\n",
 					       names[row], l, r.message);
 					snprintf(cmd, sizeof cmd,
@@ -371,13 +384,13 @@ int main(int argc, char **argv)
 				r.ok = 0;
 			}
 			if (!r.ok) {
-				printf("%-13s %5d failed: %s\n", names[row], l,
+				printf("%-17s %5d failed: %s\n", names[row], l,
 				       r.message);
 				continue;
 			}
 			peak = (double)r.peak_kb * 1024.0;
 			goal = 2.0 * io + 64.0 * 1048576.0;
-			printf("%-13s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
+			printf("%-17s %5d %10.1f %10.1f %10.1f %10.1f %10.2f "
 			       "%10.0f %6s %8.2f%s%s\n",
 			       names[row], l, io / 1048576.0,
 			       (double)r.floor_kb / 1024.0, peak / 1048576.0,
