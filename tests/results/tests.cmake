@@ -4,6 +4,7 @@ usc_add_test(test_results_roundtrip results/test_roundtrip.c)
 usc_add_test(test_results_stats results/test_stats.c)
 usc_add_test(test_results_errors results/test_errors.c)
 usc_add_test(test_results_oom results/test_oom.c)
+usc_add_test(test_results_stream results/test_stream.c)
 
 add_executable(results_write_fixture results/write_fixture.c)
 target_include_directories(results_write_fixture PRIVATE
