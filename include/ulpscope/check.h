@@ -110,7 +110,10 @@ typedef struct usc_check_element {
 typedef struct usc_check_output {
 	usc_tensor *device;
 	usc_tensor *reference;
-	/* Per element, count of each (the output's element count). */
+	/*
+	 * Per element, count of each (the output's element count); reference
+	 * and these arrays are NULL when the check streamed.
+	 */
 	double *oracle_mid;
 	double *oracle_rad;
 	double *ulp_oracle;
@@ -134,7 +137,10 @@ typedef struct usc_check_output {
 	 */
 	size_t worst_count;
 	usc_check_element *worst;
-	/* With a profile (else NULL / zero): per element, and the counts. */
+	/*
+	 * With a profile (else NULL / zero): per element (NULL when the check
+	 * streamed), and the counts.
+	 */
 	usc_envelope *envelope;
 	uint8_t *cls;            /* usc_class values */
 	double *expected_ulps;   /* the suspicious threshold, NaN if none */
