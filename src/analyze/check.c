@@ -764,19 +764,14 @@ static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
 		bool refused = false;
 
 		if (c->env_refused) {
-			for (size_t i = 0; i < r->output_count; i++)
-				for (size_t j = 0; j < c->parts[i].len; j++)
-					c->parts[i].envelope[j] =
-						(usc_envelope){0, 0,
-							       USC_ENV_UNKNOWN,
-							       0};
+			usc__check_envelope_unknown(c->parts, r->output_count);
 		} else {
 			st = c->env ? USC_OK
 				    : make_eval(c, USC_DOMAIN_ENVELOPE, 0,
 						&c->env, err);
 			if (st == USC_OK)
 				st = usc__check_envelope(
-					c->req, c->env, c->parts,
+					c->env, c->parts,
 					r->output_count, &refused, &c->why,
 					err);
 		}

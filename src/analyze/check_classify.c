@@ -56,8 +56,7 @@ static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
 	return st;
 }
 
-/* Every envelope of the parts unknown. */
-static void envelopes_unknown(usc__check_part *parts, size_t nparts)
+void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts)
 {
 	for (size_t i = 0; i < nparts; i++)
 		for (size_t j = 0; j < parts[i].len; j++) {
@@ -67,8 +66,8 @@ static void envelopes_unknown(usc__check_part *parts, size_t nparts)
 		}
 }
 
-usc_status usc__check_envelope(const usc_check_request *req, usc_eval *ev,
-			       usc__check_part *parts, size_t nparts,
+usc_status usc__check_envelope(usc_eval *ev, usc__check_part *parts,
+			       size_t nparts,
 			       bool *refused, usc__check_reason *why,
 			       usc_error *err)
 {
@@ -76,8 +75,7 @@ usc_status usc__check_envelope(const usc_check_request *req, usc_eval *ev,
 	env_ctx c;
 	usc_status st;
 
-	(void)req;
-	envelopes_unknown(parts, nparts);
+	usc__check_envelope_unknown(parts, nparts);
 	memset(&c, 0, sizeof c);
 	c.parts = parts;
 	c.nparts = nparts;
@@ -98,7 +96,7 @@ usc_status usc__check_envelope(const usc_check_request *req, usc_eval *ev,
 			 err ? err->message : "unsupported");
 		usc_error_clear(err);
 		/* Envelopes a visit wrote before the refusal are dropped. */
-		envelopes_unknown(parts, nparts);
+		usc__check_envelope_unknown(parts, nparts);
 		*refused = true;
 		st = USC_OK;
 	}

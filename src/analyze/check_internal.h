@@ -55,10 +55,12 @@ typedef struct usc__check_reason {
  * (USC_EUNSUPPORTED), every envelope stays unknown, *refused is set and
  * the reason's note says why; any other failure is the check's.
  */
-usc_status usc__check_envelope(const usc_check_request *req,
-			       usc_eval *ev, usc__check_part *parts,
+usc_status usc__check_envelope(usc_eval *ev, usc__check_part *parts,
 			       size_t nparts, bool *refused,
 			       usc__check_reason *why, usc_error *err);
+
+/* Every envelope of the parts unknown. */
+void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts);
 
 /*
  * Classifies every element of a part (after its envelopes): its class,
