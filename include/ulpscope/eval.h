@@ -166,6 +166,10 @@ usc_status usc_eval_param_spec(const usc_eval *ev, size_t i,
 usc_status usc_eval_bind(usc_eval *ev, size_t i, const usc_tensor *t,
 			 usc_error *err);
 
+/* Binds ts[0..n) to parameters 0..n-1, as usc_eval_bind does each. */
+usc_status usc_eval_bind_all(usc_eval *ev, const usc_tensor *const *ts,
+			     size_t n, usc_error *err);
+
 /*
  * Runs the computation.  Every parameter must be bound.  Errors name the
  * instruction they come from.

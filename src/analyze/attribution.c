@@ -349,8 +349,8 @@ static usc_status run_eval(const usc_hlo_computation *c,
 		usc_eval_destroy(ev);
 		return st;
 	}
-	for (size_t i = 0; st == USC_OK && i < n; i++)
-		st = usc_eval_bind(ev, i, inputs[i], err);
+	if (st == USC_OK)
+		st = usc_eval_bind_all(ev, inputs, n, err);
 	memset(&s, 0, sizeof s);
 	s.keep = true;
 	if (st == USC_OK)

@@ -214,13 +214,8 @@ static usc_status read_inputs(const usc_check_request *req, usc_eval *ev,
 static usc_status bind_all(usc_eval *ev, const usc_check_report *r,
 			   usc_error *err)
 {
-	for (size_t i = 0; i < r->input_count; i++) {
-		usc_status st = usc_eval_bind(ev, i, r->inputs[i], err);
-
-		if (st != USC_OK)
-			return st;
-	}
-	return USC_OK;
+	return usc_eval_bind_all(ev, (const usc_tensor *const *)r->inputs,
+				 r->input_count, err);
 }
 
 /* ------------------------------------------------------------ parts */

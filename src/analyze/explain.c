@@ -956,8 +956,10 @@ static usc_status run_three(const walker *w, const usc_check_report *cr,
 		o.profile = &cr->profile;
 		st = usc_eval_create_computation(cr->computation, &o,
 						 &r->ev[d], err);
-		for (size_t i = 0; st == USC_OK && i < cr->input_count; i++)
-			st = usc_eval_bind(r->ev[d], i, cr->inputs[i], err);
+		if (st == USC_OK)
+			st = usc_eval_bind_all(
+				r->ev[d], (const usc_tensor *const *)cr->inputs,
+				cr->input_count, err);
 		for (size_t c = 0; st == USC_OK && c < w->m->computation_count;
 		     c++) {
 			const usc_hlo_computation *comp = w->m->computations[c];

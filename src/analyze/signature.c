@@ -1776,8 +1776,8 @@ static usc_status evaluate(const usc_hlo_module *m,
 			       usc_eval_param_count(ev), ni);
 		goto done;
 	}
-	for (size_t i = 0; i < ni && st == USC_OK; i++)
-		st = usc_eval_bind(ev, i, inputs[i], err);
+	if (st == USC_OK)
+		st = usc_eval_bind_all(ev, inputs, ni, err);
 	if (st == USC_OK)
 		st = usc_eval_run(ev, err);
 	if (st == USC_OK && usc_eval_output_count(ev) != nout)

@@ -1732,6 +1732,18 @@ usc_status usc_eval_bind(usc_eval *ev, size_t i, const usc_tensor *t,
 	return USC_OK;
 }
 
+usc_status usc_eval_bind_all(usc_eval *ev, const usc_tensor *const *ts,
+			     size_t n, usc_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		usc_status st = usc_eval_bind(ev, i, ts[i], err);
+
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
 static usc_status load_input(usc_eval *ev, size_t i, usc__evalue *v,
 			     usc_error *err)
 {
