@@ -9,9 +9,16 @@
  * evaluates the tiles that still hold an undecided element (the whole
  * kernel when it is not a loop computation), and every element whose
  * error is not yet decided to 1/8 ulp takes the new enclosure, until all
- * are decided or the precision cap is reached.  The figures are then
- * summarized exactly as the HDF5 result file stores them
- * (usc_results_summarize).
+ * are decided or the precision cap is reached.  With a profile the
+ * envelope run and the classes follow.  The figures are summarized
+ * exactly as the HDF5 result file stores them (usc_results_stats_acc).
+ *
+ * All of this works on parts of the outputs (usc__check_part): a whole
+ * check has one part per output, the whole of it, and keeps its arrays in
+ * the report; a streamed check (docs/check.md, "Streaming") of a loop
+ * kernel's one output goes a piece at a time, every domain evaluating
+ * only the piece's tiles, and folds each piece into the summaries, the
+ * worst lists, the verdict's element and the result file before the next.
  */
 #include "internal.h"
 
