@@ -369,7 +369,6 @@ typedef struct check_run {
 	usc_results *w;              /* streaming to the result file */
 	double *col_lo, *col_hi;     /* the envelope's columns of a piece */
 	uint8_t *col_flags;
-	usc_check_report *report;
 } check_run;
 
 /* An evaluator of the computation in a domain, bound to the inputs. */
@@ -466,15 +465,15 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 			(const usc__tier_value *)((const unsigned char *)values +
 						  n * usc__domain_tier
 							      .value_size);
-		usc__check_part *p = part_of(c, i, first + n, &(size_t){0});
+		usc__check_part *p;
 		usc__oracle_enclosure e;
 		usc__oracle_ulp_error ue;
 		uint64_t bits, d;
 		size_t j;
 
+		p = part_of(c, i, first + n, &j);
 		if (!p)
 			continue;
-		j = (size_t)(first + n - p->base);
 		usc_tensor_get_bits(p->o->device, first + n, &d);
 		st = usc__tier_decide_ulp_error(v, t, d, &resolution, &ue,
 						err);
