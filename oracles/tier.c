@@ -175,10 +175,13 @@ static inline double next_up(double x)
 	if (x == 0)
 		return 0x1p-1074;
 	memcpy(&b, &x, sizeof b);
-	if (x > 0)
-		b++;
-	else
-		b--;
+	/*
+	 * b + 1 for a positive x, b - 1 (modulo 2^64) for a negative one,
+	 * from the sign bit without a branch: the signs of data are random,
+	 * and a mispredicted branch here cost more than the rest of a
+	 * product's bound.
+	 */
+	b += 1 - ((b >> 63) << 1);
 	memcpy(&x, &b, sizeof x);
 	return x;
 }
@@ -209,6 +212,23 @@ static inline void encode_rn(usc_dtype t, double d, uint64_t *bits)
 	}
 	if (t == USC_F64 && isfinite(d)) {
 		memcpy(bits, &d, sizeof d);
+		return;
+	}
+	if (t == USC_BF16 && fabs(d) >= 0x1p-126 && fabs(d) < 0x1p127) {
+		/*
+		 * A normal bf16 result: the magnitude's encoding rounded to
+		 * 7 fraction bits, nearest-even (add 2^44 - 1 and the lowest
+		 * kept bit, drop 45 bits; a carry moves into the exponent
+		 * field, as it must), then the exponent rebiased from 1023
+		 * to 127.  |d| < 2^127 cannot round past bf16's largest
+		 * binade, |d| >= 2^-126 stays normal.
+		 */
+		uint64_t b, m;
+
+		memcpy(&b, &d, sizeof b);
+		m = b & ~((uint64_t)1 << 63);
+		m = (m + (((uint64_t)1 << 44) - 1) + ((m >> 45) & 1)) >> 45;
+		*bits = (b >> 63) << 15 | (m - ((uint64_t)(1023 - 127) << 7));
 		return;
 	}
 	(void)usc_encode_double(t, d, NULL, bits, NULL);
@@ -294,7 +314,8 @@ static int strict_sign(const value *v)
 	if (v->flags & TIER_LT0)
 		return -1;
 	bounds(v, &lo, &hi);
-	return lo > 0 ? 1 : hi < 0 ? -1 : 0;
+	/* lo <= hi, so at most one holds; no branch on a random sign. */
+	return (lo > 0) - (hi < 0);
 }
 
 static void set_zero(value *r, int sgn)
@@ -473,8 +494,14 @@ static void mul_balls(value *r, double a, double ra, double b, double rb)
 		return;
 	}
 	prop = fabs(a) * rb + fabs(b) * ra + ra * rb;
-	if (prop == 0 && perr == 0 && (ra == 0 || b == 0) &&
-	    (rb == 0 || a == 0)) {
+	/*
+	 * Exact only when an operand is the point 0: two balls around 0
+	 * have prop = ra rb, which may underflow to 0 although their
+	 * product is not (0 +- 2^-20 times 0 +- 2^-1059, say); rup's floor
+	 * then covers it.
+	 */
+	if (prop == 0 && perr == 0 &&
+	    ((ra == 0 && a == 0) || (rb == 0 && b == 0))) {
 		set_ball(r, p, 0); /* exact: a zero times anything */
 		return;
 	}
@@ -1777,10 +1804,13 @@ static usc_status apply1(tier_state *s, const usc__dom_op *op, value *r,
  * runs a tight loop over the n elements.  Each loop handles in line the
  * elements that the general code above would send down its common path
  * (FINITE operands, nonzero midpoints where a zero's sign would matter)
- * by calling the same helpers that path calls (add_balls, mul_balls,
- * div_balls, monotone, unary_point, maxmin, compare_float), so every
- * result is the one apply1 gives, bit for bit; any other element goes
- * through apply1 itself.  No bound is computed differently here.
+ * by calling the same helpers that path calls (div_balls, monotone,
+ * unary_point, maxmin, compare_float) or, in the loops of multiply, add,
+ * subtract, divide and the increasing functions (loop_mul and the others
+ * below), by writing out those helpers' expressions in the same order,
+ * so every result is the one apply1 gives, bit for bit; any other
+ * element goes through apply1 itself.  No bound is computed differently
+ * here.
  */
 typedef enum fast_op {
 	FAST_NONE,
@@ -1851,6 +1881,26 @@ static fast_op fast_kind(const usc__dom_op *op)
 }
 
 /*
+ * Whether a FINITE value's ball lies on its midpoint's side of 0 by a
+ * margin that the outward bounds cannot cross: |mid| >= 2^-1000 and
+ * 2 rad <= |mid| (2 rad is exact, or +Inf and then false).  For mid > 0,
+ * mid - rad >= mid / 2 >= 2^-1001 exactly; 2^-1001 is a double, so the
+ * rounded difference is at least 2^-1001 too (rounding is monotone), and
+ * one step down from it stays positive: bounds() gives lo > 0, hence
+ * hi > 0.  For mid < 0 by symmetry hi < 0.  So strict_sign, sign_of and
+ * has_zero answer from mid's sign alone, with no bounds computed and no
+ * branch on the sign (the signs of data are random, and a mispredicted
+ * branch costs more than a product's whole bound).  A point (rad 0) with
+ * |mid| >= 2^-1000 qualifies: its bounds are mid itself.
+ */
+static inline bool evident_sign(const value *v)
+{
+	double m = fabs(v->mid);
+
+	return m >= 0x1p-1000 && 2 * v->rad <= m;
+}
+
+/*
  * The strict sign of a FINITE value that is not a zero point, as
  * strict_sign computes it (the flags first, then the outward bounds).
  */
@@ -1862,27 +1912,255 @@ static inline int strict_sign_finite(const value *v)
 		return 1;
 	if (v->flags & TIER_LT0)
 		return -1;
+	if (evident_sign(v))
+		return signbit(v->mid) ? -1 : 1;
 	bounds(v, &lo, &hi);
-	return lo > 0 ? 1 : hi < 0 ? -1 : 0;
+	/* lo <= hi, so at most one holds; no branch on a random sign. */
+	return (lo > 0) - (hi < 0);
 }
 
 /*
- * binary()'s FINITE path for multiply and divide when neither midpoint is
- * 0: the result is then never a zero point (mul_balls returns a point only
- * for two points, whose product of nonzero doubles carries rup's floor
- * when it underflows; div_balls likewise), so fix_zero has nothing to do,
- * and only the strict signs remain.  Two points take binary_points, which
- * sets no sign flag.
+ * Element i of an array loop through the general per-element code, for
+ * the elements a loop leaves to it.
  */
-static inline void sign_flags(value *r, const value *x, const value *y)
+static usc_status general_at(tier_state *s, const usc__dom_op *op, value *r,
+			     const value *const *args_v, unsigned scalar_args,
+			     size_t i, usc_error *err)
 {
-	int ss;
+	const value *a[USC__DOM_MAX_ARGS] = {NULL, NULL, NULL};
+	unsigned k;
 
-	if (r->kind != USC__ORC_FINITE || (x->rad == 0 && y->rad == 0))
-		return;
-	ss = strict_sign_finite(x) * strict_sign_finite(y);
-	if (ss)
-		r->flags |= ss > 0 ? TIER_GT0 : TIER_LT0;
+	for (k = 0; k < op->nargs; k++)
+		a[k] = &args_v[k][(scalar_args >> k) & 1 ? 0 : i];
+	return apply1(s, op, r, a, err);
+}
+
+/*
+ * Stores the finite ball (mid, rad) with flags, or UNDECIDED when the
+ * ball's edge is not finite: set_ball's test in one comparison (|mid| +
+ * rad is NaN or +Inf exactly when mid, rad or their sum is not finite),
+ * every field written once.
+ */
+static inline void put_ball(value *r, double mid, double rad,
+			    unsigned flags)
+{
+	r->bits = 0;
+	if (fabs(mid) + rad <= DBL_MAX) {
+		r->mid = mid;
+		r->rad = rad;
+		r->kind = USC__ORC_FINITE;
+		r->flags = (unsigned char)flags;
+	} else {
+		r->mid = 0;
+		r->rad = 0;
+		r->kind = USC__ORC_UNDECIDED;
+		r->flags = 0;
+	}
+}
+
+/* TIER_GT0 or TIER_LT0 for a strict sign product ss (-1, 0, +1). */
+static inline unsigned sign_flag(int ss)
+{
+	return (unsigned)((ss > 0) * TIER_GT0 + (ss < 0) * TIER_LT0);
+}
+
+/*
+ * multiply over n elements.  An element whose operands are FINITE with
+ * nonzero midpoints is binary()'s common path written out: two points
+ * are binary_points' mul_balls (the exact TwoProduct error under
+ * product_safe, else u |p| plus rup's floor; the product of nonzero
+ * doubles is never a zero point then, so fix_zero has nothing to do and
+ * no sign flag is set), a ball is mul_balls' propagation bound plus u |p|
+ * (perr is never exact there: p == 0 needs a zero operand) followed by
+ * the strict signs' flag.  The expressions are mul_balls', in its order,
+ * so the bits are the same (test_tier_fast).  Every other element goes
+ * through the general code.
+ */
+static usc_status loop_mul(tier_state *s, const usc__dom_op *op, size_t n,
+			   value *o, const value *const *args_v,
+			   unsigned scalar_args, usc_error *err)
+{
+	const value *xv = args_v[0], *yv = args_v[1];
+	size_t sx = scalar_args & 1 ? 0 : 1, sy = scalar_args & 2 ? 0 : 1, i;
+
+	for (i = 0; i < n; i++) {
+		const value *x = &xv[i * sx], *y = &yv[i * sy];
+		double a = x->mid, b = y->mid, ra = x->rad, rb = y->rad;
+		double p, rad, e;
+		unsigned fl = 0;
+
+		if (x->kind != USC__ORC_FINITE || y->kind != USC__ORC_FINITE ||
+		    a == 0 || b == 0) {
+			usc_status st = general_at(s, op, &o[i], args_v,
+						   scalar_args, i, err);
+
+			if (st != USC_OK)
+				return st;
+			continue;
+		}
+		p = a * b;
+		if (ra == 0 && rb == 0) {
+			if (product_safe(a, b, p)) {
+				(void)two_prod(a, b, &e);
+				rad = fabs(e);
+			} else
+				rad = rup(0 + U * fabs(p));
+		} else {
+			rad = rup(fabs(a) * rb + fabs(b) * ra + ra * rb +
+				  U * fabs(p));
+			fl = sign_flag(strict_sign_finite(x) *
+				       strict_sign_finite(y));
+		}
+		put_ball(&o[i], p, rad, fl);
+	}
+	return USC_OK;
+}
+
+/*
+ * add (sub: subtract) over n elements: add_balls for FINITE operands
+ * other than two points one of which is a zero (whose zero sign binary
+ * decides), with add's strict-sign rule for balls (the sum of two GT0
+ * values); two nonzero points that cancel give +0, as fix_zero would.
+ */
+static usc_status loop_add(tier_state *s, const usc__dom_op *op, size_t n,
+			   value *o, const value *const *args_v,
+			   unsigned scalar_args, bool sub, usc_error *err)
+{
+	const value *xv = args_v[0], *yv = args_v[1];
+	size_t sx = scalar_args & 1 ? 0 : 1, sy = scalar_args & 2 ? 0 : 1, i;
+
+	for (i = 0; i < n; i++) {
+		const value *x = &xv[i * sx], *y = &yv[i * sy];
+		double a = x->mid, b = sub ? -y->mid : y->mid;
+		double ra = x->rad, rb = y->rad, e, sum;
+		unsigned fl = 0;
+
+		if (x->kind != USC__ORC_FINITE || y->kind != USC__ORC_FINITE ||
+		    (ra == 0 && rb == 0 && (a == 0 || b == 0))) {
+			usc_status st = general_at(s, op, &o[i], args_v,
+						   scalar_args, i, err);
+
+			if (st != USC_OK)
+				return st;
+			continue;
+		}
+		sum = two_sum(a, b, &e);
+		if (ra == 0 && rb == 0) {
+			put_ball(&o[i], sum, fabs(e), 0);
+			continue;
+		}
+		if (!sub)
+			fl = x->flags & y->flags & TIER_GT0;
+		put_ball(&o[i], sum, rup(ra + rb + fabs(e)), fl);
+	}
+	return USC_OK;
+}
+
+/*
+ * divide over n elements: div_balls for FINITE operands with nonzero
+ * midpoints whose divisor is a point or a ball evidently clear of 0
+ * (evident_sign; binary's has_zero is then false), then the strict signs'
+ * flag for a ball; the quotient of nonzero doubles is never a zero point
+ * (div_balls adds rup's floor to an underflowed one).  Divisor balls
+ * near 0 and every other element go through the general code.
+ */
+static usc_status loop_div(tier_state *s, const usc__dom_op *op, size_t n,
+			   value *o, const value *const *args_v,
+			   unsigned scalar_args, usc_error *err)
+{
+	const value *xv = args_v[0], *yv = args_v[1];
+	size_t sx = scalar_args & 1 ? 0 : 1, sy = scalar_args & 2 ? 0 : 1, i;
+
+	for (i = 0; i < n; i++) {
+		const value *x = &xv[i * sx], *y = &yv[i * sy];
+		value *r = &o[i];
+
+		if (x->kind != USC__ORC_FINITE || y->kind != USC__ORC_FINITE ||
+		    x->mid == 0 || y->mid == 0 ||
+		    (y->rad != 0 && !evident_sign(y))) {
+			usc_status st = general_at(s, op, r, args_v,
+						   scalar_args, i, err);
+
+			if (st != USC_OK)
+				return st;
+			continue;
+		}
+		if (x->rad == 0 && y->rad == 0) {
+			/* Points: the exact remainder, as div_balls. */
+			prep(r);
+			div_balls(r, x->mid, x->rad, y->mid, y->rad);
+			continue;
+		}
+		/*
+		 * A ball: div_balls' ball case written out (q's own error
+		 * u |q| plus rup's floor; den >= |b| / 2 > 0 for a divisor
+		 * evidently clear of 0, |b| for a point), then the flag.
+		 */
+		{
+			double a = x->mid, b = y->mid, ra = x->rad, rb = y->rad;
+			double q = a / b, qerr = rup(U * fabs(q));
+			double den = fabs(b) - rb, prop;
+
+			prop = (ra + (fabs(q) * (1.0 + 2 * U) + 0x1p-1074) * rb +
+				0x1p-1070) /
+			       den;
+			put_ball(r, q, rup(prop + qerr),
+				 sign_flag(strict_sign_finite(x) *
+					   strict_sign_finite(y)));
+		}
+	}
+	return USC_OK;
+}
+
+/*
+ * exp, expm1, logistic, tanh, erf and cbrt (f, accurate to k ulps, gt0:
+ * whether it sets TIER_GT0) over n elements.  A FINITE nonzero point is
+ * unary_point's generic case (none of these functions has another exact
+ * case): f(x) widened by slack, through set_range of one value, i.e. the
+ * radius rup(slack).  A narrow ball of a function with a Lipschitz
+ * constant is monotone's first case: f(mid) widened by rup(slack + L
+ * rad), then rup again by set_range.  A result that is not finite (an
+ * overflow) and every other element go through the general code, which
+ * computes them again.
+ */
+static usc_status loop_mono(tier_state *s, const usc__dom_op *op, size_t n,
+			    value *o, const value *const *args_v,
+			    unsigned scalar_args, dfn f, double k, bool gt0,
+			    usc_error *err)
+{
+	const value *xv = args_v[0];
+	size_t sx = scalar_args & 1 ? 0 : 1, i;
+	double L = lipschitz(f);
+	unsigned fl = gt0 ? TIER_GT0 : 0;
+
+	for (i = 0; i < n; i++) {
+		const value *x = &xv[i * sx];
+		double m = x->mid, rd = x->rad, y;
+		usc_status st;
+
+		if (x->kind == USC__ORC_FINITE && m != 0) {
+			if (rd == 0) {
+				y = f(m);
+				if (isfinite(y)) {
+					put_ball(&o[i], y, rup(slack(y, k)),
+						 fl);
+					continue;
+				}
+			} else if (L > 0 && rd <= 0x1p-40 * fabs(m)) {
+				y = f(m);
+				if (isfinite(y)) {
+					put_ball(&o[i], y,
+						 rup(rup(slack(y, k) + L * rd)),
+						 fl);
+					continue;
+				}
+			}
+		}
+		st = general_at(s, op, &o[i], args_v, scalar_args, i, err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
 }
 
 /* The operand pointers of element i (stride 0 for a broadcast scalar). */
@@ -1908,10 +2186,25 @@ static usc_status tier_apply(void *state, const usc__dom_op *op, size_t n,
 	for (k = 0; k < op->nargs; k++)
 		args_v[k] = args[k];
 	fk = fast_kind(op);
+	switch (fk) {
+	case FAST_MUL:
+		return loop_mul(s, op, n, o, args_v, scalar_args, err);
+	case FAST_ADD:
+	case FAST_SUB:
+		return loop_add(s, op, n, o, args_v, scalar_args,
+				fk == FAST_SUB, err);
+	case FAST_DIV:
+		return loop_div(s, op, n, o, args_v, scalar_args, err);
+	default:
+		break;
+	}
 	if (fk == FAST_MONO || fk == FAST_EDGE) {
 		f = unary_fn(op->op, &kulps);
 		gt0 = op->op == USC_HLO_OP_EXPONENTIAL ||
 		      op->op == USC_HLO_OP_LOGISTIC;
+		if (fk == FAST_MONO)
+			return loop_mono(s, op, n, o, args_v, scalar_args, f,
+					 kulps, gt0, err);
 		switch (op->op) {
 		case USC_HLO_OP_LOG_PLUS_ONE: edge = -1; break;
 		case USC_HLO_OP_SQRT: open = false; break;
@@ -1928,48 +2221,9 @@ static usc_status tier_apply(void *state, const usc__dom_op *op, size_t n,
 		switch (fk) {
 		case FAST_ADD:
 		case FAST_SUB:
-			if (x->kind != USC__ORC_FINITE ||
-			    y->kind != USC__ORC_FINITE ||
-			    (x->rad == 0 && y->rad == 0 &&
-			     (x->mid == 0 || y->mid == 0)))
-				break;
-			/*
-			 * Two nonzero points: binary_points' sum, whose exact
-			 * zero (a - a) is +0 as fix_zero would make it.
-			 */
-			prep(r);
-			add_balls(r, x->mid, x->rad,
-				  fk == FAST_ADD ? y->mid : -y->mid, y->rad);
-			if (fk == FAST_ADD && r->kind == USC__ORC_FINITE &&
-			    (x->rad != 0 || y->rad != 0) &&
-			    (x->flags & y->flags & TIER_GT0))
-				r->flags |= TIER_GT0;
-			continue;
 		case FAST_MUL:
-			if (x->kind != USC__ORC_FINITE ||
-			    y->kind != USC__ORC_FINITE || x->mid == 0 ||
-			    y->mid == 0)
-				break;
-			prep(r);
-			mul_balls(r, x->mid, x->rad, y->mid, y->rad);
-			sign_flags(r, x, y);
-			continue;
 		case FAST_DIV:
-			if (x->kind != USC__ORC_FINITE ||
-			    y->kind != USC__ORC_FINITE || x->mid == 0 ||
-			    y->mid == 0)
-				break;
-			if (y->rad != 0 || x->rad != 0) {
-				double lo, hi;
-
-				bounds(y, &lo, &hi);
-				if (lo <= 0 && hi >= 0)
-					break; /* has_zero: the general path */
-			}
-			prep(r);
-			div_balls(r, x->mid, x->rad, y->mid, y->rad);
-			sign_flags(r, x, y);
-			continue;
+			break; /* their own loops above */
 		case FAST_NEG:
 			if (x->kind != USC__ORC_FINITE || x->mid == 0)
 				break;
@@ -2003,7 +2257,7 @@ static usc_status tier_apply(void *state, const usc__dom_op *op, size_t n,
 			/* maxmin is the whole general path of both ops. */
 			maxmin(r, fk == FAST_MAX, x, y);
 			continue;
-		case FAST_MONO:
+		case FAST_MONO: /* its own loop above */
 		case FAST_EDGE:
 			if (x->kind != USC__ORC_FINITE ||
 			    (x->rad == 0 && x->mid == 0))

@@ -8,7 +8,7 @@
  * scalar operand; every field of every result must be the same bits.
  * Also: the outward bounds (whose step is now computed on the bits)
  * against libm's nextafter at the edges of the format, and the in-line
- * f32/bf16/f64 decoding and f32/f64 nearest-even encoding against
+ * f32/bf16/f64 decoding and f32/f64/bf16 nearest-even encoding against
  * usc_decode_double and usc_encode_double.  The expected values come
  * from the general code, libm and the dtype library, never from the fast
  * code under test.
@@ -417,8 +417,8 @@ static void test_codecs(void **state)
 			d = ldexp(1.0 + unif(), (int)(rnd() % 300) - 160);
 			break;
 		case 1: {
-			/* An exact f32 tie: 25 significant bits. */
-			uint64_t m = (rnd() & 0xffffff) | 0x1000000;
+			/* An exact f32 tie: 2m + 1 of 25 significant bits. */
+			uint64_t m = (rnd() & 0x7fffff) | 0x800000;
 
 			d = ldexp((double)(2 * m + 1), (int)(rnd() % 280) -
 							      170);
@@ -453,6 +453,66 @@ static void test_codecs(void **state)
 							   &got, &err),
 				 USC_OK);
 		assert_false(dec);
+	}
+	/*
+	 * bf16 (rounded in line for normal results): random magnitudes
+	 * over and past bf16's range, exact ties (9 significant bits) and
+	 * their neighbours, and the edges 2^-126 and 2^127 from both sides.
+	 */
+	for (i = 0; i < 200000 * (size_t)scale(); i++) {
+		double d;
+		tvalue v;
+		bool dec;
+		uint64_t got = 0, want = 0;
+
+		switch (i % 5) {
+		case 0:
+			d = ldexp(1.0 + unif(), (int)(rnd() % 300) - 160);
+			break;
+		case 1: {
+			/* A tie: 2m + 1 of 9 significant bits. */
+			uint64_t m = (rnd() & 0x7f) | 0x80;
+
+			d = ldexp((double)(2 * m + 1), (int)(rnd() % 280) -
+							      140);
+			break;
+		}
+		case 2: {
+			/* One step from a tie, either way. */
+			uint64_t m = (rnd() & 0x7f) | 0x80;
+
+			d = ldexp((double)(2 * m + 1), -9);
+			d = rnd() & 1 ? nextafter(d, 0) : nextafter(d, 1e9);
+			d = ldexp(d, (int)(rnd() % 260) - 126);
+			break;
+		}
+		case 3:
+			d = ldexp(1.0 + unif(), 126 + (int)(rnd() % 3));
+			break;
+		default:
+			d = ldexp(1.0 + unif(), -128 + (int)(rnd() % 4));
+			if (rnd() & 1)
+				d = ldexp(1.0, -126 + (int)(rnd() % 2) * 253);
+			if (rnd() & 1)
+				d = nextafter(d, rnd() & 1 ? 0.0 : 1e300);
+			break;
+		}
+		if (rnd() & 1)
+			d = -d;
+		if (!isfinite(d))
+			continue;
+		v = ball(d, 0);
+		assert_int_equal(usc__tier_decide_rounding(&v, USC_BF16, &dec,
+							   &got, &err),
+				 USC_OK);
+		assert_true(dec);
+		assert_int_equal(usc_encode_double(USC_BF16, d, NULL, &want,
+						   NULL),
+				 USC_OK);
+		if (got != want)
+			fail_msg("bf16 rounding of %a: %llx, expected %llx", d,
+				 (unsigned long long)got,
+				 (unsigned long long)want);
 	}
 }
 

@@ -15,3 +15,8 @@ target_include_directories(test_tier_f64 PRIVATE ${PROJECT_SOURCE_DIR})
 # The tier dot's exact accumulation where cancellation defeats gamma_K.
 usc_add_test(test_tier_exact tier/test_tier_exact.c)
 target_include_directories(test_tier_exact PRIVATE ${PROJECT_SOURCE_DIR})
+# The array loops of multiply, add, subtract, divide and the monotone
+# functions against MPFR called directly (containment, strict signs,
+# zero signs, IEEE specials, overflow and underflow edges).
+usc_add_test(test_tier_loops tier/test_tier_loops.c)
+target_include_directories(test_tier_loops PRIVATE ${PROJECT_SOURCE_DIR})
