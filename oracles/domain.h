@@ -198,6 +198,31 @@ typedef struct usc__domain_ops {
 	 * in the fields an undecided value does not use).  NULL: never.
 	 */
 	bool (*identity)(void *state, const usc__dom_op *op);
+
+	/*
+	 * Optional: load for n encodings at once.  enc holds them as a
+	 * usc_tensor stores its data (usc_format_of(t)->container_bytes
+	 * each, little-endian, usc__dom_get_enc below); out receives n
+	 * values, each the one load would give for its encoding.  t is
+	 * never a complex type.  NULL: the interpreter calls load per
+	 * element.  The interpreter uses it for inputs (whole or a window
+	 * at a time); tests/tier/test_tier_array.c holds each domain's
+	 * array entries to bit-identity with the per-element ones.
+	 */
+	usc_status (*load_array)(void *state, usc_dtype t, const void *enc,
+				 size_t n, void *out, usc_error *err);
+
+	/*
+	 * Optional: to_output for n values at once, without enclosures:
+	 * enc receives the n encodings as a usc_tensor stores its data
+	 * (usc__dom_put_enc below), each the one to_output would give, and
+	 * each within the type's width.  t is never a complex type.  NULL:
+	 * the interpreter calls to_output per element.  A failure may leave
+	 * any part of enc written.
+	 */
+	usc_status (*to_output_array)(void *state, usc_dtype t,
+				      const void *values, size_t n, void *enc,
+				      usc_error *err);
 } usc__domain_ops;
 
 /* The width in bits of an element type's encoding (0 for none). */
@@ -212,6 +237,31 @@ static inline int usc__dom_width(usc_dtype t)
 static inline uint64_t usc__dom_mask(int w)
 {
 	return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
+}
+
+/*
+ * Encoding i of an array of encodings of c bytes each (the
+ * container_bytes of its type, 1 to 8), little-endian as a usc_tensor
+ * stores them: for the array entries above.
+ */
+static inline uint64_t usc__dom_get_enc(const void *enc, size_t c, size_t i)
+{
+	const unsigned char *p = (const unsigned char *)enc + i * c;
+	uint64_t v = 0;
+
+	while (c-- > 0)
+		v = (v << 8) | p[c];
+	return v;
+}
+
+/* Stores encoding i of such an array. */
+static inline void usc__dom_put_enc(void *enc, size_t c, size_t i,
+				    uint64_t bits)
+{
+	unsigned char *p = (unsigned char *)enc + i * c;
+
+	for (size_t k = 0; k < c; k++, bits >>= 8)
+		p[k] = (unsigned char)bits;
 }
 
 /* The reference domain: every op correctly rounded to its declared type. */

@@ -331,6 +331,46 @@ static usc_status f64_to_output(void *state, usc_dtype t, const void *v,
 	return USC_OK;
 }
 
+/*
+ * The array entries (domain.h): f64_load and f64_to_output element by
+ * element, without the per-element calls through the domain table and
+ * the tensor accessors.
+ */
+static usc_status f64_load_array(void *state, usc_dtype t, const void *enc,
+				 size_t n, void *out, usc_error *err)
+{
+	size_t i, c = (size_t)usc_format_of(t)->container_bytes;
+	uint64_t *r = out;
+	usc_status st;
+
+	for (i = 0; i < n; i++) {
+		st = f64_load(state, t, usc__dom_get_enc(enc, c, i), &r[i],
+			      err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+static usc_status f64_to_output_array(void *state, usc_dtype t,
+				      const void *values, size_t n, void *enc,
+				      usc_error *err)
+{
+	size_t i, c = (size_t)usc_format_of(t)->container_bytes;
+	const uint64_t *v = values;
+	usc_status st;
+
+	for (i = 0; i < n; i++) {
+		uint64_t bits;
+
+		st = f64_to_output(state, t, &v[i], &bits, NULL, err);
+		if (st != USC_OK)
+			return st;
+		usc__dom_put_enc(enc, c, i, bits);
+	}
+	return USC_OK;
+}
+
 static bool f64_is_true(void *state, const void *v)
 {
 	(void)state;
@@ -370,4 +410,6 @@ const usc__domain_ops usc__domain_f64 = {
 	.to_index = f64_to_index,
 	.matmul = NULL,
 	.identity = f64_identity,
+	.load_array = f64_load_array,
+	.to_output_array = f64_to_output_array,
 };

@@ -2467,6 +2467,125 @@ static usc_status tier_to_output(void *state, usc_dtype t, const void *v,
 	return USC_OK;
 }
 
+/*
+ * The array entries (domain.h): the same values and codes as tier_load
+ * and tier_to_output element by element, without the per-element calls
+ * through the domain table and the tensor accessors.
+ * tests/tier/test_tier_array.c holds them to bit-identity.
+ */
+static usc_status tier_load_array(void *state, usc_dtype t, const void *enc,
+				  size_t n, void *out, usc_error *err)
+{
+	const unsigned char *p = enc;
+	value *r = out;
+	size_t i, c;
+	usc_status st;
+
+	(void)state;
+	/* bf16 and f32 widen to double exactly, as in load_bits. */
+	if (t == USC_BF16) {
+		for (i = 0; i < n; i++) {
+			uint32_t b = (uint32_t)p[2 * i] << 16 |
+				     (uint32_t)p[2 * i + 1] << 24;
+			float f;
+
+			memcpy(&f, &b, sizeof f);
+			set_point(&r[i], f);
+		}
+		return USC_OK;
+	}
+	if (t == USC_F32) {
+		for (i = 0; i < n; i++) {
+			uint32_t b = (uint32_t)usc__dom_get_enc(p, 4, i);
+			float f;
+
+			memcpy(&f, &b, sizeof f);
+			set_point(&r[i], f);
+		}
+		return USC_OK;
+	}
+	c = (size_t)usc_format_of(t)->container_bytes;
+	for (i = 0; i < n; i++) {
+		st = load_bits(t, usc__dom_get_enc(p, c, i), &r[i], err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/*
+ * The code tier_to_output gives a FINITE value without strict-sign flags
+ * in f32, bf16, f16 or f64: the nearest-even code of its midpoint
+ * (point_d, which gives a zero its sign), with no bounds computed.  Why
+ * this is the same code: when the ball decides
+ * (usc__tier_decide_rounding), every real in it rounds to one code, and
+ * the midpoint lies in the ball (the bounds step outward from mid -+
+ * rad), so by the monotonicity of rounding into these formats (overflow
+ * to an infinity of the same sign) the code is the midpoint's; when it
+ * does not decide, tier_to_output encodes the midpoint itself.  A value
+ * with a strict-sign flag can decide a code its midpoint does not round
+ * to (a positive ball whose midpoint is below 0), so those, and every
+ * other type, take the general path (false).  f32 converts in hardware
+ * as encode_rn does, within FLT_MAX.
+ */
+static inline bool mid_code(usc_dtype t, const value *x, uint64_t *bits)
+{
+	double m;
+
+	if (x->kind != USC__ORC_FINITE || (x->flags & (TIER_GT0 | TIER_LT0)))
+		return false;
+	m = point_d(x);
+	if (t == USC_F32) {
+		float f;
+		uint32_t b;
+
+		if (!(fabs(m) <= FLT_MAX))
+			return false;
+		f = (float)m;
+		memcpy(&b, &f, sizeof b);
+		*bits = b;
+		return true;
+	}
+	return (t == USC_BF16 || t == USC_F16 || t == USC_F64) &&
+	       usc_encode_double(t, m, NULL, bits, NULL) == USC_OK;
+}
+
+static usc_status tier_to_output_array(void *state, usc_dtype t,
+				       const void *values, size_t n,
+				       void *enc, usc_error *err)
+{
+	const value *x = values;
+	size_t i, c = (size_t)usc_format_of(t)->container_bytes;
+	usc_status st;
+
+	if (t == USC_F32) {
+		/* A constant width: the byte stores merge into one. */
+		for (i = 0; i < n; i++) {
+			uint64_t bits;
+
+			if (!mid_code(t, &x[i], &bits)) {
+				st = tier_to_output(state, t, &x[i], &bits,
+						    NULL, err);
+				if (st != USC_OK)
+					return st;
+			}
+			usc__dom_put_enc(enc, 4, i, bits);
+		}
+		return USC_OK;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t bits;
+
+		if (!mid_code(t, &x[i], &bits)) {
+			st = tier_to_output(state, t, &x[i], &bits, NULL, err);
+			if (st != USC_OK)
+				return st;
+		}
+		usc__dom_put_enc(enc, c, i, bits);
+	}
+	return USC_OK;
+}
+
 static bool tier_is_true(void *state, const void *v)
 {
 	const value *x = v;
@@ -2637,4 +2756,6 @@ const usc__domain_ops usc__domain_tier = {
 	.matmul = usc__tier_matmul,
 	.sum = tier_sum,
 	.identity = tier_identity,
+	.load_array = tier_load_array,
+	.to_output_array = tier_to_output_array,
 };

@@ -267,17 +267,6 @@ static bool work_rad(work *w, size_t m, size_t n, size_t k)
 	return w->as && w->bq && w->q;
 }
 
-/* Whether n tier values are all FINITE balls. */
-static bool all_finite(const value *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].kind != USC__ORC_FINITE)
-			return false;
-	return true;
-}
-
 /* The sign of a zero point: 1 for -0, 0 for +0, -1 when unknown. */
 static int zsign(const value *v)
 {
@@ -312,7 +301,9 @@ static unsigned char zero_sign(const value *A, const value *B, size_t i,
 
 /*
  * One product C = A B of m x k and k x n tier values (the argument at the
- * top of the file).
+ * top of the file).  USC_EUNSUPPORTED, with err untouched and C in any
+ * state, when an operand is not FINITE: the copies into the dgemm
+ * operands check that on the way, so that the operands are read once.
  */
 static usc_status matmul_one(work *w, size_t m, size_t n, size_t k,
 			     double thr, const value *A, const value *B,
@@ -326,6 +317,8 @@ static usc_status matmul_one(work *w, size_t m, size_t n, size_t k,
 	size_t i, j, l;
 
 	for (i = 0; i < m * k; i++) {
+		if (A[i].kind != USC__ORC_FINITE)
+			return USC_EUNSUPPORTED;
 		w->am[i] = A[i].mid;
 		w->aa[i] = fabs(A[i].mid);
 		if (A[i].rad != 0)
@@ -334,6 +327,8 @@ static usc_status matmul_one(work *w, size_t m, size_t n, size_t k,
 			qa = lsb_exp(A[i].mid);
 	}
 	for (i = 0; i < k * n; i++) {
+		if (B[i].kind != USC__ORC_FINITE)
+			return USC_EUNSUPPORTED;
 		w->bm[i] = B[i].mid;
 		w->ba[i] = fabs(B[i].mid);
 		if (B[i].rad != 0)
@@ -439,10 +434,6 @@ usc_status usc__tier_matmul(void *state, const usc__dom_matmul *mm,
 	    mm->n == 0 || mm->k > K_MAX || mm->m > INT_MAX / 2 ||
 	    mm->n > INT_MAX / 2)
 		return usc__fail(err, USC_EUNSUPPORTED, "tier matmul: shape");
-	if (!all_finite(A, mm->batch * mm->m * mm->k) ||
-	    !all_finite(B, mm->batch * mm->k * mm->n))
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "tier matmul: a non-finite operand");
 	if (!work_new(&w, mm->m, mm->n, mm->k)) {
 		work_free(&w);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
@@ -462,5 +453,8 @@ usc_status usc__tier_matmul(void *state, const usc__dom_matmul *mm,
 				A + b * mm->m * mm->k, B + b * mm->k * mm->n,
 				C + b * mm->m * mm->n, err);
 	work_free(&w);
+	if (st == USC_EUNSUPPORTED)
+		return usc__fail(err, USC_EUNSUPPORTED,
+				 "tier matmul: a non-finite operand");
 	return st;
 }

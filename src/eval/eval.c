@@ -208,6 +208,66 @@ usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
 	return usc__ebuf_new_window(ev, t, count, count, out, err);
 }
 
+/*
+ * A buffer like usc__ebuf_new's whose every value the caller writes
+ * before anything reads one (an input's load, a dot's result): for a
+ * domain of plain bytes the values are left unset instead of zeroed,
+ * which at a matmul's size is a measurable share of the run
+ * (docs/performance.md, section 2).
+ */
+static usc_status ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
+				 usc__ebuf **out, usc_error *err)
+{
+	usc__ebuf *b;
+
+	if (ev->dom->init || count == 0)
+		return usc__ebuf_new(ev, t, count, out, err);
+	b = usc__calloc(1, sizeof *b);
+	if (!b)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	b->values = usc__reallocarray(NULL, count, ev->dom->value_size);
+	if (!b->values) {
+		usc__free(b);
+		return usc__fail(err, USC_ENOMEM,
+				 "out of memory for %zu values", count);
+	}
+	b->refs = 1;
+	b->dtype = t;
+	b->count = count;
+	b->base = 0;
+	b->len = count;
+	*out = b;
+	return USC_OK;
+}
+
+/*
+ * Whether elements [lo, hi) of tensor t go through the domain's array
+ * entries (domain.h): the domain has the entry, the type is not complex
+ * (the per-element path reports that), and the range lies in the tensor.
+ */
+static bool array_path(bool entry, const usc_tensor *t, size_t lo,
+		       size_t hi)
+{
+	const usc_format *f = usc_format_of(usc_tensor_dtype(t));
+
+	return entry && f && f->kind != USC_KIND_COMPLEX && lo <= hi &&
+	       hi <= (size_t)usc_tensor_count(t);
+}
+
+/* The encodings of tensor t from element lo on (array_path holds). */
+static const void *enc_at(const usc_tensor *t, size_t lo)
+{
+	return (const unsigned char *)usc_tensor_cdata(t) +
+	       lo * (size_t)usc_format_of(usc_tensor_dtype(t))->container_bytes;
+}
+
+/* The same, to write. */
+static void *enc_at_mut(usc_tensor *t, size_t lo)
+{
+	return (unsigned char *)usc_tensor_data(t) +
+	       lo * (size_t)usc_format_of(usc_tensor_dtype(t))->container_bytes;
+}
+
 void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
 {
 	if (!b || --b->refs > 0)
@@ -794,6 +854,20 @@ static usc_status eval_instr(usc_eval *ev, const usc_hlo_instr *in,
 	}
 	if (identity_view(ev, in, ops, res, &st, err))
 		return st;
+	if (in->opcode == USC_HLO_OP_DOT &&
+	    in->shape.kind == USC_HLO_SHAPE_ARRAY) {
+		/* Both of the dot's paths write every output value. */
+		st = evalue_alloc(res, 1, err);
+		if (st != USC_OK)
+			return st;
+		st = ebuf_new_unset(ev, in->shape.dtype,
+				    (size_t)usc_hlo_shape_elements(&in->shape),
+				    &res->leaves[0], err);
+		if (st != USC_OK)
+			return st;
+		return usc__eval_dot(ev, in, ops, res->leaves[0], 0,
+				     res->leaves[0]->count, err);
+	}
 	st = new_array_result(ev, in, res, err);
 	if (st != USC_OK)
 		return st;
@@ -1076,6 +1150,9 @@ static usc_status load_window(usc_eval *ev, const usc_hlo_instr *p,
 		v->leaves[0] = b;
 	}
 	b->base = lo;
+	if (array_path(ev->dom->load_array != NULL, t, lo, hi))
+		return ev->dom->load_array(ev->dstate, dt, enc_at(t, lo),
+					   hi - lo, USC__VAL(ev, b, lo), err);
 	for (size_t k = lo; k < hi; k++) {
 		uint64_t bits;
 
@@ -1112,9 +1189,20 @@ static usc_status emit_tile(usc_eval *ev, const stream_io *io,
 			    usc__ebuf *root, size_t t0, size_t t1,
 			    usc_error *err)
 {
+	size_t done = t0;
 	usc_status st;
 
-	for (size_t k = t0; io->out && k < t1; k++) {
+	if (io->out &&
+	    array_path(ev->dom->to_output_array != NULL, io->out, t0, t1) &&
+	    usc_tensor_dtype(io->out) == root->dtype) {
+		st = ev->dom->to_output_array(ev->dstate, root->dtype,
+					      USC__VAL(ev, root, t0), t1 - t0,
+					      enc_at_mut(io->out, t0), err);
+		if (st != USC_OK)
+			return st;
+		done = t1;
+	}
+	for (size_t k = done; io->out && k < t1; k++) {
 		uint64_t bits;
 
 		st = ev->dom->to_output(ev->dstate, root->dtype,
@@ -1752,9 +1840,19 @@ static usc_status load_input(usc_eval *ev, size_t i, usc__evalue *v,
 	usc_status st;
 
 	st = evalue_alloc(v, 1, err);
-	if (st == USC_OK)
-		st = usc__ebuf_new(ev, usc_tensor_dtype(t), n, &v->leaves[0],
-				   err);
+	if (st != USC_OK)
+		return st;
+	if (array_path(ev->dom->load_array != NULL, t, 0, n)) {
+		st = ebuf_new_unset(ev, usc_tensor_dtype(t), n, &v->leaves[0],
+				    err);
+		if (st == USC_OK)
+			st = ev->dom->load_array(ev->dstate,
+						 usc_tensor_dtype(t),
+						 enc_at(t, 0), n,
+						 v->leaves[0]->values, err);
+		return st;
+	}
+	st = usc__ebuf_new(ev, usc_tensor_dtype(t), n, &v->leaves[0], err);
 	for (k = 0; st == USC_OK && k < n; k++) {
 		uint64_t bits;
 
@@ -1945,7 +2043,18 @@ static usc_status run_whole(usc_eval *ev, const usc__eval_stream *s,
 		if (st != USC_OK)
 			break;
 		ev->outputs[i] = t;
-		for (k = 0; st == USC_OK && k < b->count; k++) {
+		k = 0;
+		if (array_path(ev->dom->to_output_array != NULL, t, 0,
+			       b->count) &&
+		    usc_tensor_dtype(t) == b->dtype &&
+		    b->count == (size_t)usc_tensor_count(t) &&
+		    b->base == 0 && b->len == b->count) {
+			st = ev->dom->to_output_array(ev->dstate, b->dtype,
+						      b->values, b->count,
+						      enc_at_mut(t, 0), err);
+			k = b->count;
+		}
+		for (; st == USC_OK && k < b->count; k++) {
 			uint64_t bits;
 
 			st = ev->dom->to_output(ev->dstate, b->dtype,

@@ -20,3 +20,8 @@ target_include_directories(test_tier_exact PRIVATE ${PROJECT_SOURCE_DIR})
 # zero signs, IEEE specials, overflow and underflow edges).
 usc_add_test(test_tier_loops tier/test_tier_loops.c)
 target_include_directories(test_tier_loops PRIVATE ${PROJECT_SOURCE_DIR})
+# The array entries of the domain interface (load_array, to_output_array)
+# in the tier and plain f64: bit-identical to the per-element entries,
+# loads exact and output codes against MPFR, end to end through usc_eval.
+usc_add_test(test_tier_array tier/test_tier_array.c)
+target_include_directories(test_tier_array PRIVATE ${PROJECT_SOURCE_DIR})
