@@ -72,15 +72,16 @@ typedef struct usc_check_request {
 	bool results_append;
 	/*
 	 * Stream (docs/check.md, "Streaming"): when the kernel's one output
-	 * is made tile by tile (docs/evaluator.md, "Tiles"), check it a piece
-	 * of stream_piece elements at a time (0: 65536; rounded down to a
-	 * multiple of the tile), every domain evaluating only that piece,
-	 * and keep no per-element figures: the report's reference and
-	 * per-element arrays are NULL, its summaries, counts, worst lists
-	 * and verdict the same as without streaming, and results_path gets
-	 * each piece as it is made.  Memory then stays near the inputs and
-	 * device outputs, whatever the element count.  Any other kernel is
-	 * checked whole, as without.
+	 * is made tile by tile (docs/evaluator.md, "Tiles"), or the kernel
+	 * splits into blocks of rows, check it a piece of about stream_piece
+	 * elements at a time (0: 65536; a multiple of the tile, or whole
+	 * rows), every domain evaluating only that piece, and keep no
+	 * per-element figures: the report's reference and per-element arrays
+	 * are NULL, its summaries, counts, worst lists and verdict the same
+	 * as without streaming, and results_path gets each piece as it is
+	 * made.  Memory then stays near the inputs and device outputs,
+	 * whatever the element count.  Any other kernel is checked whole, as
+	 * without.
 	 */
 	bool stream;
 	size_t stream_piece;
@@ -126,7 +127,8 @@ typedef struct usc_check_output {
 	 * Elements the MPFR oracle evaluated, summed over its runs (an
 	 * element evaluated at 128 and again at 512 bits counts twice).  A
 	 * loop kernel's oracle runs evaluate only the tiles (4096 elements)
-	 * that hold an undecided element; any other kernel's, every element.
+	 * that hold an undecided element, a streamed kernel's only the
+	 * pieces; any other kernel's, every element.
 	 * 0 when the tier decided everything.
 	 */
 	uint64_t oracle_elements;

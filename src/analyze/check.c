@@ -351,6 +351,15 @@ typedef struct check_run {
 	bool stream;
 	size_t piece;
 	size_t tile;
+	/*
+	 * How a piece is evaluated: a range of the loop kernel's output
+	 * (ranges), or the kernel of a block of rows on those rows of the
+	 * inputs (comp and in; docs/check.md, "Streaming").  Otherwise comp
+	 * is the kernel and in its inputs.
+	 */
+	bool ranges;
+	const usc_hlo_computation *comp;
+	usc_tensor **in;
 	usc__check_part *parts; /* one per output */
 	usc_eval *ref, *tier, *env;
 	size_t oracle_count;     /* precision levels */
@@ -365,6 +374,11 @@ typedef struct check_run {
 	 */
 	bool restart;
 	usc_results_stats_acc **acc; /* two per output: oracle, reference */
+	/*
+	 * The verdict's element: the worst of each output (why_out), then of
+	 * the kernel (why) once every piece is in.
+	 */
+	usc__check_reason *why_out;
 	usc__check_reason why;
 	usc_results *w;              /* streaming to the result file */
 	double *col_lo, *col_hi;     /* the envelope's columns of a piece */
@@ -387,9 +401,10 @@ static usc_status make_eval(check_run *c, usc_eval_domain domain,
 		o.oracle_precision = prec;
 		o.quantize = c->req->quantize;
 	}
-	st = usc_eval_create_computation(c->r->computation, &o, out, err);
-	if (st == USC_OK && c->r->inputs)
-		st = bind_all(*out, c->r, err);
+	st = usc_eval_create_computation(c->comp, &o, out, err);
+	if (st == USC_OK && c->in)
+		st = usc_eval_bind_all(*out, (const usc_tensor *const *)c->in,
+				       c->r->input_count, err);
 	return st;
 }
 
@@ -399,7 +414,7 @@ static usc__eval_stream piece_stream(const check_run *c)
 	usc__eval_stream s;
 
 	memset(&s, 0, sizeof s);
-	if (c->stream) {
+	if (c->ranges) {
 		s.first = c->parts[0].base;
 		s.count = c->parts[0].len ? c->parts[0].len : 1;
 		s.no_tensor = true;
@@ -407,7 +422,10 @@ static usc__eval_stream piece_stream(const check_run *c)
 	return s;
 }
 
-/* The part of output i that holds element k, or NULL. */
+/*
+ * The part of output i that holds the element an evaluator hands over as
+ * its element k, or NULL; *j receives its index in the part.
+ */
 static usc__check_part *part_of(check_run *c, size_t i, uint64_t k,
 				size_t *j)
 {
@@ -416,6 +434,7 @@ static usc__check_part *part_of(check_run *c, size_t i, uint64_t k,
 	if (i >= c->r->output_count)
 		return NULL;
 	p = &c->parts[i];
+	k += p->visit_base;
 	if (k < p->base || k - p->base >= p->len)
 		return NULL;
 	*j = (size_t)(k - p->base);
@@ -474,7 +493,7 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 		p = part_of(c, i, first + n, &j);
 		if (!p)
 			continue;
-		usc_tensor_get_bits(p->o->device, first + n, &d);
+		usc_tensor_get_bits(p->o->device, p->base + j, &d);
 		st = usc__tier_decide_ulp_error(v, t, d, &resolution, &ue,
 						err);
 		if (st != USC_OK)
@@ -559,7 +578,7 @@ static usc_status oracle_visit(void *ctx, size_t i, size_t first,
 		p->o->oracle_elements++;
 		if (!p->undecided[j])
 			continue;
-		usc_tensor_get_bits(p->o->device, first + n, &d);
+		usc_tensor_get_bits(p->o->device, p->base + j, &d);
 		st = usc__domain_oracle.to_output(usc__eval_domain_state(oc->ev),
 						  t, v, &bits, &e, err);
 		if (st != USC_OK)
@@ -770,11 +789,13 @@ static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
 			st = c->env ? USC_OK
 				    : make_eval(c, USC_DOMAIN_ENVELOPE, 0,
 						&c->env, err);
+			usc__eval_stream range = piece_stream(c);
+
 			if (st == USC_OK)
 				st = usc__check_envelope(
-					c->env, c->parts,
-					r->output_count, &refused, &c->why,
-					err);
+					c->env, c->parts, r->output_count,
+					range.first, range.count, &refused,
+					&c->why, err);
 		}
 		if (refused) {
 			c->env_refused = true;
@@ -813,7 +834,8 @@ static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
 			o->summary.undecided_count += p->undecided[j] != 0;
 			offer_worst(c, p, j);
 			if (r->classified)
-				usc__check_reason_offer(&c->why, i, p, j);
+				usc__check_reason_offer(&c->why_out[i], i, p,
+							j);
 		}
 		o->tier_decided += p->tier_decided;
 		if (st == USC_OK && c->w)
@@ -831,6 +853,7 @@ static void run_clear(check_run *c)
 	for (size_t i = 0; c->acc && i < 2 * c->r->output_count; i++)
 		usc_results_stats_acc_free(c->acc[i]);
 	usc__free(c->acc);
+	usc__free(c->why_out);
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);
 	usc_eval_destroy(c->env);
@@ -871,7 +894,8 @@ static usc_status outputs_alloc(check_run *c, size_t n, usc_error *err)
 	r->outputs = usc__calloc(n ? n : 1, sizeof *r->outputs);
 	c->parts = usc__calloc(n ? n : 1, sizeof *c->parts);
 	c->acc = usc__calloc(n ? 2 * n : 1, sizeof *c->acc);
-	if (!r->outputs || !c->parts || !c->acc)
+	c->why_out = usc__calloc(n ? n : 1, sizeof *c->why_out);
+	if (!r->outputs || !c->parts || !c->acc || !c->why_out)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	r->output_count = n;
 	for (size_t i = 0; i < n; i++) {
@@ -1034,6 +1058,171 @@ static usc_status check_streamed(check_run *c, usc_error *err)
 	return st;
 }
 
+/* The leaves of a shape, in order (tuple outputs flattened). */
+static size_t shape_leaves(const usc_hlo_shape *s, const usc_hlo_shape **out,
+			   size_t n, size_t cap)
+{
+	if (s->kind != USC_HLO_SHAPE_TUPLE) {
+		if (n < cap)
+			out[n] = s;
+		return n + 1;
+	}
+	for (size_t i = 0; i < s->tuple_count; i++)
+		n = shape_leaves(&s->tuple[i], out, n, cap);
+	return n;
+}
+
+/* Rows per block: as many as fill about `want` elements of output 0. */
+static int64_t rows_block(const usc_check_report *r, int64_t rows,
+			  size_t want)
+{
+	const usc_hlo_shape *leaf[1];
+	int64_t per;
+
+	shape_leaves(&r->computation->root->shape, leaf, 0, 1);
+	per = usc_hlo_shape_elements(leaf[0]) / rows;
+	return per <= 0 || (int64_t)want / per < 1 ? 1 : (int64_t)want / per;
+}
+
+/* Rows [r0, r0 + n) of a tensor whose leading dimension is the rows. */
+static usc_status slice_rows(const usc_tensor *t, int64_t r0, int64_t n,
+			     usc_tensor **out, usc_error *err)
+{
+	int64_t dims[USC_TENSOR_MAX_RANK];
+	size_t rank = usc_tensor_rank(t), row;
+	usc_status st;
+
+	memcpy(dims, usc_tensor_dims(t), rank * sizeof *dims);
+	row = usc_tensor_nbytes(t) / (size_t)dims[0];
+	dims[0] = n;
+	st = usc_tensor_create(usc_tensor_dtype(t), rank, dims, out, err);
+	if (st == USC_OK)
+		memcpy(usc_tensor_data(*out),
+		       (const unsigned char *)usc_tensor_cdata(t) +
+			       (size_t)r0 * row,
+		       (size_t)n * row);
+	return st;
+}
+
+/* Destroys the evaluators of a run (a new block kernel needs new ones). */
+static void evals_clear(check_run *c)
+{
+	usc_eval_destroy(c->ref);
+	usc_eval_destroy(c->tier);
+	usc_eval_destroy(c->env);
+	c->ref = c->tier = c->env = NULL;
+	for (size_t i = 0; i < c->oracle_count; i++) {
+		usc_eval_destroy(c->oracle[i]);
+		c->oracle[i] = NULL;
+	}
+}
+
+/*
+ * The streamed check of a kernel that splits into rows
+ * (src/analyze/check_rows.c): block after block of `block` rows, each
+ * evaluated in every domain by the kernel of one block on those rows of
+ * the row-shaped inputs (the others whole), its figures folded and
+ * written and then dropped.
+ */
+static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
+			     usc_error *err)
+{
+	usc_check_report *r = c->r;
+	const usc_hlo_module *m = usc_hlo_file_module(r->kernel, 0);
+	const usc_hlo_shape *leaf[64];
+	usc_hlo_file *kernels[2] = {NULL, NULL}; /* block rows, the rest */
+	usc_tensor **in = NULL;
+	uint64_t *per = NULL;
+	size_t n, widest = 0;
+	usc_status st;
+
+	n = shape_leaves(&r->computation->root->shape, leaf, 0, 64);
+	if (n > 64)
+		return check_whole(c, err);
+	st = outputs_alloc(c, n, err);
+	per = usc__calloc(n ? n : 1, sizeof *per);
+	in = usc__calloc(r->input_count ? r->input_count : 1, sizeof *in);
+	if (st == USC_OK && (!per || !in))
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; st == USC_OK && i < n; i++) {
+		usc__check_part *p = &c->parts[i];
+		usc_tensor_spec spec;
+		int64_t dim;
+
+		memset(&spec, 0, sizeof spec);
+		spec.dtype = leaf[i]->dtype;
+		spec.rank = leaf[i]->rank;
+		spec.dims = leaf[i]->dims;
+		st = read_device(c, i, spec, err);
+		per[i] = usc_tensor_count(r->outputs[i].device) / (uint64_t)rows;
+		dim = block * (int64_t)per[i];
+		if (st == USC_OK)
+			st = usc_tensor_create(leaf[i]->dtype, 1, &dim,
+					       &p->reference, err);
+		if (st == USC_OK)
+			st = part_alloc(p, (size_t)dim, r->classified, err);
+		if ((size_t)dim > widest)
+			widest = (size_t)dim;
+	}
+	if (st == USC_OK && r->classified && c->req->results_path) {
+		c->col_lo = usc__malloc(widest * sizeof *c->col_lo);
+		c->col_hi = usc__malloc(widest * sizeof *c->col_hi);
+		c->col_flags = usc__malloc(widest ? widest : 1);
+		if (!c->col_lo || !c->col_hi || !c->col_flags)
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (st == USC_OK && c->req->results_path)
+		st = stream_begin_file(c, err);
+	for (int64_t r0 = 0; st == USC_OK && r0 < rows; r0 += block) {
+		int64_t nb = rows - r0 < block ? rows - r0 : block;
+		size_t which = nb == block ? 0 : 1;
+
+		if (!kernels[which]) {
+			st = usc__check_rows_module(m, rows, nb,
+						    &kernels[which], err);
+			if (st != USC_OK)
+				break;
+		}
+		evals_clear(c);
+		c->comp = usc_hlo_file_module(kernels[which], 0)->entry;
+		for (size_t k = 0; st == USC_OK && k < r->input_count; k++) {
+			const usc_tensor *t = r->inputs[k];
+
+			usc_tensor_destroy(in[k] != t ? in[k] : NULL);
+			in[k] = NULL;
+			if (usc_tensor_rank(t) >= 1 &&
+			    usc_tensor_dims(t)[0] == rows)
+				st = slice_rows(t, r0, nb, &in[k], err);
+			else
+				in[k] = r->inputs[k];
+		}
+		c->in = in;
+		if (st == USC_OK)
+			st = make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref,
+				       err);
+		for (size_t i = 0; st == USC_OK && i < n; i++) {
+			part_reset(&c->parts[i], (uint64_t)r0 * per[i],
+				   (size_t)((uint64_t)nb * per[i]));
+			c->parts[i].visit_base = c->parts[i].base;
+		}
+		if (st == USC_OK)
+			st = check_piece(c, r0 == 0, err);
+		if (c->restart)
+			break;
+	}
+	evals_clear(c);
+	c->comp = r->computation;
+	c->in = r->inputs;
+	for (size_t k = 0; in && k < r->input_count; k++)
+		if (in[k] != r->inputs[k])
+			usc_tensor_destroy(in[k]);
+	usc__free(in);
+	usc__free(per);
+	usc_hlo_file_destroy(kernels[0]);
+	usc_hlo_file_destroy(kernels[1]);
+	return st;
+}
+
 /* The summaries from what the pieces folded; the verdict. */
 static usc_status finish(check_run *c, usc_error *err)
 {
@@ -1050,6 +1239,20 @@ static usc_status finish(check_run *c, usc_error *err)
 		if (st == USC_OK)
 			st = usc_results_stats_acc_finish(
 				c->acc[2 * i + 1], &o->summary.reference, err);
+	}
+	/* Over the outputs in order: a later one wins with a heavier class. */
+	for (size_t i = 0; st == USC_OK && r->classified && i < r->output_count;
+	     i++) {
+		const usc__check_reason *w = &c->why_out[i];
+
+		if (w->have &&
+		    (!c->why.have || usc__check_class_rank(w->el.cls) >
+					     usc__check_class_rank(c->why.el.cls))) {
+			c->why.have = true;
+			c->why.output = i;
+			c->why.el = w->el;
+			c->why.expected_ulps = w->expected_ulps;
+		}
 	}
 	if (st == USC_OK && r->classified)
 		usc__check_verdict(r, &c->why);
@@ -1105,6 +1308,9 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 	check_run c;
 	usc_status st;
 	bool streams = false;
+	int64_t rows = 0;
+	size_t want = req->stream_piece ? req->stream_piece
+					: CHECK_PIECE_DEFAULT;
 
 	*out = NULL;
 	*restart = false;
@@ -1125,23 +1331,30 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 		r->classified = true;
 	}
 	st = load_kernel(req, r, err);
+	c.comp = r->computation;
 	if (st == USC_OK)
 		st = oracle_levels(&c, err);
 	if (st == USC_OK)
 		st = make_eval(&c, USC_DOMAIN_REFERENCE, 0, &c.ref, err);
 	if (st == USC_OK)
 		st = read_inputs(req, c.ref, r, err);
+	c.in = r->inputs;
 	if (st == USC_OK)
 		st = bind_all(c.ref, r, err);
 	if (st == USC_OK && stream)
 		st = usc__eval_streams(c.ref, &streams, &c.tile, err);
+	if (st == USC_OK && stream && !streams)
+		st = usc__check_rows(usc_hlo_file_module(r->kernel, 0), &rows,
+				     err);
 	if (st == USC_OK && streams) {
-		size_t want = req->stream_piece ? req->stream_piece
-						: CHECK_PIECE_DEFAULT;
-
 		c.stream = true;
+		c.ranges = true;
 		c.piece = want < c.tile ? c.tile : want - want % c.tile;
 		st = check_streamed(&c, err);
+	} else if (st == USC_OK && rows > 0 &&
+		   rows_block(r, rows, want) < rows) {
+		c.stream = true;
+		st = check_rows(&c, rows, rows_block(r, rows, want), err);
 	} else if (st == USC_OK) {
 		st = check_whole(&c, err);
 	}

@@ -42,7 +42,7 @@ static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
 	for (size_t j = 0; st == USC_OK && j < count; j++) {
 		const void *v = (const unsigned char *)values +
 				j * usc__domain_envelope.value_size;
-		uint64_t k = first + j;
+		uint64_t k = first + j + p->visit_base;
 		usc__envelope_elem e;
 		uint64_t bits;
 
@@ -67,7 +67,7 @@ void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts)
 }
 
 usc_status usc__check_envelope(usc_eval *ev, usc__check_part *parts,
-			       size_t nparts,
+			       size_t nparts, uint64_t first, uint64_t count,
 			       bool *refused, usc__check_reason *why,
 			       usc_error *err)
 {
@@ -83,12 +83,9 @@ usc_status usc__check_envelope(usc_eval *ev, usc__check_part *parts,
 	memset(&s, 0, sizeof s);
 	s.visit = env_visit;
 	s.ctx = &c;
-	/* One part of a streamed output: its range only. */
-	if (nparts == 1 && parts[0].len < usc_tensor_count(parts[0].o->device)) {
-		s.first = parts[0].base;
-		s.count = parts[0].len;
-		s.no_tensor = true;
-	}
+	s.first = first;
+	s.count = count;
+	s.no_tensor = count != 0;
 	st = usc__eval_run_stream(ev, &s, err);
 	if (st == USC_EUNSUPPORTED) {
 		snprintf(why->note, sizeof why->note,

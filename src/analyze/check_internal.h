@@ -31,12 +31,17 @@ typedef struct usc__check_part {
 	uint8_t *cls;
 	double *expected_ulps;
 	uint64_t tier_decided; /* of the part's elements, by the tier */
+	/*
+	 * The index in the output of the first element the evaluator hands
+	 * over: 0, or base when it evaluates the part's block of rows alone.
+	 */
+	uint64_t visit_base;
 } usc__check_part;
 
 /*
- * The element a verdict's reason names: the worst of the kernel, over
- * its outputs in order (a later output's element replaces the one kept
- * only with a heavier class).
+ * The element a verdict's reason names: the worst of one output (offered
+ * its elements in order), or of the kernel: over the outputs in order, a
+ * later output's element replaces the one kept only with a heavier class.
  */
 typedef struct usc__check_reason {
 	bool have;
@@ -49,15 +54,17 @@ typedef struct usc__check_reason {
 } usc__check_reason;
 
 /*
- * The envelope run of one piece per output (parts[i] of output i; a
- * whole run when their len covers every output): with req->profile, each
- * element's envelope into its part.  When the domain refuses the kernel
- * (USC_EUNSUPPORTED), every envelope stays unknown, *refused is set and
- * the reason's note says why; any other failure is the check's.
+ * The envelope run over one part per output (parts[i] of output i),
+ * evaluating the elements [first, first + count) of a streamed output
+ * (count 0: everything): each element's envelope into its part.  When the
+ * domain refuses the kernel (USC_EUNSUPPORTED), every envelope stays
+ * unknown, *refused is set and the reason's note says why; any other
+ * failure is the check's.
  */
 usc_status usc__check_envelope(usc_eval *ev, usc__check_part *parts,
-			       size_t nparts, bool *refused,
-			       usc__check_reason *why, usc_error *err);
+			       size_t nparts, uint64_t first, uint64_t count,
+			       bool *refused, usc__check_reason *why,
+			       usc_error *err);
 
 /* Every envelope of the parts unknown. */
 void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts);
@@ -110,6 +117,23 @@ void usc__check_envelope_arrays_free(const usc_check_report *r,
  */
 void usc__check_envelope_columns(const usc_envelope *e, size_t n,
 				 double *lo, double *hi, uint8_t *flags);
+
+/*
+ * Row blocks (src/analyze/check_rows.c): *rows receives the kernel's rows
+ * when m's entry splits into blocks of rows evaluated on their own (its
+ * outputs' and its row-shaped inputs' leading dimension, at least 2), 0
+ * when it does not.
+ */
+usc_status usc__check_rows(const usc_hlo_module *m, int64_t *rows,
+			   usc_error *err);
+
+/*
+ * A copy of m (which splits into rows) whose every row-shaped value has
+ * block rows instead: the kernel of one block.  Its one module verifies.
+ */
+usc_status usc__check_rows_module(const usc_hlo_module *m, int64_t rows,
+				  int64_t block, usc_hlo_file **out,
+				  usc_error *err);
 
 /*
  * A kernel file as check, bisect and signature read it: one module (any

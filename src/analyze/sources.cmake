@@ -1,3 +1,4 @@
 list(APPEND USC_LIB_SOURCES
   src/analyze/check.c
+  src/analyze/check_rows.c
   src/analyze/case.c)

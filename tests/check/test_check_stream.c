@@ -11,8 +11,13 @@
  * every dataset and attribute of the result file must equal the whole
  * check's.  Small tiles (64 elements) and pieces (128, and 1000, which
  * rounds down to 960 and leaves a short last piece) make the 1024-element
- * loop kernels stream in many pieces; kernels that do not stream (a
- * reduction, a tuple of outputs) must be checked whole either way.  Three
+ * loop kernels stream in many pieces, and the kernels that split into
+ * rows (softmax, the norms, Adam's three outputs, fp8 quantize) stream a
+ * block of one to a few rows at a time, with a shorter last block where
+ * the rows do not divide; the others (a dot, a slice, a gather) must be
+ * checked whole either way.  The oracle may evaluate fewer elements when
+ * streaming (only the blocks that hold an undecided element go to a
+ * higher precision), never more.  Three
  * settings run per case: the case's own profile, the strict profile
  * (under which most cases are defects: the worst element and the reason
  * then come from the defect ordering), and no profile with the tier off
@@ -80,7 +85,9 @@ static void same_report(const usc_check_report *w, const usc_check_report *s)
 		assert_memory_equal(&a->summary, &b->summary,
 				    sizeof a->summary);
 		assert_int_equal(a->tier_decided, b->tier_decided);
-		assert_int_equal(a->oracle_elements, b->oracle_elements);
+		assert_true(b->oracle_elements <= a->oracle_elements);
+		assert_true((a->oracle_elements == 0) ==
+			    (b->oracle_elements == 0));
 		assert_memory_equal(&a->counts, &b->counts, sizeof a->counts);
 		assert_int_equal(a->worst_count, b->worst_count);
 		for (size_t k = 0; k < a->worst_count; k++)
@@ -253,9 +260,9 @@ static void test_examples(void **state)
 	}
 	closedir(kd);
 	printf("%zu cases, %zu streamed\n", cases, streamed);
-	/* The loop kernels among them must have streamed. */
+	/* The loop kernels and those that split into rows must stream. */
 	assert_true(cases >= 20);
-	assert_true(streamed >= 6);
+	assert_true(streamed >= 19);
 }
 
 int main(void)
