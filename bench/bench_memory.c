@@ -21,7 +21,11 @@
  * envelope run, the classes and the verdict added); "check-xla-cpu-out"
  * also writes the result file as it goes (the command line's --out).
  *
- * Usage: bench_memory [--quick | --full | --log2 L] [--only ROW]
+ * With --softmax the kernel is kernels/softmax_f32.hlo enlarged to N f32
+ * elements in rows of 256: not a loop kernel (a reduce-window, a reduce,
+ * broadcasts back over the rows), one that splits into rows.
+ *
+ * Usage: bench_memory [--quick | --full | --log2 L] [--softmax] [--only ROW]
  *   default: every row at 2^22 (a few minutes)
  *   --quick: 2^16 and 2^18; --full: 2^20, 2^22 and 2^24; --log2 L: 2^L
  *   alone; --only ROW: that row alone
@@ -71,15 +75,53 @@ static long maxrss_kb(void)
 	return ru.ru_maxrss; /* kilobytes on Linux */
 }
 
+/*
+ * The kernel: gelu_tanh_f32, or with --softmax softmax_f32 (rows of 256,
+ * reduced and broadcast back: a kernel that splits into rows), enlarged
+ * to N elements by rewriting its shapes.
+ */
+static int softmax;
+
+/* Replaces every occurrence of from in text by to; text is freed. */
+static char *replace(char *text, const char *from, const char *to)
+{
+	size_t lf = strlen(from), lt = strlen(to), count = 0;
+	char *out, *p, *q;
+
+	if (!text)
+		return NULL;
+	for (p = text; (p = strstr(p, from)); p += lf)
+		count++;
+	out = malloc(strlen(text) + count * lt + 1);
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	for (q = out, p = text;;) {
+		char *hit = strstr(p, from);
+
+		if (!hit)
+			break;
+		memcpy(q, p, (size_t)(hit - p));
+		q += hit - p;
+		memcpy(q, to, lt);
+		q += lt;
+		p = hit + lf;
+	}
+	strcpy(q, p);
+	free(text);
+	return out;
+}
+
 static char *kernel_text(long n)
 {
-	char path[4096], to[64], *text, *out, *p, *q;
+	char path[4096], to[64], *text;
 	const char *dir = getenv("USC_KERNELS_DIR");
-	size_t len, count = 0, lt;
+	size_t len;
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/gelu_tanh_f32.hlo",
-		 dir ? dir : USC_KERNEL_DIR);
+	snprintf(path, sizeof path, "%s/%s.hlo", dir ? dir : USC_KERNEL_DIR,
+		 softmax ? "softmax_f32" : "gelu_tanh_f32");
 	f = fopen(path, "rb");
 	if (!f)
 		return NULL;
@@ -94,39 +136,29 @@ static char *kernel_text(long n)
 	}
 	fclose(f);
 	text[len] = 0;
-	/* Every shape of this kernel is f32[1024] or f32[]. */
-	snprintf(to, sizeof to, "[%ld]", n);
-	lt = strlen(to);
-	for (p = text; (p = strstr(p, "[1024]")); p += 6)
-		count++;
-	out = malloc(len + count * lt + 1);
-	if (!out) {
-		free(text);
-		return NULL;
+	if (!softmax) {
+		/* Every shape of this kernel is f32[1024] or f32[]. */
+		snprintf(to, sizeof to, "[%ld]", n);
+		return replace(text, "[1024]", to);
 	}
-	for (q = out, p = text; ; ) {
-		char *hit = strstr(p, "[1024]");
-
-		if (!hit)
-			break;
-		memcpy(q, p, (size_t)(hit - p));
-		q += hit - p;
-		memcpy(q, to, lt);
-		q += lt;
-		p = hit + 6;
-	}
-	strcpy(q, p);
-	free(text);
-	return out;
+	/* f32[4,256], its row maxima and sums [4,8] and [4]: n / 256 rows. */
+	snprintf(to, sizeof to, "[%ld,256]", n / 256);
+	text = replace(text, "[4,256]", to);
+	snprintf(to, sizeof to, "[%ld,8]", n / 256);
+	text = replace(text, "[4,8]", to);
+	snprintf(to, sizeof to, "[%ld]", n / 256);
+	return replace(text, "[4]", to);
 }
 
 /* The bench's input: N values uniform in [-3, 3], rounded to f32. */
 static int make_input(long n, usc_tensor **x, usc_error *err)
 {
-	int64_t dims[1] = {n};
+	int64_t dims[2] = {n, 256};
 	uint64_t s = 88172645463325252u;
 
-	if (usc_tensor_create(USC_F32, 1, dims, x, err))
+	if (softmax)
+		dims[0] = n / 256;
+	if (usc_tensor_create(USC_F32, softmax ? 2 : 1, dims, x, err))
 		return -1;
 	for (long i = 0; i < n; i++) {
 		uint64_t bits;
@@ -324,6 +356,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--full")) {
 			lo = 20;
 			hi = 24;
+		} else if (!strcmp(argv[i], "--softmax")) {
+			softmax = 1;
 		} else if (!strcmp(argv[i], "--log2") && i + 1 < argc) {
 			lo = hi = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
@@ -339,7 +373,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"usage: bench_memory [--quick | --full | "
-				"--log2 L] [--only reference|tier|oracle|"
+				"--log2 L] [--softmax] [--only reference|tier|oracle|"
 				"check-whole|check|check-xla-cpu|"
 				"check-xla-cpu-out]\n");
 			return 2;
@@ -347,8 +381,9 @@ int main(int argc, char **argv)
 	}
 	snprintf(case_dir, sizeof case_dir, "/tmp/usc_bench_memory_%ld",
 		 (long)getpid());
-	printf("peak RSS of one evaluation of gelu_tanh_f32 at N f32 elements "
-	       "(a child per row)\n");
+	printf("peak RSS of one evaluation of %s at N f32 elements "
+	       "(a child per row)\n",
+	       softmax ? "softmax_f32" : "gelu_tanh_f32");
 	printf("goal: peak <= 2 x (inputs + outputs) + 64 MB\n\n");
 	printf("%-17s %5s %10s %10s %10s %10s %10s %10s %6s %8s\n", "row",
 	       "log2N", "in+out MB", "floor MB", "peak MB", "goal MB",

@@ -1076,10 +1076,12 @@ static size_t shape_leaves(const usc_hlo_shape *s, const usc_hlo_shape **out,
 static int64_t rows_block(const usc_check_report *r, int64_t rows,
 			  size_t want)
 {
-	const usc_hlo_shape *leaf[1];
+	const usc_hlo_shape *leaf[1] = {NULL};
 	int64_t per;
 
 	shape_leaves(&r->computation->root->shape, leaf, 0, 1);
+	if (!leaf[0])
+		return rows;
 	per = usc_hlo_shape_elements(leaf[0]) / rows;
 	return per <= 0 || (int64_t)want / per < 1 ? 1 : (int64_t)want / per;
 }
@@ -1129,7 +1131,7 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 {
 	usc_check_report *r = c->r;
 	const usc_hlo_module *m = usc_hlo_file_module(r->kernel, 0);
-	const usc_hlo_shape *leaf[64];
+	const usc_hlo_shape *leaf[64] = {NULL};
 	usc_hlo_file *kernels[2] = {NULL, NULL}; /* block rows, the rest */
 	usc_tensor **in = NULL;
 	uint64_t *per = NULL;
