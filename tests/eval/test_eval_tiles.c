@@ -590,6 +590,91 @@ static void test_subset(void **state)
 }
 
 /*
+ * A range: [first, first + count) with tiles of 100 evaluates the tiles
+ * that hold its elements only (a range starting inside a tile takes the
+ * whole tile), the wanted map is read from first, and with no_tensor the
+ * run keeps no output tensor.  A computation that does not stream
+ * ignores the range.
+ */
+static size_t range_visits(const char *text, usc_eval_domain d, size_t first,
+			   size_t count, const uint8_t *wanted, bool no_tensor,
+			   size_t *lo, size_t *hi)
+{
+	runner whole, tiled;
+	const void *wv;
+	const uint8_t *maps[1] = {wanted};
+	const usc_tensor *out;
+	usc__eval_stream s;
+	compare_ctx c;
+	size_t n;
+	usc_dtype t;
+	usc_error err;
+
+	runner_open(&whole, text, d, USC_EVAL_NO_TILES);
+	runner_open(&tiled, text, d, 100);
+	assert_int_equal(usc_eval_run(whole.ev, &err), USC_OK);
+	assert_int_equal(usc__eval_output_values(whole.ev, 0, &wv, &n, &t),
+			 USC_OK);
+	memset(&c, 0, sizeof c);
+	c.d = d;
+	c.value_size = usc__eval_domain(whole.ev)->value_size;
+	c.whole = wv;
+	c.count = n;
+	c.dtype = t;
+	c.seen = calloc(n, 1);
+	memset(&s, 0, sizeof s);
+	s.visit = compare_visit;
+	s.ctx = &c;
+	s.wanted = wanted ? maps : NULL;
+	s.first = first;
+	s.count = count;
+	s.no_tensor = no_tensor;
+	if (usc__eval_run_stream(tiled.ev, &s, &err) != USC_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(usc_eval_output(tiled.ev, 0, &out, &err) == USC_OK,
+			 !no_tensor);
+	*lo = n;
+	*hi = 0;
+	for (size_t k = 0; k < n; k++)
+		if (c.seen[k]) {
+			*lo = k < *lo ? k : *lo;
+			*hi = k + 1;
+		}
+	free(c.seen);
+	runner_close(&tiled);
+	runner_close(&whole);
+	return c.elements;
+}
+
+static void test_range(void **state)
+{
+	uint8_t wanted[ROWS * COLS];
+	size_t lo, hi;
+
+	(void)state;
+	/* [250, 430): tiles [200, 300), [300, 400), [400, 500). */
+	assert_int_equal(range_visits(fused, USC_DOMAIN_TIER, 250, 180, NULL,
+				      true, &lo, &hi),
+			 300);
+	assert_true(lo == 200 && hi == 500);
+	assert_int_equal(range_visits(bcast, USC_DOMAIN_REFERENCE, 800, 100,
+				      NULL, false, &lo, &hi),
+			 100);
+	assert_true(lo == 800 && hi == 900);
+	/* wanted[k - first]: element 310 only, so the tile [300, 400). */
+	memset(wanted, 0, sizeof wanted);
+	wanted[310 - 250] = 1;
+	assert_int_equal(range_visits(fused, USC_DOMAIN_ORACLE, 250, 180,
+				      wanted, true, &lo, &hi),
+			 100);
+	assert_true(lo == 300 && hi == 400);
+	/* Not a loop computation: everything, once, whatever the range. */
+	assert_int_equal(range_visits(mixed, USC_DOMAIN_REFERENCE, 250, 180,
+				      NULL, false, &lo, &hi),
+			 900);
+}
+
+/*
  * Every allocation of a streamed run with a visitor, a subset and kept
  * values failing in turn, in the three domains: ENOMEM, no leak; and a
  * visitor's failure stops the run with its status and message.
@@ -710,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_stream_tier),
 		cmocka_unit_test(test_stream_oracle),
 		cmocka_unit_test(test_subset),
+		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_stream_out_of_memory),
 	};
 
