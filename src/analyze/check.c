@@ -1127,12 +1127,10 @@ static void evals_clear(check_run *c)
  * written and then dropped.
  */
 static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
-			     usc_error *err)
+			     usc_hlo_file *kernels[2], usc_error *err)
 {
 	usc_check_report *r = c->r;
-	const usc_hlo_module *m = usc_hlo_file_module(r->kernel, 0);
 	const usc_hlo_shape *leaf[64] = {NULL};
-	usc_hlo_file *kernels[2] = {NULL, NULL}; /* block rows, the rest */
 	usc_tensor **in = NULL;
 	uint64_t *per = NULL;
 	size_t n, widest = 0;
@@ -1179,12 +1177,6 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 		int64_t nb = rows - r0 < block ? rows - r0 : block;
 		size_t which = nb == block ? 0 : 1;
 
-		if (!kernels[which]) {
-			st = usc__check_rows_module(m, rows, nb,
-						    &kernels[which], err);
-			if (st != USC_OK)
-				break;
-		}
 		evals_clear(c);
 		c->comp = usc_hlo_file_module(kernels[which], 0)->entry;
 		for (size_t k = 0; st == USC_OK && k < r->input_count; k++) {
@@ -1220,9 +1212,36 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 			usc_tensor_destroy(in[k]);
 	usc__free(in);
 	usc__free(per);
+	return st;
+}
+
+/*
+ * The kernels of a block of `block` rows and of the shorter last block
+ * (NULL when the rows divide).  A kernel whose copy cannot be made to
+ * verify is left whole: *ok false, no error.
+ */
+static usc_status rows_kernels(const usc_hlo_module *m, int64_t rows,
+			       int64_t block, usc_hlo_file *kernels[2],
+			       bool *ok, usc_error *err)
+{
+	usc_status st;
+
+	*ok = false;
+	st = usc__check_rows_module(m, rows, block, &kernels[0], err);
+	if (st == USC_OK && rows % block)
+		st = usc__check_rows_module(m, rows, rows % block, &kernels[1],
+					    err);
+	if (st == USC_OK) {
+		*ok = true;
+		return USC_OK;
+	}
 	usc_hlo_file_destroy(kernels[0]);
 	usc_hlo_file_destroy(kernels[1]);
-	return st;
+	kernels[0] = kernels[1] = NULL;
+	if (st == USC_ENOMEM)
+		return st;
+	usc_error_clear(err);
+	return USC_OK;
 }
 
 /* The summaries from what the pieces folded; the verdict. */
@@ -1355,8 +1374,18 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 		st = check_streamed(&c, err);
 	} else if (st == USC_OK && rows > 0 &&
 		   rows_block(r, rows, want) < rows) {
-		c.stream = true;
-		st = check_rows(&c, rows, rows_block(r, rows, want), err);
+		int64_t block = rows_block(r, rows, want);
+		usc_hlo_file *kernels[2] = {NULL, NULL};
+		bool ok = false;
+
+		st = rows_kernels(usc_hlo_file_module(r->kernel, 0), rows,
+				  block, kernels, &ok, err);
+		c.stream = ok;
+		if (st == USC_OK)
+			st = ok ? check_rows(&c, rows, block, kernels, err)
+				: check_whole(&c, err);
+		usc_hlo_file_destroy(kernels[0]);
+		usc_hlo_file_destroy(kernels[1]);
 	} else if (st == USC_OK) {
 		st = check_whole(&c, err);
 	}
