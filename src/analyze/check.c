@@ -1137,8 +1137,10 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 	usc_status st;
 
 	n = shape_leaves(&r->computation->root->shape, leaf, 0, 64);
-	if (n > 64)
+	if (n > 64) {
+		c->stream = false;
 		return check_whole(c, err);
+	}
 	st = outputs_alloc(c, n, err);
 	per = usc__calloc(n ? n : 1, sizeof *per);
 	in = usc__calloc(r->input_count ? r->input_count : 1, sizeof *in);
