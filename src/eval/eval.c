@@ -178,20 +178,27 @@ bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
 
 /* ------------------------------------------------------------ buffers */
 
-usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
-				size_t len, usc__ebuf **out, usc_error *err)
+/*
+ * A buffer of len values for count elements: zeroed and initialized by
+ * the domain when zero, else left unset (the caller writes every value
+ * before anything reads one).
+ */
+static usc_status ebuf_alloc(usc_eval *ev, usc_dtype t, size_t count,
+			     size_t len, bool zero, usc__ebuf **out,
+			     usc_error *err)
 {
 	usc__ebuf *b = usc__calloc(1, sizeof *b);
 
 	if (!b)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	b->values = usc__calloc(len ? len : 1, ev->dom->value_size);
+	b->values = zero ? usc__calloc(len ? len : 1, ev->dom->value_size)
+			 : usc__reallocarray(NULL, len, ev->dom->value_size);
 	if (!b->values) {
 		usc__free(b);
 		return usc__fail(err, USC_ENOMEM,
 				 "out of memory for %zu values", len);
 	}
-	if (ev->dom->init)
+	if (zero && ev->dom->init)
 		ev->dom->init(ev->dstate, b->values, len);
 	b->refs = 1;
 	b->dtype = t;
@@ -200,6 +207,12 @@ usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
 	b->len = len;
 	*out = b;
 	return USC_OK;
+}
+
+usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
+				size_t len, usc__ebuf **out, usc_error *err)
+{
+	return ebuf_alloc(ev, t, count, len, true, out, err);
 }
 
 usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
@@ -218,26 +231,8 @@ usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
 static usc_status ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
 				 usc__ebuf **out, usc_error *err)
 {
-	usc__ebuf *b;
-
-	if (ev->dom->init || count == 0)
-		return usc__ebuf_new(ev, t, count, out, err);
-	b = usc__calloc(1, sizeof *b);
-	if (!b)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	b->values = usc__reallocarray(NULL, count, ev->dom->value_size);
-	if (!b->values) {
-		usc__free(b);
-		return usc__fail(err, USC_ENOMEM,
-				 "out of memory for %zu values", count);
-	}
-	b->refs = 1;
-	b->dtype = t;
-	b->count = count;
-	b->base = 0;
-	b->len = count;
-	*out = b;
-	return USC_OK;
+	return ebuf_alloc(ev, t, count, count, ev->dom->init || count == 0,
+			  out, err);
 }
 
 /*
