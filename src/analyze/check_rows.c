@@ -92,6 +92,31 @@ static int elementwise(rows_walk *w, const usc_hlo_computation *c,
 	return any;
 }
 
+/*
+ * The operands of a reduce or reduce-window: its arrays (the first half)
+ * all ROWS or all SHARED, which it returns, and its initial values
+ * shared; anything else is MIXED.
+ */
+static int reduce_operands(rows_walk *w, const usc_hlo_computation *c,
+			   const usc_hlo_instr *in)
+{
+	size_t half = in->operand_count / 2;
+	int arrays = SHARED;
+
+	for (size_t k = 0; k < in->operand_count; k++) {
+		int f = walk(w, c, in->operands[k]);
+
+		if (f == MIXED || (k >= half && f != SHARED))
+			return MIXED;
+		if (k < half) {
+			if (k > 0 && f != arrays)
+				return MIXED;
+			arrays = f;
+		}
+	}
+	return arrays;
+}
+
 /* The flag of one instruction, from its operands'. */
 static int judge(rows_walk *w, const usc_hlo_computation *c,
 		 const usc_hlo_instr *in)
@@ -121,44 +146,22 @@ static int judge(rows_walk *w, const usc_hlo_computation *c,
 		if (ints_hold(dims, 0))
 			return has_rows(&in->shape, w->rows) ? MIXED : SHARED;
 		return has_rows(&in->shape, w->rows) ? ROWS : SHARED;
-	case USC_HLO_OP_REDUCE: {
-		size_t half = in->operand_count / 2;
-		int arrays = SHARED;
-
+	case USC_HLO_OP_REDUCE:
 		dims = usc__attr_ints(in, "dimensions");
-		for (size_t k = 0; k < in->operand_count; k++) {
-			f = walk(w, c, in->operands[k]);
-			if (f == MIXED || (k >= half && f != SHARED))
-				return MIXED;
-			if (k < half) {
-				if (k > 0 && f != arrays)
-					return MIXED;
-				arrays = f;
-			}
-		}
-		if (arrays == SHARED)
-			return SHARED;
+		f = reduce_operands(w, c, in);
+		if (f != ROWS)
+			return f;
 		return dims && !ints_hold(dims, 0) &&
 				       has_rows(&in->shape, w->rows)
 			       ? ROWS
 			       : MIXED;
-	}
 	case USC_HLO_OP_REDUCE_WINDOW: {
 		const usc_hlo_attr *win = usc_hlo_instr_attr(in, "window");
-		size_t half = in->operand_count / 2;
-		int arrays = SHARED;
 
-		for (size_t k = 0; k < in->operand_count; k++) {
-			f = walk(w, c, in->operands[k]);
-			if (f == MIXED || (k >= half && f != SHARED))
-				return MIXED;
-			if (k < half) {
-				if (k > 0 && f != arrays)
-					return MIXED;
-				arrays = f;
-			}
-		}
-		if (arrays == SHARED)
+		f = reduce_operands(w, c, in);
+		if (f == MIXED)
+			return MIXED;
+		if (f == SHARED)
 			return has_rows(&in->shape, w->rows) ? MIXED : SHARED;
 		/* A window one row high that steps row by row. */
 		return win && win->count >= 1 && win->window[0].size == 1 &&
