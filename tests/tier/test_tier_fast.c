@@ -30,29 +30,8 @@
 
 typedef usc__tier_value tvalue;
 
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-/* xorshift64*: reproducible samples. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static double unif(void)
-{
-	return (double)(rnd() >> 11) * 0x1p-53;
-}
+#define TIER_TEST_SEED 0x9E3779B97F4A7C15ull
+#include "tier_test_rng.h"
 
 #define POOL_MAX 128
 

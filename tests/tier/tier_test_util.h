@@ -1,7 +1,8 @@
 /*
- * What the f64 tier's tests share: reproducible random numbers, the
- * USC_TEST_SCALE multiplier, and building the same exact ball in the
- * tier and in the MPFI oracle so that the two can be compared.
+ * What the f64 tier's tests share: reproducible random numbers and the
+ * USC_TEST_SCALE multiplier (tier_test_rng.h), and building the same
+ * exact ball in the tier and in the MPFI oracle so that the two can be
+ * compared.
  * Define TIER_TEST_SEED before including this header.
  */
 #ifndef USC_TIER_TEST_UTIL_H
@@ -21,29 +22,7 @@ typedef usc__tier_value tvalue;
 
 #define ORACLE_PREC 256
 
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-/* xorshift64*: reproducible samples. */
-static uint64_t rng_state = TIER_TEST_SEED;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static double unif(void)
-{
-	return (double)(rnd() >> 11) * 0x1p-53;
-}
+#include "tier_test_rng.h"
 
 /* The two domains' states. */
 typedef struct tier_pair {
