@@ -425,6 +425,30 @@ static usc_status compare_visit(void *ctx, size_t output, size_t first,
 }
 
 /*
+ * Runs whole (a runner without tiles) and sets c up to compare a streamed
+ * run's visits with its output values.
+ */
+static void compare_init(compare_ctx *c, runner *whole, usc_eval_domain d)
+{
+	const void *wv;
+	size_t n;
+	usc_dtype t;
+	usc_error err;
+
+	assert_int_equal(usc_eval_run(whole->ev, &err), USC_OK);
+	assert_int_equal(usc__eval_output_values(whole->ev, 0, &wv, &n, &t),
+			 USC_OK);
+	memset(c, 0, sizeof *c);
+	c->d = d;
+	c->value_size = usc__eval_domain(whole->ev)->value_size;
+	c->whole = wv;
+	c->count = n;
+	c->dtype = t;
+	c->seen = calloc(n, 1);
+	assert_non_null(c->seen);
+}
+
+/*
  * The kernel streamed with tile size tile, visited (and kept when keep),
  * against its whole evaluation; wanted NULL: every element.  Returns the
  * number of elements visited.
@@ -440,24 +464,17 @@ static size_t stream_vs_whole(const char *text, usc_eval_domain d,
 	compare_ctx c;
 	uint64_t elements, tiles;
 	size_t n, kn;
-	usc_dtype t, kt;
+	usc_dtype kt;
 	usc_error err;
 
 	runner_open(&whole, text, d, USC_EVAL_NO_TILES);
 	runner_open(&tiled, text, d, tile);
-	assert_int_equal(usc_eval_run(whole.ev, &err), USC_OK);
-	assert_int_equal(usc__eval_output_values(whole.ev, 0, &wv, &n, &t),
-			 USC_OK);
+	compare_init(&c, &whole, d);
+	wv = c.whole;
+	n = c.count;
 	usc__eval_last_run(whole.ev, &elements, &tiles);
 	assert_int_equal(elements, n);
 	assert_int_equal(tiles, 0);
-	memset(&c, 0, sizeof c);
-	c.d = d;
-	c.value_size = usc__eval_domain(whole.ev)->value_size;
-	c.whole = wv;
-	c.count = n;
-	c.dtype = t;
-	c.seen = calloc(n, 1);
 	memset(&s, 0, sizeof s);
 	s.visit = compare_visit;
 	s.ctx = &c;
@@ -601,27 +618,17 @@ static size_t range_visits(const char *text, usc_eval_domain d, size_t first,
 			   size_t *lo, size_t *hi)
 {
 	runner whole, tiled;
-	const void *wv;
 	const uint8_t *maps[1] = {wanted};
 	const usc_tensor *out;
 	usc__eval_stream s;
 	compare_ctx c;
 	size_t n;
-	usc_dtype t;
 	usc_error err;
 
 	runner_open(&whole, text, d, USC_EVAL_NO_TILES);
 	runner_open(&tiled, text, d, 100);
-	assert_int_equal(usc_eval_run(whole.ev, &err), USC_OK);
-	assert_int_equal(usc__eval_output_values(whole.ev, 0, &wv, &n, &t),
-			 USC_OK);
-	memset(&c, 0, sizeof c);
-	c.d = d;
-	c.value_size = usc__eval_domain(whole.ev)->value_size;
-	c.whole = wv;
-	c.count = n;
-	c.dtype = t;
-	c.seen = calloc(n, 1);
+	compare_init(&c, &whole, d);
+	n = c.count;
 	memset(&s, 0, sizeof s);
 	s.visit = compare_visit;
 	s.ctx = &c;
