@@ -141,6 +141,18 @@ static uint64_t next_rand(uint64_t *s)
 	return *s;
 }
 
+/* Shuffles x[0..n) (Fisher-Yates) with the generator seeded by seed. */
+static void shuffle(double *x, uint64_t n, uint64_t seed)
+{
+	for (uint64_t i = n - 1; n > 1 && i > 0; i--) {
+		uint64_t j = next_rand(&seed) % (i + 1);
+		double t = x[i];
+
+		x[i] = x[j];
+		x[j] = t;
+	}
+}
+
 /*
  * More values than the accumulator holds in memory, so they go to its
  * temporary file: a shuffled arithmetic sequence, whose ranks are known
@@ -160,13 +172,7 @@ static void test_acc_spilled_ranks(void **state)
 		x[i] = (i % 2 ? -1.0 : 1.0) * (double)i / 4;
 	for (uint64_t i = m; i < n; i++)
 		x[i] = NAN;
-	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = next_rand(&seed) % (i + 1);
-		double t = x[i];
-
-		x[i] = x[j];
-		x[j] = t;
-	}
+	shuffle(x, n, seed);
 	/* ceil(50 m / 100) and ceil(99 m / 100), by hand for this m. */
 	rm = (m + 1) / 2;
 	rp = (99 * m + 99) / 100;
@@ -201,13 +207,7 @@ static void test_acc_spilled_repeats(void **state)
 		x[i] = i < zeros ? (i % 3 ? 0.0 : -0.0)
 		       : i < zeros + repeats ? -0.75
 					    : 1e300 * (double)(i - zeros - repeats + 1);
-	for (uint64_t i = n - 1; i > 0; i--) {
-		uint64_t j = next_rand(&seed) % (i + 1);
-		double t = x[i];
-
-		x[i] = x[j];
-		x[j] = t;
-	}
+	shuffle(x, n, seed);
 	/* Median rank 1750050 <= zeros; p99 rank 3465099 <= zeros + repeats. */
 	s = acc_stats(x, n, 100000);
 	assert_true(s.median_abs == 0.0 && !signbit(s.median_abs));
