@@ -13,7 +13,6 @@
  * the f64 tier switched off: the tier's enclosures must contain the MPFR
  * oracle's, and the number of elements the tier escalated is printed.
  */
-#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,17 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "ulpscope/check.h"
 
-static bool is_dir(const char *p)
-{
-	struct stat sb;
+#include "check/examples_walk.h"
 
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
 
 static void check_consistency(const usc_check_output *o)
 {
@@ -135,78 +129,48 @@ static uint64_t check_tiers_agree(const char *cdir, const usc_check_report *a)
 	return escalated;
 }
 
+/* One captured case: its check, figures and tiers. */
+static void one_case(const char *cdir, const char *kernel, const char *name,
+		     void *ctx)
+{
+	usc_check_report *r = NULL;
+	usc_error err;
+
+	(void)ctx;
+	if (usc_check_case(cdir, NULL, &r, &err) != USC_OK)
+		fail_msg("%s: %s", cdir, err.message);
+	/* case.json's platform picks the profile. */
+	assert_true(r->classified);
+	assert_string_equal(r->profile.name, "xla-cpu");
+	assert_int_not_equal(r->verdict, USC_VERDICT_DEFECT);
+	printf("%-24s %-12s %s\n", kernel, name, r->reason);
+	for (size_t i = 0; i < r->output_count; i++) {
+		const usc_check_output *o = &r->outputs[i];
+
+		printf("%-24s %-12s out %zu: %5llu elements, "
+		       "max|ulp| oracle %-9.4g reference %-9.4g "
+		       "bit-exact %llu\n",
+		       kernel, name, i, (unsigned long long)o->summary.count,
+		       o->summary.oracle.max_abs, o->summary.reference.max_abs,
+		       (unsigned long long)o->summary.bit_exact_count);
+		assert_int_equal(o->summary.undecided_count, 0);
+		check_consistency(o);
+		if (strncmp(kernel, "fp8_quantize", 12) == 0)
+			assert_int_equal(o->summary.bit_exact_count,
+					 o->summary.count);
+	}
+	printf("%-24s %-12s escalated to the oracle: %llu\n", kernel, name,
+	       (unsigned long long)check_tiers_agree(cdir, r));
+	usc_check_report_destroy(r);
+}
+
 static void test_examples(void **state)
 {
-	const char *src = getenv("USC_SOURCE_DIR");
-	char root[1024];
-	DIR *kd;
-	struct dirent *ke;
-	int cases = 0;
+	size_t cases;
 
 	(void)state;
-	assert_non_null(src);
-	snprintf(root, sizeof root, "%s/data/examples", src);
-	kd = opendir(root);
-	assert_non_null(kd);
-	while ((ke = readdir(kd))) {
-		char kdir[1300];
-		DIR *cd;
-		struct dirent *ce;
-
-		if (ke->d_name[0] == '.')
-			continue;
-		snprintf(kdir, sizeof kdir, "%s/%s", root, ke->d_name);
-		if (!is_dir(kdir))
-			continue;
-		cd = opendir(kdir);
-		assert_non_null(cd);
-		while ((ce = readdir(cd))) {
-			char cdir[1600];
-			usc_check_report *r = NULL;
-			usc_error err;
-
-			if (ce->d_name[0] == '.')
-				continue;
-			snprintf(cdir, sizeof cdir, "%s/%s", kdir, ce->d_name);
-			if (!is_dir(cdir))
-				continue;
-			if (usc_check_case(cdir, NULL, &r, &err) != USC_OK)
-				fail_msg("%s: %s", cdir, err.message);
-			/* case.json's platform picks the profile. */
-			assert_true(r->classified);
-			assert_string_equal(r->profile.name, "xla-cpu");
-			assert_int_not_equal(r->verdict, USC_VERDICT_DEFECT);
-			printf("%-24s %-12s %s\n", ke->d_name, ce->d_name,
-			       r->reason);
-			for (size_t i = 0; i < r->output_count; i++) {
-				const usc_check_output *o = &r->outputs[i];
-
-				printf("%-24s %-12s out %zu: %5llu elements, "
-				       "max|ulp| oracle %-9.4g reference %-9.4g "
-				       "bit-exact %llu\n",
-				       ke->d_name, ce->d_name, i,
-				       (unsigned long long)o->summary.count,
-				       o->summary.oracle.max_abs,
-				       o->summary.reference.max_abs,
-				       (unsigned long long)
-					       o->summary.bit_exact_count);
-				assert_int_equal(o->summary.undecided_count, 0);
-				check_consistency(o);
-				if (strncmp(ke->d_name, "fp8_quantize", 12) == 0)
-					assert_int_equal(
-						o->summary.bit_exact_count,
-						o->summary.count);
-			}
-			printf("%-24s %-12s escalated to the oracle: %llu\n",
-			       ke->d_name, ce->d_name,
-			       (unsigned long long)check_tiers_agree(cdir, r));
-			usc_check_report_destroy(r);
-			cases++;
-		}
-		closedir(cd);
-	}
-	closedir(kd);
-	printf("%d cases checked\n", cases);
+	cases = for_each_example(one_case, NULL);
+	printf("%zu cases checked\n", cases);
 	assert_true(cases >= 20);
 }
 

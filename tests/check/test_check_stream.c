@@ -23,7 +23,6 @@
  * then come from the defect ordering), and no profile with the tier off
  * (every element decided by the oracle, piece by piece).
  */
-#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -40,12 +38,7 @@
 #include "ulpscope/profile.h"
 #include "ulpscope/results.h"
 
-static bool is_dir(const char *p)
-{
-	struct stat sb;
-
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
+#include "check/examples_walk.h"
 
 static void same_element(const usc_check_element *a,
 			 const usc_check_element *b)
@@ -205,64 +198,47 @@ static bool run_pair(const char *dir, const usc_check_request *base,
 	return streamed;
 }
 
+/* What test_examples counts over the cases. */
+typedef struct walk_ctx {
+	usc_profile strict;
+	size_t streamed;
+} walk_ctx;
+
+/* One case in the three settings. */
+static void one_case(const char *dir, const char *kernel, const char *name,
+		     void *ctx)
+{
+	walk_ctx *w = ctx;
+	usc_check_request q = usc_check_request_default();
+	bool st;
+
+	q.worst = 7;
+	st = run_pair(dir, &q, 128);
+	q.profile = &w->strict;
+	run_pair(dir, &q, 128);
+	q.profile = NULL;
+	q.no_profile = true;
+	q.strict_oracle = true;
+	run_pair(dir, &q, 1000);
+	w->streamed += st;
+	printf("%s/%-30s %s\n", kernel, name, st ? "streamed" : "whole");
+}
+
 static void test_examples(void **state)
 {
-	const char *src = getenv("USC_SOURCE_DIR");
-	char root[4096];
-	usc_profile strict;
-	size_t cases = 0, streamed = 0;
-	DIR *kd;
-	struct dirent *ke;
+	walk_ctx w;
+	size_t cases;
 	usc_error err;
 
 	(void)state;
-	assert_non_null(src);
-	assert_int_equal(usc_profile_builtin("strict", &strict, &err), USC_OK);
-	snprintf(root, sizeof root, "%s/data/examples", src);
-	kd = opendir(root);
-	assert_non_null(kd);
-	while ((ke = readdir(kd)) != NULL) {
-		char kdir[4096 + 256];
-		DIR *cd;
-		struct dirent *ce;
-
-		if (ke->d_name[0] == '.')
-			continue;
-		snprintf(kdir, sizeof kdir, "%s/%s", root, ke->d_name);
-		if (!is_dir(kdir))
-			continue;
-		cd = opendir(kdir);
-		assert_non_null(cd);
-		while ((ce = readdir(cd)) != NULL) {
-			char dir[4096 + 512];
-			usc_check_request q = usc_check_request_default();
-			bool st;
-
-			if (ce->d_name[0] == '.')
-				continue;
-			snprintf(dir, sizeof dir, "%s/%s", kdir, ce->d_name);
-			if (!is_dir(dir))
-				continue;
-			q.worst = 7;
-			st = run_pair(dir, &q, 128);
-			q.profile = &strict;
-			run_pair(dir, &q, 128);
-			q.profile = NULL;
-			q.no_profile = true;
-			q.strict_oracle = true;
-			run_pair(dir, &q, 1000);
-			cases++;
-			streamed += st;
-			printf("%-50s %s\n", dir + strlen(root) + 1,
-			       st ? "streamed" : "whole");
-		}
-		closedir(cd);
-	}
-	closedir(kd);
-	printf("%zu cases, %zu streamed\n", cases, streamed);
+	memset(&w, 0, sizeof w);
+	assert_int_equal(usc_profile_builtin("strict", &w.strict, &err),
+			 USC_OK);
+	cases = for_each_example(one_case, &w);
+	printf("%zu cases, %zu streamed\n", cases, w.streamed);
 	/* The loop kernels and those that split into rows must stream. */
 	assert_true(cases >= 20);
-	assert_true(streamed >= 19);
+	assert_true(w.streamed >= 19);
 }
 
 int main(void)
