@@ -63,6 +63,27 @@ static tvalue ball(double mid, double rad)
 	return v;
 }
 
+/*
+ * The point d is decided, and rounds to t as the dtype library's encoder
+ * rounds it.
+ */
+static void expect_point_rounding(double d, usc_dtype t)
+{
+	tvalue v = ball(d, 0);
+	uint64_t got = 0, want = 0;
+	bool dec;
+	usc_error err;
+
+	assert_int_equal(usc__tier_decide_rounding(&v, t, &dec, &got, &err),
+			 USC_OK);
+	assert_true(dec);
+	assert_int_equal(usc_encode_double(t, d, NULL, &want, NULL), USC_OK);
+	if (got != want)
+		fail_msg("%s rounding of %a: %llx, expected %llx",
+			 usc_dtype_name(t), d, (unsigned long long)got,
+			 (unsigned long long)want);
+}
+
 static usc__dom_op mkop(usc_hlo_opcode opc, unsigned nargs)
 {
 	usc__dom_op o;
@@ -389,7 +410,7 @@ static void test_codecs(void **state)
 		double d;
 		tvalue v;
 		bool dec;
-		uint64_t got = 0, want = 0;
+		uint64_t got = 0;
 
 		switch (i % 4) {
 		case 0:
@@ -414,18 +435,7 @@ static void test_codecs(void **state)
 			d = -d;
 		if (!isfinite(d))
 			continue;
-		v = ball(d, 0);
-		assert_int_equal(usc__tier_decide_rounding(&v, USC_F32, &dec,
-							   &got, &err),
-				 USC_OK);
-		assert_true(dec);
-		assert_int_equal(usc_encode_double(USC_F32, d, NULL, &want,
-						   NULL),
-				 USC_OK);
-		if (got != want)
-			fail_msg("f32 rounding of %a: %llx, expected %llx", d,
-				 (unsigned long long)got,
-				 (unsigned long long)want);
+		expect_point_rounding(d, USC_F32);
 		/* A ball: both ends encode, decided only when they agree. */
 		v = ball(d, ldexp(fabs(d), -30));
 		assert_int_equal(usc__tier_decide_rounding(&v, USC_F64, &dec,
@@ -440,9 +450,6 @@ static void test_codecs(void **state)
 	 */
 	for (i = 0; i < 200000 * (size_t)scale(); i++) {
 		double d;
-		tvalue v;
-		bool dec;
-		uint64_t got = 0, want = 0;
 
 		switch (i % 5) {
 		case 0:
@@ -480,18 +487,7 @@ static void test_codecs(void **state)
 			d = -d;
 		if (!isfinite(d))
 			continue;
-		v = ball(d, 0);
-		assert_int_equal(usc__tier_decide_rounding(&v, USC_BF16, &dec,
-							   &got, &err),
-				 USC_OK);
-		assert_true(dec);
-		assert_int_equal(usc_encode_double(USC_BF16, d, NULL, &want,
-						   NULL),
-				 USC_OK);
-		if (got != want)
-			fail_msg("bf16 rounding of %a: %llx, expected %llx", d,
-				 (unsigned long long)got,
-				 (unsigned long long)want);
+		expect_point_rounding(d, USC_BF16);
 	}
 }
 
