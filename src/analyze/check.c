@@ -1331,7 +1331,7 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 	check_run c;
 	usc_status st;
 	bool streams = false;
-	int64_t rows = 0;
+	int64_t rows = 0, block = 0;
 	size_t want = req->stream_piece ? req->stream_piece
 					: CHECK_PIECE_DEFAULT;
 
@@ -1375,8 +1375,7 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 		c.piece = want < c.tile ? c.tile : want - want % c.tile;
 		st = check_streamed(&c, err);
 	} else if (st == USC_OK && rows > 0 &&
-		   rows_block(r, rows, want) < rows) {
-		int64_t block = rows_block(r, rows, want);
+		   (block = rows_block(r, rows, want)) < rows) {
 		usc_hlo_file *kernels[2] = {NULL, NULL};
 		bool ok = false;
 
