@@ -5,6 +5,9 @@ usc_add_test(test_results_stats results/test_stats.c)
 usc_add_test(test_results_errors results/test_errors.c)
 usc_add_test(test_results_oom results/test_oom.c)
 usc_add_test(test_results_stream results/test_stream.c)
+# What --out refuses, the append lock, killed writers' temporary files,
+# and a file size limit while writing (results_guard.c).
+usc_add_test(test_results_guard results/test_guard.c)
 
 add_executable(results_write_fixture results/write_fixture.c)
 target_include_directories(results_write_fixture PRIVATE
