@@ -30,6 +30,7 @@
 
 #include "store/h5_door.h"
 #include "store/results_guard.h"
+#include "util/io_error.h"
 
 /* What kind of file a mode is, for messages. */
 static const char *kind_of(mode_t m)
@@ -85,6 +86,19 @@ static usc_status is_result_file(const char *path, bool *yes,
 	return USC_OK;
 }
 
+/*
+ * Whether files can be made in dir (the writer's temporary file, and its
+ * rename), so that the failure is told in these words and not HDF5's.
+ */
+static usc_status dir_writable(const char *path, const char *dir,
+			       usc_error *err)
+{
+	if (access(dir, W_OK | X_OK) == 0)
+		return USC_OK;
+	return usc__fail(err, USC_EIO, "cannot write %s: directory %s: %s",
+			 path, dir, usc__io_error_text(errno));
+}
+
 usc_status usc__results_target_check(const char *path, bool append,
 				     bool force, usc_error *err)
 {
@@ -117,7 +131,7 @@ usc_status usc__results_target_check(const char *path, bool append,
 					 "cannot create %s: %s is not a "
 					 "directory",
 					 path, dir);
-		return USC_OK;
+		return dir_writable(path, dir, err);
 	}
 	if (!S_ISREG(s.st_mode))
 		return usc__fail(err, USC_EINVAL,
@@ -125,8 +139,11 @@ usc_status usc__results_target_check(const char *path, bool append,
 				 "regular file",
 				 path, append ? "append to" : "replace",
 				 kind_of(s.st_mode));
-	if (append || force || s.st_size == 0)
-		return USC_OK;
+	/* The temporary file is made in the directory and renamed there. */
+	dir_of(path, dir, sizeof dir);
+	st = dir_writable(path, dir, err);
+	if (st != USC_OK || append || force || s.st_size == 0)
+		return st;
 	st = is_result_file(path, &yes, err);
 	if (st != USC_OK || yes)
 		return st;

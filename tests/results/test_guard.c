@@ -252,6 +252,21 @@ static void test_missing_directory(void **state)
 		 "%s: cannot append: the file does not exist", p);
 	expect_error(usc_results_open_append(p, &w, &err), &err,
 		     USC_ENOTFOUND, want);
+	/*
+	 * A directory the writer may not write to, in words too; root may
+	 * write anywhere, so only another user sees this refusal.
+	 */
+	if (geteuid() != 0) {
+		at(dir, sizeof dir, "locked");
+		at(p, sizeof p, "locked/r.h5");
+		assert_int_equal(mkdir(dir, 0500), 0);
+		snprintf(want, sizeof want,
+			 "cannot write %s: directory %s: permission denied", p,
+			 dir);
+		expect_error(usc_results_create(p, &w, &err), &err, USC_EIO,
+			     want);
+		rmdir(dir);
+	}
 }
 
 enum { APPENDERS = 6 };
