@@ -71,6 +71,11 @@ typedef struct usc_check_request {
 	const char *results_path;
 	bool results_append;
 	/*
+	 * Replace results_path even when it is a regular file that is not
+	 * a result file (USC_RESULTS_FORCE, ulpscope/results.h).
+	 */
+	bool results_force;
+	/*
 	 * Stream (docs/check.md, "Streaming"): when the kernel's one output
 	 * is made tile by tile (docs/evaluator.md, "Tiles"), or the kernel
 	 * splits into blocks of rows, check it a piece of about stream_piece
@@ -208,6 +213,10 @@ usc_status usc_check_case(const char *dir, const usc_check_request *base,
  */
 usc_status usc_check_write(const usc_check_report *r, const char *path,
 			   bool append, usc_error *err);
+
+/* usc_check_write with usc_results_create_ex's flags (USC_RESULTS_FORCE). */
+usc_status usc_check_write_ex(const usc_check_report *r, const char *path,
+			      bool append, unsigned flags, usc_error *err);
 
 void usc_check_report_destroy(usc_check_report *r);
 

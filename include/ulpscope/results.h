@@ -216,16 +216,43 @@ typedef struct usc_results usc_results;
 /*
  * Starts a new result file at path.  Everything goes to "PATH.tmp.PID"
  * until usc_results_close renames it over path; a file already at path
- * is untouched until then.
+ * is untouched until then.  What is at path must be nothing, an empty
+ * regular file or an ulpscope result file (usc_results_check_target);
+ * USC_EINVAL otherwise.  Temporary files of writers to path that were
+ * killed (their PID names no running process) are removed.
  */
 usc_status usc_results_create(const char *path, usc_results **out,
 			      usc_error *err);
+
+/* usc_results_create_ex: replace any regular file, not only result files. */
+#define USC_RESULTS_FORCE 1u
+
+/* usc_results_create with flags (USC_RESULTS_FORCE). */
+usc_status usc_results_create_ex(const char *path, unsigned flags,
+				 usc_results **out, usc_error *err);
+
+/*
+ * Whether a writer may write path, without writing anything, so that a
+ * long run can be refused before it starts: its directory exists, and
+ * what is there is nothing, an empty regular file, an ulpscope result
+ * file, or with USC_RESULTS_FORCE any regular file.  With append it must
+ * be a regular file.  Never a directory, device, FIFO, socket or symbolic
+ * link: the writer renames its file over the name, which would replace
+ * the link and not the file it points to.  USC_EINVAL (USC_ENOTFOUND for
+ * a missing directory or appended file) with a message naming path and
+ * what is wrong.
+ */
+usc_status usc_results_check_target(const char *path, bool append,
+				    unsigned flags, usc_error *err);
 
 /*
  * Starts adding kernels to the complete result file at path: it is
  * checked as usc_results_open checks it, then copied to the temporary
  * name, and the copy is renamed over the original on close.  The root
- * gets a "modified" attribute; "created" is kept.
+ * gets a "modified" attribute; "created" is kept.  The writer holds an
+ * exclusive lock on "PATH.lock" (created beside it, left there) from
+ * before the check until close or abort: a second appender waits for the
+ * first to finish, then adds its kernels to the file the first wrote.
  */
 usc_status usc_results_open_append(const char *path, usc_results **out,
 				   usc_error *err);
@@ -341,11 +368,20 @@ usc_status usc_results_add_signatures(usc_results *w, const char *kernel,
 /*
  * Marks the file complete, closes it and renames it into place; the
  * writer is freed whatever happens.  On failure the temporary file is
- * removed and whatever was at path before stays there.
+ * removed and whatever was at path before stays there.  The rename
+ * happens under the lock appenders take (so never in the middle of an
+ * append), after what is at path has been checked again.  When HDF5
+ * fails to write the file out (a full disk), the process later ends
+ * without HDF5's exit handler, which would crash on the file.
  */
 usc_status usc_results_close(usc_results *w, usc_error *err);
 
-/* Frees the writer and removes the temporary file; NULL is allowed. */
+/*
+ * Frees the writer and removes the temporary file; NULL is allowed.  A
+ * signal that ends the process (SIGINT, SIGTERM, SIGHUP, where the
+ * application left their default action) removes the temporary files of
+ * the writers still open.
+ */
 void usc_results_abort(usc_results *w);
 
 /* The temporary file's name ("PATH.tmp.PID"). */

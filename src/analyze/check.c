@@ -997,8 +997,11 @@ static usc_status stream_begin_file(check_run *c, usc_error *err)
 		st = c->req->results_append
 			     ? usc_results_open_append(c->req->results_path,
 						       &c->w, err)
-			     : usc_results_create(c->req->results_path, &c->w,
-						  err);
+			     : usc_results_create_ex(c->req->results_path,
+						     c->req->results_force
+							     ? USC_RESULTS_FORCE
+							     : 0,
+						     &c->w, err);
 	if (st == USC_OK)
 		st = usc_results_begin_kernel(c->w, &k, r->classified, err);
 	usc_hlo_text_free(text);
@@ -1427,8 +1430,11 @@ usc_status usc_check_run(const usc_check_request *req,
 		st = check_once(req, false, out, &restart, err);
 	/* A streamed check wrote its result file as it went. */
 	if (st == USC_OK && req->results_path && !(*out)->streamed)
-		st = usc_check_write(*out, req->results_path,
-				     req->results_append, err);
+		st = usc_check_write_ex(*out, req->results_path,
+					req->results_append,
+					req->results_force ? USC_RESULTS_FORCE
+							   : 0,
+					err);
 	if (st != USC_OK && *out) {
 		usc_check_report_destroy(*out);
 		*out = NULL;
@@ -1453,6 +1459,12 @@ static usc_results_output results_view(const usc_check_output *o)
 
 usc_status usc_check_write(const usc_check_report *r, const char *path,
 			   bool append, usc_error *err)
+{
+	return usc_check_write_ex(r, path, append, 0, err);
+}
+
+usc_status usc_check_write_ex(const usc_check_report *r, const char *path,
+			      bool append, unsigned flags, usc_error *err)
 {
 	usc_results_output *outs;
 	usc_results_kernel k;
@@ -1512,7 +1524,8 @@ usc_status usc_check_write(const usc_check_report *r, const char *path,
 		k.hlo_text = text;
 		if (st == USC_OK)
 			st = append ? usc_results_open_append(path, &w, err)
-				    : usc_results_create(path, &w, err);
+				    : usc_results_create_ex(path, flags, &w,
+							    err);
 		if (st == USC_OK)
 			st = usc_results_add_kernel(w, &k, err);
 		if (st == USC_OK) {

@@ -17,13 +17,14 @@
 #include "ulpscope/attribution.h"
 #include "ulpscope/check.h"
 #include "ulpscope/profile.h"
+#include "ulpscope/results.h"
 
 static const char usage_text[] =
 	"usage: ulpscope check CASE_DIR [options]\n"
 	"       ulpscope check KERNEL.hlo [--fusion NAME] --input SRC... "
 	"--device SRC... [options]\n"
 	"options: --profile NAME|FILE --no-profile --lambda X --out FILE.h5 "
-	"[--append] --json --worst K --pairwise --precision-max BITS "
+	"[--append | --force] --json --worst K --pairwise --precision-max BITS "
 	"--quantize --strict-oracle --input-raw "
 	"--attribute [--top-k K] [--attr-max-ops N]";
 
@@ -464,7 +465,7 @@ int usc_cli_check(int argc, char **argv)
 	const char *inputs[USC_CLI_MAX_SOURCES];
 	const char *devices[USC_CLI_MAX_SOURCES];
 	const char *target = NULL, *out = NULL;
-	bool json = false, append = false;
+	bool json = false, append = false, force = false;
 	usc_check_report *r = NULL;
 	usc_attr_options aopt = usc_attr_options_default();
 	usc_attribution *attr = NULL;
@@ -490,6 +491,8 @@ int usc_cli_check(int argc, char **argv)
 			out = argv[++i], list = 0;
 		else if (strcmp(a, "--append") == 0)
 			append = true, list = 0;
+		else if (strcmp(a, "--force") == 0)
+			force = true, list = 0;
 		else if (strcmp(a, "--json") == 0)
 			json = true, list = 0;
 		else if (strcmp(a, "--pairwise") == 0)
@@ -575,6 +578,22 @@ int usc_cli_check(int argc, char **argv)
 		usc_cli_error("%s", usage_text);
 		return USC_EXIT_USAGE;
 	}
+	if ((append || force) && !out) {
+		usc_cli_error("%s needs --out", append ? "--append" : "--force");
+		return USC_EXIT_USAGE;
+	}
+	if (append && force) {
+		usc_cli_error("--append and --force do not go together: "
+			      "--append only adds to a result file");
+		return USC_EXIT_USAGE;
+	}
+	/* Refused before the check runs, not after (docs/check.md). */
+	if (out && usc_results_check_target(out, append,
+					    force ? USC_RESULTS_FORCE : 0,
+					    &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return USC_EXIT_FAIL;
+	}
 	/*
 	 * Without an attribution, which needs every element's figures, the
 	 * check streams (docs/check.md, "Streaming") and writes the result
@@ -584,6 +603,7 @@ int usc_cli_check(int argc, char **argv)
 		req.stream = true;
 		req.results_path = out;
 		req.results_append = append;
+		req.results_force = force;
 	}
 	if (usc_cli_is_dir(target)) {
 		if (req.input_count || req.device_count) {
@@ -621,7 +641,8 @@ int usc_cli_check(int argc, char **argv)
 	if (attr && !json)
 		print_attribution(r);
 	if (out && attribute &&
-	    usc_check_write(r, out, append, &err) != USC_OK) {
+	    usc_check_write_ex(r, out, append, force ? USC_RESULTS_FORCE : 0,
+			       &err) != USC_OK) {
 		usc_cli_error("%s", err.message);
 		usc_check_report_destroy(r);
 		usc_attribution_destroy(attr);

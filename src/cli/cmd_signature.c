@@ -604,6 +604,14 @@ int usc_cli_signature(int argc, char **argv)
 		return write_mutant(target, req.fusion, mutant_op, mutant_kind,
 				    out);
 	}
+	/*
+	 * --out appends to a result file: refused before the search runs
+	 * when it is not one (docs/signatures.md).
+	 */
+	if (h5 && usc_results_check_target(h5, true, 0, &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return USC_EXIT_FAIL;
+	}
 	usc_error_clear(&err);
 	if (have_profile) {
 		bool legit = false;

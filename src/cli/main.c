@@ -30,7 +30,7 @@ static const usc_cli_command commands[] = {
 	 "standalone HLO module"},
 	{"check", usc_cli_check,
 	 "check (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
-	 "--device SRC...) [--out FILE.h5 [--append]] [--json] [--worst K] "
+	 "--device SRC...) [--out FILE.h5 [--append | --force]] [--json] [--worst K] "
 	 "[--pairwise] [--precision-max BITS] [--quantize] [--strict-oracle] "
 	 "[--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "

@@ -11,21 +11,30 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hdf5.h>
 
 #include "store/h5_door.h"
+#include "util/io_error.h"
 
 struct usc__h5_file {
 	hid_t id;
-	char *path;
+	char *path; /* the name messages give the file */
+	/*
+	 * A dataset of the file failed to close: HDF5 lost what it had to
+	 * write, and the file is closed no more (see usc__h5_file_close).
+	 */
+	bool failed;
+	char failure[256];
 };
 
 struct usc__h5_dataset {
 	hid_t id;
 	hid_t mtype; /* written datasets: the memory type (owned); else -1 */
 	char *where; /* "FILE:/dataset", for messages */
+	usc__h5_file *file; /* written datasets: their file; else NULL */
 };
 
 /* The application's automatic error handler, saved by quiet_begin. */
@@ -49,20 +58,68 @@ static void quiet_end(quiet q)
 	H5Eset_auto2(H5E_DEFAULT, q.func, q.data);
 }
 
-/* Keeps the innermost description of the error stack. */
+/* What a walk of the error stack keeps. */
+typedef struct stack_seen {
+	char desc[256]; /* the innermost description */
+	int errnum;     /* the innermost system error; 0: none */
+} stack_seen;
+
+/*
+ * Keeps the innermost description of the error stack, and the innermost
+ * system error: HDF5's POSIX drivers write it into their descriptions as
+ * "errno = N, error message = '...'".
+ */
 static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data)
 {
-	char *buf = data;
+	stack_seen *seen = data;
+	const char *p;
 
 	(void)n;
-	if (e->desc && e->desc[0])
-		snprintf(buf, 256, "%s", e->desc);
+	if (!e->desc || !e->desc[0])
+		return 0;
+	snprintf(seen->desc, sizeof seen->desc, "%s", e->desc);
+	p = strstr(e->desc, "errno = ");
+	if (p) {
+		int v = atoi(p + strlen("errno = "));
+
+		if (v > 0)
+			seen->errnum = v;
+	}
 	return 0;
 }
 
 /*
- * Fails with the message fmt and, after a colon, what HDF5 said last.
- * The stack is cleared afterwards.
+ * What went wrong, in words, into buf: the system error where there was
+ * one ("no space left on device"), else HDF5's innermost description cut
+ * before its first "key = value" detail (file descriptors, flags and
+ * buffer addresses mean nothing to a user).  Clears the stack.
+ */
+static void stack_words(char *buf, size_t size)
+{
+	stack_seen seen = {"", 0};
+	char *eq;
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &seen);
+	H5Eclear2(H5E_DEFAULT);
+	if (seen.errnum) {
+		snprintf(buf, size, "%s", usc__io_error_text(seen.errnum));
+		return;
+	}
+	eq = strstr(seen.desc, " = ");
+	if (eq) {
+		while (eq > seen.desc && eq[-1] != ',' && eq[-1] != ':')
+			eq--;
+		while (eq > seen.desc && (eq[-1] == ',' || eq[-1] == ':' ||
+					  eq[-1] == ' '))
+			eq--;
+		*eq = '\0';
+	}
+	snprintf(buf, size, "%s", seen.desc);
+}
+
+/*
+ * Fails with the message fmt and, after a colon, what went wrong in
+ * words (stack_words).  The stack is cleared afterwards.
  */
 static usc_status h5_fail(usc_error *err, usc_status code, const char *fmt,
 			  ...) USC__PRINTF(3, 4);
@@ -77,8 +134,7 @@ static usc_status h5_fail(usc_error *err, usc_status code, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, detail);
-	H5Eclear2(H5E_DEFAULT);
+	stack_words(detail, sizeof detail);
 	if (detail[0])
 		return usc__fail(err, code, "%s: %s", what, detail);
 	return usc__fail(err, code, "%s", what);
@@ -179,10 +235,25 @@ usc_status usc__h5_file_close(usc__h5_file *f, usc_error *err)
 
 	if (!f)
 		return USC_OK;
+	/*
+	 * A failed close leaves HDF5 1.10 with an identifier whose object it
+	 * has half freed: any later use of it, its own exit handler's
+	 * included, crashes.  So after a failure nothing touches the file
+	 * again, and the process ends without running HDF5's exit handler.
+	 */
+	if (f->failed) {
+		st = usc__fail(err, USC_EIO, "%s: cannot finish writing: %s",
+			       f->path, f->failure);
+		usc__free(f->path);
+		usc__free(f);
+		return st;
+	}
 	q = quiet_begin();
-	if (H5Fclose(f->id) < 0)
-		st = h5_fail(err, USC_EIO, "%s: cannot close HDF5 file",
+	if (H5Fclose(f->id) < 0) {
+		usc__exit_skip_earlier_handlers();
+		st = h5_fail(err, USC_EIO, "%s: cannot finish writing",
 			     f->path);
+	}
 	quiet_end(q);
 	usc__free(f->path);
 	usc__free(f);
@@ -283,8 +354,15 @@ void usc__h5_dataset_close(usc__h5_dataset *d)
 	if (!d)
 		return;
 	q = quiet_begin();
-	if (d->id >= 0)
-		H5Dclose(d->id);
+	/* A failure poisons the file: see usc__h5_file_close. */
+	if (d->id >= 0 && H5Dclose(d->id) < 0) {
+		usc__exit_skip_earlier_handlers();
+		if (d->file && !d->file->failed) {
+			d->file->failed = true;
+			stack_words(d->file->failure,
+				    sizeof d->file->failure);
+		}
+	}
 	if (d->mtype >= 0)
 		H5Tclose(d->mtype);
 	quiet_end(q);
@@ -746,6 +824,17 @@ const char *usc__h5_file_path(const usc__h5_file *f)
 	return f->path;
 }
 
+void usc__h5_file_set_label(usc__h5_file *f, const char *label)
+{
+	char *copy = usc__strdup(label);
+
+	/* Out of memory: the messages keep the old name. */
+	if (copy) {
+		usc__free(f->path);
+		f->path = copy;
+	}
+}
+
 /*
  * Whether every prefix of an absolute path names a link, asked in turn
  * because H5Lexists fails rather than answers below a missing group.
@@ -1057,6 +1146,7 @@ static usc_status create_for_ranges(usc__h5_file *f, const char *dataset,
 	if (!d)
 		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
 				 f->path, dataset);
+	d->file = f;
 	st = create_dataset(f, dataset, ftype, elem_size, rank, dims, &d->id,
 			    err);
 	q = quiet_begin();

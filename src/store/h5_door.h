@@ -55,7 +55,12 @@ usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
 usc_status usc__h5_file_create(const char *path, usc__h5_file **out,
 			       usc_error *err);
 
-/* Closes a file (NULL allowed); USC_EIO when HDF5 fails to flush it. */
+/*
+ * Closes a file (NULL allowed); USC_EIO when HDF5 fails to flush it, or
+ * when a dataset of it failed to close.  After such a failure the file is
+ * touched no more, and the process ends without HDF5's exit handler
+ * (usc__exit_skip_earlier_handlers), which would crash on it.
+ */
 usc_status usc__h5_file_close(usc__h5_file *f, usc_error *err);
 
 /*
@@ -114,8 +119,14 @@ usc_status usc__h5_file_create_checked(const char *path, usc__h5_file **out,
 usc_status usc__h5_file_open_rdwr(const char *path, usc__h5_file **out,
 				  usc_error *err);
 
-/* The path the file was opened or created under. */
+/* The path the file was opened or created under, or its label. */
 const char *usc__h5_file_path(const usc__h5_file *f);
+
+/*
+ * The name messages give the file from now on: the result writer works
+ * on a temporary file and names the file it will become.
+ */
+void usc__h5_file_set_label(usc__h5_file *f, const char *label);
 
 /*
  * Creates a group and any missing parents.  Groups created here track the

@@ -6,6 +6,12 @@
  * rename is atomic, so PATH is always either the old file or the whole new
  * one, and a leftover temporary file lacks "complete" and is refused by
  * every reader.
+ *
+ * results_guard.c keeps the path safe around that: what is at PATH is
+ * checked before it is replaced, appenders hold PATH.lock from before
+ * their read until after their rename, a signal that ends the process
+ * takes the temporary file with it, and a writer removes the temporary
+ * files of writers that were killed.
  */
 #include "internal.h"
 
@@ -15,8 +21,10 @@
 #include <unistd.h>
 
 #include "store/h5_door.h"
+#include "store/results_guard.h"
 #include "store/results_internal.h"
 #include "ulpscope/ulpscope.h"
+#include "util/io_error.h"
 
 /*
  * The per-element datasets of an output, in the order they are created:
@@ -57,6 +65,12 @@ struct usc_results {
 	bool broken;
 	/* The temporary file may exist: abort removes it. */
 	bool own_temp;
+	/* Replace a regular file that is not a result file. */
+	bool force;
+	/* The descriptor holding PATH.lock (-1: not held). */
+	int lock_fd;
+	/* The temporary file's slot among those a signal removes (-1). */
+	int watch;
 	/*
 	 * A kernel begun with usc_results_begin_kernel and not yet ended:
 	 * its group, and its outputs (stream NULL: none).
@@ -87,8 +101,17 @@ static usc_status writer_new(const char *path, usc_results **out,
 		return usc__fail(err, USC_ENOMEM, "%s: out of memory", path);
 	}
 	snprintf(w->temp, size, "%s.tmp.%ld", path, (long)getpid());
+	w->lock_fd = -1;
+	w->watch = -1;
 	*out = w;
 	return USC_OK;
+}
+
+usc_status usc_results_check_target(const char *path, bool append,
+				    unsigned flags, usc_error *err)
+{
+	return usc__results_target_check(path, append,
+					 (flags & USC_RESULTS_FORCE) != 0, err);
 }
 
 const char *usc_results_temp_path(const usc_results *w)
@@ -104,6 +127,8 @@ void usc_results_abort(usc_results *w)
 	usc__h5_file_close(w->f, NULL);
 	if (w->own_temp)
 		unlink(w->temp);
+	usc__results_temp_forget(w->watch);
+	usc__results_unlock(w->lock_fd);
 	usc__free(w->path);
 	usc__free(w->temp);
 	usc__free(w);
@@ -112,16 +137,31 @@ void usc_results_abort(usc_results *w)
 usc_status usc_results_create(const char *path, usc_results **out,
 			      usc_error *err)
 {
+	return usc_results_create_ex(path, 0, out, err);
+}
+
+usc_status usc_results_create_ex(const char *path, unsigned flags,
+				 usc_results **out, usc_error *err)
+{
 	char now[32];
 	usc_results *w;
 	usc_status st;
 
 	*out = NULL;
+	st = usc__results_target_check(path, false,
+				       (flags & USC_RESULTS_FORCE) != 0, err);
+	if (st != USC_OK)
+		return st;
 	st = writer_new(path, &w, err);
 	if (st != USC_OK)
 		return st;
+	w->force = (flags & USC_RESULTS_FORCE) != 0;
+	usc__results_sweep_temps(path);
 	w->own_temp = true;
+	w->watch = usc__results_temp_watch(w->temp);
 	st = usc__h5_file_create_checked(w->temp, &w->f, err);
+	if (st == USC_OK)
+		usc__h5_file_set_label(w->f, path);
 	usc__results_now(now, sizeof now);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_int(w->f, "/", "schema_version",
@@ -141,7 +181,10 @@ usc_status usc_results_create(const char *path, usc_results **out,
 	return USC_OK;
 }
 
-/* Copies the bytes of file from to a new file to. */
+/*
+ * Copies the bytes of the result file from to a new file to, its
+ * temporary file; messages name from, the file the user knows.
+ */
 static usc_status copy_file(const char *from, const char *to, usc_error *err)
 {
 	enum { BUF = 1 << 16 };
@@ -155,31 +198,35 @@ static usc_status copy_file(const char *from, const char *to, usc_error *err)
 	in = fopen(from, "rb");
 	if (!in) {
 		st = usc__fail(err, USC_EIO, "%s: cannot open: %s", from,
-			       strerror(errno));
+			       usc__io_error_text(errno));
 		goto done;
 	}
 	out = fopen(to, "wb");
 	if (!out) {
-		st = usc__fail(err, USC_EIO, "%s: cannot create: %s", to,
-			       strerror(errno));
+		st = usc__fail(err, USC_EIO,
+			       "appending to %s: cannot create its temporary "
+			       "file %s: %s",
+			       from, to, usc__io_error_text(errno));
 		goto done;
 	}
 	while ((n = fread(buf, 1, BUF, in)) > 0) {
 		if (fwrite(buf, 1, n, out) != n) {
-			st = usc__fail(err, USC_EIO, "%s: cannot write: %s",
-				       to, strerror(errno));
+			st = usc__fail(err, USC_EIO,
+				       "appending to %s: cannot copy it: %s",
+				       from, usc__io_error_text(errno));
 			goto done;
 		}
 	}
 	if (ferror(in))
 		st = usc__fail(err, USC_EIO, "%s: cannot read: %s", from,
-			       strerror(errno));
+			       usc__io_error_text(errno));
 done:
 	if (in)
 		fclose(in);
 	if (out && fclose(out) != 0 && st == USC_OK)
-		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", to,
-			       strerror(errno));
+		st = usc__fail(err, USC_EIO,
+			       "appending to %s: cannot copy it: %s", from,
+			       usc__io_error_text(errno));
 	if (st != USC_OK && out)
 		unlink(to);
 	usc__free(buf);
@@ -195,17 +242,32 @@ usc_status usc_results_open_append(const char *path, usc_results **out,
 	usc_status st;
 
 	*out = NULL;
-	st = usc_results_open(path, &r, err);
-	usc_results_reader_close(r);
+	st = usc__results_target_check(path, true, false, err);
 	if (st != USC_OK)
 		return st;
 	st = writer_new(path, &w, err);
 	if (st != USC_OK)
 		return st;
+	/*
+	 * Held until the rename: another appender reads the file only
+	 * after this one's kernels are in it.
+	 */
+	st = usc__results_lock(path, &w->lock_fd, err);
+	if (st == USC_OK)
+		st = usc_results_open(path, &r, err);
+	usc_results_reader_close(r);
+	if (st != USC_OK) {
+		usc_results_abort(w);
+		return st;
+	}
+	usc__results_sweep_temps(path);
 	w->own_temp = true;
+	w->watch = usc__results_temp_watch(w->temp);
 	st = copy_file(path, w->temp, err);
 	if (st == USC_OK)
 		st = usc__h5_file_open_rdwr(w->temp, &w->f, err);
+	if (st == USC_OK)
+		usc__h5_file_set_label(w->f, path);
 	/*
 	 * The copy says "complete" until the kernels are added: take that
 	 * back first, so that the temporary file never looks whole.
@@ -1043,11 +1105,22 @@ usc_status usc_results_close(usc_results *w, usc_error *err)
 	}
 	st = usc__h5_file_close(w->f, err);
 	w->f = NULL;
+	/*
+	 * A new file takes the lock only now, for the last look at the
+	 * target and the rename, so that it does not land in the middle of
+	 * an append; what was at the path may have changed since create.
+	 */
+	if (st == USC_OK && w->lock_fd < 0)
+		st = usc__results_lock(w->path, &w->lock_fd, err);
+	if (st == USC_OK)
+		st = usc__results_target_check(w->path, false, w->force, err);
 	if (st == USC_OK && rename(w->temp, w->path) != 0)
 		st = usc__fail(err, USC_EIO, "%s: cannot rename %s into place: %s",
-			       w->path, w->temp, strerror(errno));
+			       w->path, w->temp, usc__io_error_text(errno));
 	if (st != USC_OK)
 		unlink(w->temp);
+	usc__results_temp_forget(w->watch);
+	usc__results_unlock(w->lock_fd);
 	usc__free(w->path);
 	usc__free(w->temp);
 	usc__free(w);

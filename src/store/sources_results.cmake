@@ -1,5 +1,6 @@
 # The result file: writer, reader and statistics (HDF5 through the door).
 list(APPEND USC_LIB_SOURCES
   src/store/results_write.c
+  src/store/results_guard.c
   src/store/results_read.c
   src/store/results_stats.c)

@@ -5,6 +5,9 @@ usc_add_test(test_results_stats results/test_stats.c)
 usc_add_test(test_results_errors results/test_errors.c)
 usc_add_test(test_results_oom results/test_oom.c)
 usc_add_test(test_results_stream results/test_stream.c)
+# What --out refuses, the append lock, killed writers' temporary files,
+# and a file size limit while writing (results_guard.c).
+usc_add_test(test_results_guard results/test_guard.c)
 
 add_executable(results_write_fixture results/write_fixture.c)
 target_include_directories(results_write_fixture PRIVATE
@@ -18,3 +21,9 @@ set_tests_properties(test_results_h5py PROPERTIES SKIP_RETURN_CODE 77)
 # Damaged files make HDF5 itself leak (see results/lsan.supp).
 set_property(TEST test_results_errors APPEND PROPERTY ENVIRONMENT
   "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/results/lsan.supp")
+
+# The same refusals through `ulpscope check --out`, and a file size limit.
+add_test(NAME cli_check_out_target
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/results/cli_out_target.sh
+          $<TARGET_FILE:ulpscope_cli>
+          ${PROJECT_SOURCE_DIR}/data/examples/fp8_quantize_f32/ties_s1)
