@@ -1,5 +1,6 @@
 /*
- * The door to HDF5 (see h5_door.h): the only file that includes <hdf5.h>.
+ * The door to HDF5 (see h5_door.h): with h5_table.c, the only files that
+ * include <hdf5.h> (h5_door_internal.h).
  *
  * HDF5 prints its error stack to stderr by default.  A library must not
  * print, so each public entry point here runs inside a "quiet" scope that
@@ -15,18 +16,7 @@
 
 #include <hdf5.h>
 
-#include "store/h5_door.h"
-
-struct usc__h5_file {
-	hid_t id;
-	char *path;
-};
-
-struct usc__h5_dataset {
-	hid_t id;
-	hid_t mtype; /* written datasets: the memory type (owned); else -1 */
-	char *where; /* "FILE:/dataset", for messages */
-};
+#include "store/h5_door_internal.h"
 
 /* The application's automatic error handler, saved by quiet_begin. */
 typedef struct quiet {
@@ -1943,4 +1933,38 @@ done:
 	*rows = out;
 	*n = (size_t)count;
 	return USC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared with h5_table.c (h5_door_internal.h)                         */
+
+usc__h5_quiet usc__h5_quiet_begin(void)
+{
+	quiet q = quiet_begin();
+	usc__h5_quiet r = {q.func, q.data};
+
+	return r;
+}
+
+void usc__h5_quiet_end(usc__h5_quiet q)
+{
+	quiet r = {q.func, q.data};
+
+	quiet_end(r);
+}
+
+usc_status usc__h5_fail(usc_error *err, usc_status code, const char *fmt, ...)
+{
+	char what[USC_ERROR_MESSAGE_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return h5_fail(err, code, "%s", what);
+}
+
+hid_t usc__h5_fixed_string_type(size_t len)
+{
+	return fixed_string_type(len);
 }
