@@ -2,4 +2,5 @@
 list(APPEND USC_LIB_SOURCES
   oracles/oracle.c
   oracles/oracle_decide.c
-  oracles/oracle_fns.c)
+  oracles/oracle_fns.c
+  oracles/oracle_memory.c)

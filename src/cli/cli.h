@@ -35,6 +35,8 @@ int usc_cli_profiles(int argc, char **argv);
 int usc_cli_bisect(int argc, char **argv);
 int usc_cli_signature(int argc, char **argv);
 int usc_cli_explain(int argc, char **argv);
+int usc_cli_batch(int argc, char **argv);
+int usc_cli_merge(int argc, char **argv);
 
 /* Prints "ulpscope: " and the message to stderr. */
 void usc_cli_error(const char *fmt, ...)

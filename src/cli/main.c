@@ -64,6 +64,19 @@ static const usc_cli_command commands[] = {
 	 "to the parameters: each op's reference value, exact value, "
 	 "rounding, contribution to the error, envelope and source line "
 	 "(docs/explain.md)"},
+	{"batch", usc_cli_batch,
+	 "batch ROOT... --out RESULTS.h5 [-j N] [--profile NAME|FILE | "
+	 "--no-profile] [--attribute] [--case-timeout S] [--case-memory MB] "
+	 "[--shard K/N] [--retry-failed] [--restart] [--force] [--top K] "
+	 "[--json] [--quiet]",
+	 "check every case directory under the roots in parallel worker "
+	 "processes, resumably (run it again after a kill), into one index; "
+	 "rank the worst kernels (docs/batch.md)"},
+	{"merge", usc_cli_merge,
+	 "merge SHARD.h5... -o RESULTS.h5 [--allow-partial] [--force] "
+	 "[--top K] [--json]",
+	 "combine the indexes of a batch run in shards (--shard K/N) into "
+	 "one (docs/batch.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",

@@ -1,5 +1,6 @@
 /*
- * The door to HDF5 (see h5_door.h): the only file that includes <hdf5.h>.
+ * The door to HDF5 (see h5_door.h): with h5_table.c, the only files that
+ * include <hdf5.h> (h5_door_internal.h).
  *
  * HDF5 prints its error stack to stderr by default.  A library must not
  * print, so each public entry point here runs inside a "quiet" scope that
@@ -16,26 +17,8 @@
 
 #include <hdf5.h>
 
-#include "store/h5_door.h"
+#include "store/h5_door_internal.h"
 #include "util/io_error.h"
-
-struct usc__h5_file {
-	hid_t id;
-	char *path; /* the name messages give the file */
-	/*
-	 * A dataset of the file failed to close: HDF5 lost what it had to
-	 * write, and the file is closed no more (see usc__h5_file_close).
-	 */
-	bool failed;
-	char failure[256];
-};
-
-struct usc__h5_dataset {
-	hid_t id;
-	hid_t mtype; /* written datasets: the memory type (owned); else -1 */
-	char *where; /* "FILE:/dataset", for messages */
-	usc__h5_file *file; /* written datasets: their file; else NULL */
-};
 
 /* The application's automatic error handler, saved by quiet_begin. */
 typedef struct quiet {
@@ -2033,4 +2016,38 @@ done:
 	*rows = out;
 	*n = (size_t)count;
 	return USC_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared with h5_table.c (h5_door_internal.h)                         */
+
+usc__h5_quiet usc__h5_quiet_begin(void)
+{
+	quiet q = quiet_begin();
+	usc__h5_quiet r = {q.func, q.data};
+
+	return r;
+}
+
+void usc__h5_quiet_end(usc__h5_quiet q)
+{
+	quiet r = {q.func, q.data};
+
+	quiet_end(r);
+}
+
+usc_status usc__h5_fail(usc_error *err, usc_status code, const char *fmt, ...)
+{
+	char what[USC_ERROR_MESSAGE_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return h5_fail(err, code, "%s", what);
+}
+
+hid_t usc__h5_fixed_string_type(size_t len)
+{
+	return fixed_string_type(len);
 }

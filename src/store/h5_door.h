@@ -310,4 +310,49 @@ usc_status usc__h5_read_ops(usc__h5_file *f, const char *dataset,
 			    usc__h5_op_row **rows, size_t *n, usc_error *err);
 void usc__h5_ops_free(usc__h5_op_row *rows, size_t n);
 
+/*
+ * General tables (h5_table.c): a one-dimensional compound dataset whose
+ * columns are described once and read from or written to an array of C
+ * structs.  Strings are fixed-length UTF-8 (as the ops table's, for the
+ * same reason); numbers little-endian.  Readers match columns by name.
+ */
+typedef enum usc__h5_col_kind {
+	USC__H5_COL_STRING, /* a char * member; NULL writes "" */
+	USC__H5_COL_INT64,
+	USC__H5_COL_UINT64,
+	USC__H5_COL_DOUBLE
+} usc__h5_col_kind;
+
+typedef struct usc__h5_column {
+	const char *name;
+	usc__h5_col_kind kind;
+	size_t offset; /* of the member in the row struct */
+} usc__h5_column;
+
+/* Writes n rows of stride bytes each as a table. */
+usc_status usc__h5_write_table(usc__h5_file *f, const char *dataset,
+			       const usc__h5_column *cols, size_t ncols,
+			       const void *rows, size_t n, size_t stride,
+			       usc_error *err);
+
+/*
+ * Reads a table into a zeroed array of *n rows of stride bytes
+ * (usc__calloc; each string member usc__malloc'd).  Every column must be
+ * present with its kind, else USC_EPARSE naming it.  On failure nothing
+ * is returned; strings already read are freed through free_row.
+ */
+usc_status usc__h5_read_table(usc__h5_file *f, const char *dataset,
+			      const usc__h5_column *cols, size_t ncols,
+			      size_t stride, void **rows, size_t *n,
+			      usc_error *err);
+
+/*
+ * An external link at link (intermediate groups made) to object obj of
+ * file target (a path relative to f's directory, which HDF5 tries after
+ * the working directory).
+ */
+usc_status usc__h5_link_external(usc__h5_file *f, const char *link,
+				 const char *target, const char *obj,
+				 usc_error *err);
+
 #endif /* USC_STORE_H5_DOOR_H */

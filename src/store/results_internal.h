@@ -37,4 +37,12 @@ void usc__results_path(char *buf, size_t size, const char *fmt, ...)
 /* The ISO 8601 UTC form of the current time, "YYYY-MM-DDThh:mm:ssZ". */
 void usc__results_now(char *buf, size_t size);
 
+/*
+ * The open HDF5 file of a writer or a reader, for the store's other
+ * tables (results_batch.c).
+ */
+struct usc__h5_file;
+struct usc__h5_file *usc__results_writer_file(usc_results *w);
+struct usc__h5_file *usc__results_reader_file(usc_results_reader *r);
+
 #endif /* USC_STORE_RESULTS_INTERNAL_H */

@@ -834,3 +834,8 @@ static usc_status read_attribution(usc_results_reader *r, const char *kg,
 					     &a->residual_share, err);
 	return st;
 }
+
+usc__h5_file *usc__results_reader_file(usc_results_reader *r)
+{
+	return r->f;
+}

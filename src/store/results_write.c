@@ -1126,3 +1126,8 @@ usc_status usc_results_close(usc_results *w, usc_error *err)
 	usc__free(w);
 	return st;
 }
+
+usc__h5_file *usc__results_writer_file(usc_results *w)
+{
+	return w->f;
+}

@@ -4,4 +4,5 @@ list(APPEND USC_LIB_SOURCES
   src/tensor/npy.c
   src/tensor/raw.c
   src/tensor/h5.c
-  src/store/h5_door.c)
+  src/store/h5_door.c
+  src/store/h5_table.c)

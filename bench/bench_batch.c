@@ -1,0 +1,158 @@
+/*
+ * The speed of ulpscope batch (docs/batch.md; docs/performance.md,
+ * "Batch"): cases per second with one and two workers, and the batch's
+ * overhead per case against checking the same cases in one process.
+ *
+ * Baseline: usc_check_case on every case, one after the other, in this
+ * process, each streamed and writing its result file as a batch worker
+ * does.  Then usc_batch_run over the same root with -j 1 and -j 2, each
+ * from an empty work directory.  The figures are ratios of wall times
+ * measured in this run, back to back, repeated --reps times (the median
+ * of each ratio is printed), because the machines they run on are shared.
+ *
+ *   overhead = batch -j1 / in-process   (goal: at most 1.2)
+ *   speedup  = batch -j1 / batch -j2    (goal: at least 1.8 on two cores)
+ *
+ * Usage: bench_batch [--root DIR] [--reps R] [--quick]
+ *   default root: data/acceptance (408 cases); --quick: data/examples
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ulpscope/batch.h"
+#include "ulpscope/check.h"
+
+#ifndef USC_SOURCE_DIR
+#define USC_SOURCE_DIR "."
+#endif
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One batch from nothing; its wall time, or a negative on failure. */
+static double batch(const char *root, const char *out, size_t jobs,
+		    usc_batch_result **keep)
+{
+	usc_batch_options o = usc_batch_options_default();
+	usc_batch_result *r = NULL;
+	usc_error err;
+	double t0;
+
+	o.roots = &root;
+	o.root_count = 1;
+	o.out = out;
+	o.jobs = jobs;
+	o.restart = true;
+	t0 = now();
+	if (usc_batch_run(&o, &r, &err) != USC_OK) {
+		fprintf(stderr, "bench_batch: %s\n", err.message);
+		return -1;
+	}
+	t0 = now() - t0;
+	if (keep)
+		*keep = r;
+	else
+		usc_batch_result_destroy(r);
+	return t0;
+}
+
+/* Every case checked in this process, as a worker checks it. */
+static double in_process(const usc_batch_result *cases, const char *dir)
+{
+	double t0 = now();
+	char path[4096];
+
+	for (size_t i = 0; i < cases->row_count; i++) {
+		usc_check_request req = usc_check_request_default();
+		usc_check_report *r = NULL;
+		usc_error err;
+
+		snprintf(path, sizeof path, "%s/case%zu.h5", dir, i);
+		req.stream = true;
+		req.results_path = path;
+		if (usc_check_case(cases->rows[i].path, &req, &r, &err) !=
+		    USC_OK)
+			fprintf(stderr, "bench_batch: %s\n", err.message);
+		usc_check_report_destroy(r);
+		unlink(path);
+	}
+	return now() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *root = USC_SOURCE_DIR "/data/acceptance";
+	char dir[] = "/tmp/usc-bench-batch-XXXXXX", out1[256], out2[256];
+	usc_batch_result *cases = NULL;
+	double over[16], speed[16], t0, t1, t2;
+	int reps = 3;
+	char cmd[512];
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
+			root = argv[++i];
+		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--quick") == 0)
+			root = USC_SOURCE_DIR "/data/examples";
+		else {
+			fprintf(stderr, "usage: bench_batch [--root DIR] "
+					"[--reps R] [--quick]\n");
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > 16 || !mkdtemp(dir))
+		return 2;
+	snprintf(out1, sizeof out1, "%s/j1.h5", dir);
+	snprintf(out2, sizeof out2, "%s/j2.h5", dir);
+	/* A first run: the case list, and warm file caches for everyone. */
+	if (batch(root, out1, 2, &cases) < 0)
+		return 1;
+	printf("bench_batch: %zu cases under %s, %d repetitions\n",
+	       cases->row_count, root, reps);
+	printf("%4s %12s %12s %12s %10s %10s\n", "rep", "in-process s",
+	       "batch -j1 s", "batch -j2 s", "overhead", "speedup");
+	for (int k = 0; k < reps; k++) {
+		t0 = in_process(cases, dir);
+		t1 = batch(root, out1, 1, NULL);
+		t2 = batch(root, out2, 2, NULL);
+		if (t1 < 0 || t2 < 0)
+			return 1;
+		over[k] = t1 / t0;
+		speed[k] = t1 / t2;
+		printf("%4d %12.2f %12.2f %12.2f %10.3f %10.3f\n", k, t0, t1,
+		       t2, over[k], speed[k]);
+	}
+	printf("median overhead (batch -j1 / in-process): %.3f (goal <= 1.2)\n",
+	       median(over, reps));
+	printf("median speedup (batch -j1 / batch -j2):   %.3f (goal >= 1.8)\n",
+	       median(speed, reps));
+	printf("cases/s: in-process %.2f, -j1 %.2f, -j2 %.2f (last rep)\n",
+	       (double)cases->row_count / t0, (double)cases->row_count / t1,
+	       (double)cases->row_count / t2);
+	usc_batch_result_destroy(cases);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) != 0;
+}

@@ -1,0 +1,585 @@
+/*
+ * ulpscope batch (include/ulpscope/batch.h, docs/batch.md): discovery,
+ * the work directory, resuming, the pool, and the index.
+ *
+ * The work directory OUT.d/ beside the index holds rows/<id>.row (one
+ * per finished case), cases/<id>.h5 (each checked case's result file), a
+ * manifest with the options that shape the results, and a lock file that
+ * one batch holds while it runs.  A case is done when its row file
+ * exists; everything else is redone.  The index is written last, from
+ * the row files alone, so that a resumed batch writes the same index as
+ * an uninterrupted one.
+ */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch/batch_index.h"
+#include "batch/batch_internal.h"
+#include "ulpscope/results.h"
+
+usc_batch_options usc_batch_options_default(void)
+{
+	usc_batch_options o;
+
+	memset(&o, 0, sizeof o);
+	o.shard_count = 1;
+	o.progress_interval = 1;
+	return o;
+}
+
+void usc_batch_result_destroy(usc_batch_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->row_count; i++)
+		usc_batch_row_clear(&r->rows[i]);
+	usc__free(r->rows);
+	usc__free(r);
+}
+
+/* printf into a new string. */
+static char *fmt(const char *f, ...) USC__PRINTF(1, 2);
+
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, f);
+	n = vsnprintf(NULL, 0, f, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	p = usc__malloc((size_t)n + 1);
+	if (!p)
+		return NULL;
+	va_start(ap, f);
+	vsnprintf(p, (size_t)n + 1, f, ap);
+	va_end(ap);
+	return p;
+}
+
+static usc_status make_dir(const char *path, usc_error *err)
+{
+	struct stat sb;
+
+	if (mkdir(path, 0777) == 0)
+		return USC_OK;
+	if (errno == EEXIST && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return USC_OK;
+	return usc__fail(err, USC_EIO, "%s: cannot make the directory: %s",
+			 path, errno == EEXIST ? "a file of that name exists"
+					       : strerror(errno));
+}
+
+/* The state of one run, shared by the pool's callbacks. */
+typedef struct run {
+	const usc_batch_options *o;
+	usc__batch_case *cases;
+	size_t case_count;
+	char *work, *rows_dir, *cases_dir, *out_base;
+	/* Per selected case (index into cases), its row and whether done. */
+	size_t *sel;
+	size_t sel_count;
+	usc_batch_row *rows;
+	bool *done;
+	usc__batch_job *jobs;
+	char **row_paths, **result_paths, **result_rels;
+	usc_batch_progress prog;
+	double t0;
+	usc_status fail; /* a row the parent could not write */
+	usc_error fail_err;
+} run;
+
+static void count_row(run *r, const usc_batch_row *row)
+{
+	r->prog.done++;
+	if (row->status != USC_BATCH_OK)
+		r->prog.failed++;
+	else if (row->verdict && strcmp(row->verdict, "defect") == 0)
+		r->prog.defects++;
+	else if (row->verdict && strcmp(row->verdict, "suspicious") == 0)
+		r->prog.suspicious++;
+}
+
+static int child(void *ctx, size_t k)
+{
+	run *r = ctx;
+
+	return usc__batch_case_run(&r->jobs[k]);
+}
+
+/* What the parent records for a case whose child left no row. */
+static void failed_row(run *r, size_t k, usc__batch_end how, int code,
+		       double seconds, usc_batch_row *row)
+{
+	const usc__batch_case *c = &r->cases[r->sel[k]];
+	char msg[256];
+
+	memset(row, 0, sizeof *row);
+	row->index = c->index;
+	row->max_ulp_reference = row->max_ulp_oracle = NAN;
+	row->culprit_share = NAN;
+	row->seconds = seconds;
+	if (how == USC__BATCH_END_TIMEOUT) {
+		row->status = USC_BATCH_TIMEOUT;
+		snprintf(msg, sizeof msg,
+			 "killed after the case timeout of %g s",
+			 r->o->case_timeout);
+	} else if (how == USC__BATCH_END_MEMORY ||
+		   (how == USC__BATCH_END_EXIT &&
+		    code == USC__BATCH_EXIT_OOM)) {
+		row->status = USC_BATCH_OUT_OF_MEMORY;
+		snprintf(msg, sizeof msg,
+			 "ran out of memory (--case-memory %llu MB)",
+			 (unsigned long long)r->o->case_memory_mb);
+	} else if (how == USC__BATCH_END_SIGNAL) {
+		row->status = USC_BATCH_CRASHED;
+		snprintf(msg, sizeof msg, "the check was killed by signal %d "
+			 "(%s)", code, strsignal(code));
+	} else {
+		row->status = USC_BATCH_ERROR;
+		snprintf(msg, sizeof msg,
+			 "the worker exited with status %d without a result",
+			 code);
+	}
+	usc__batch_set(&row->path, c->path);
+	usc__batch_set(&row->message, msg);
+	usc__batch_set(&row->kernel, "");
+	usc__batch_set(&row->hlo_hash, "");
+	usc__batch_set(&row->verdict, "");
+	usc__batch_set(&row->profile, "");
+	usc__batch_set(&row->culprit, "");
+	usc__batch_set(&row->result, "");
+	usc__batch_set(&row->link, "");
+}
+
+static void ended(void *ctx, size_t k, usc__batch_end how, int code,
+		  double seconds)
+{
+	run *r = ctx;
+	usc_batch_row row;
+	usc_error err;
+
+	if (how == USC__BATCH_END_EXIT && code == 0 &&
+	    usc__batch_row_read(r->row_paths[k], &row, &err) == USC_OK) {
+		/* The row as the child wrote it. */
+	} else {
+		failed_row(r, k, how, code, seconds, &row);
+		if (usc__batch_row_write(r->row_paths[k], &row, &err) !=
+			    USC_OK &&
+		    r->fail == USC_OK) {
+			r->fail = err.code;
+			r->fail_err = err;
+		}
+	}
+	r->prog.running--;
+	count_row(r, &row);
+	usc_batch_row_clear(&r->rows[k]);
+	r->rows[k] = row;
+	r->done[k] = true;
+}
+
+static void tick(void *ctx, size_t running, bool last)
+{
+	run *r = ctx;
+
+	r->prog.running = running;
+	r->prog.elapsed = usc__batch_now() - r->t0;
+	(void)last;
+	if (r->o->progress)
+		r->o->progress(&r->prog, r->o->progress_data);
+}
+
+/* The options that shape the results: a resumed run must match them. */
+static char *options_string(const usc_batch_options *o)
+{
+	return fmt("profile=%s no_profile=%d attribute=%d",
+		   o->profile ? o->profile : "(case)", (int)o->no_profile,
+		   (int)o->attribute);
+}
+
+/* Removes every file of dir (not recursively). */
+static void empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = fmt("%s/%s", dir, e->d_name);
+		if (p)
+			unlink(p);
+		usc__free(p);
+	}
+	closedir(d);
+}
+
+/*
+ * Removes the temporaries NAME.tmp.PID of dir whose writer is gone: a
+ * batch killed while a case was being written leaves them.
+ */
+static void sweep_temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *t = strstr(e->d_name, ".tmp.");
+		char *end, *p;
+		long pid;
+
+		if (!t)
+			continue;
+		pid = strtol(t + 5, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* its writer is alive */
+		p = fmt("%s/%s", dir, e->d_name);
+		if (p)
+			unlink(p);
+		usc__free(p);
+	}
+	closedir(d);
+}
+
+/*
+ * The manifest: the options of the batch whose rows the work directory
+ * holds.  Another batch's rows are discarded with restart, else refused.
+ */
+static usc_status manifest(run *r, const char *opts, usc_error *err)
+{
+	char *path = fmt("%s/manifest", r->work), *text = NULL;
+	size_t len;
+	usc_status st;
+	FILE *f;
+
+	if (!path)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	st = usc__read_file(path, &text, &len, NULL);
+	if (st == USC_OK && !r->o->restart &&
+	    (len < 1 || strncmp(text, opts, strlen(opts)) != 0 ||
+	     text[strlen(opts)] != '\n')) {
+		st = usc__fail(err, USC_EINVAL,
+			       "%s holds the cases of a batch with other "
+			       "options (%.*s); --restart discards them",
+			       r->work, (int)strcspn(text, "\n"), text);
+		goto done;
+	}
+	if (st == USC_OK && !r->o->restart)
+		goto done;
+	empty_dir(r->rows_dir);
+	empty_dir(r->cases_dir);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%s\n", opts) < 0 || fclose(f) != 0) {
+		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", path,
+			       strerror(errno));
+		goto done;
+	}
+	st = USC_OK;
+done:
+	usc__free(text);
+	usc__free(path);
+	return st;
+}
+
+/* Holds the work directory's lock for the life of the process. */
+static usc_status lock_work(const char *work, int *fd, usc_error *err)
+{
+	char *path = fmt("%s/lock", work);
+	struct flock fl;
+
+	if (!path)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	usc__free(path);
+	if (*fd < 0)
+		return usc__fail(err, USC_EIO, "%s/lock: cannot open: %s",
+				 work, strerror(errno));
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(*fd, F_SETLK, &fl) != 0) {
+		close(*fd);
+		*fd = -1;
+		return usc__fail(err, USC_EINVAL,
+				 "%s is in use by another batch (it holds "
+				 "%s/lock); wait for it or give another --out",
+				 work, work);
+	}
+	return USC_OK;
+}
+
+/* Biggest case first, then discovery order. */
+static const run *sort_run;
+
+static int bigger_first(const void *a, const void *b)
+{
+	const usc__batch_case *x = &sort_run->cases[sort_run->sel[*(
+		const size_t *)a]];
+	const usc__batch_case *y = &sort_run->cases[sort_run->sel[*(
+		const size_t *)b]];
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static void run_free(run *r)
+{
+	for (size_t k = 0; k < r->sel_count; k++) {
+		if (r->row_paths)
+			usc__free(r->row_paths[k]);
+		if (r->result_paths)
+			usc__free(r->result_paths[k]);
+		if (r->result_rels)
+			usc__free(r->result_rels[k]);
+		if (r->rows)
+			usc_batch_row_clear(&r->rows[k]);
+	}
+	usc__free(r->row_paths);
+	usc__free(r->result_paths);
+	usc__free(r->result_rels);
+	usc__free(r->rows);
+	usc__free(r->done);
+	usc__free(r->jobs);
+	usc__free(r->sel);
+	usc__free(r->work);
+	usc__free(r->rows_dir);
+	usc__free(r->cases_dir);
+	usc__free(r->out_base);
+	usc__batch_cases_free(r->cases, r->case_count);
+}
+
+/* Allocates the per-case arrays and names each case's files. */
+static usc_status prepare(run *r, usc_error *err)
+{
+	size_t n = r->case_count, K = r->o->shard_index,
+	       N = r->o->shard_count ? r->o->shard_count : 1;
+
+	r->sel = usc__calloc(n ? n : 1, sizeof *r->sel);
+	for (size_t i = 0; r->sel && i < n; i++)
+		if (i % N == K)
+			r->sel[r->sel_count++] = i;
+	n = r->sel_count ? r->sel_count : 1;
+	r->rows = usc__calloc(n, sizeof *r->rows);
+	r->done = usc__calloc(n, sizeof *r->done);
+	r->jobs = usc__calloc(n, sizeof *r->jobs);
+	r->row_paths = usc__calloc(n, sizeof *r->row_paths);
+	r->result_paths = usc__calloc(n, sizeof *r->result_paths);
+	r->result_rels = usc__calloc(n, sizeof *r->result_rels);
+	if (!r->sel || !r->rows || !r->done || !r->jobs || !r->row_paths ||
+	    !r->result_paths || !r->result_rels)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t k = 0; k < r->sel_count; k++) {
+		const usc__batch_case *c = &r->cases[r->sel[k]];
+
+		r->row_paths[k] = fmt("%s/%s.row", r->rows_dir, c->id);
+		r->result_paths[k] = fmt("%s/%s.h5", r->cases_dir, c->id);
+		r->result_rels[k] = fmt("%s.d/cases/%s.h5", r->out_base,
+					c->id);
+		if (!r->row_paths[k] || !r->result_paths[k] ||
+		    !r->result_rels[k])
+			return usc__fail(err, USC_ENOMEM, "out of memory");
+		r->jobs[k].c = c;
+		r->jobs[k].row_path = r->row_paths[k];
+		r->jobs[k].result_path = r->result_paths[k];
+		r->jobs[k].result_rel = r->result_rels[k];
+		r->jobs[k].profile = r->o->no_profile ? NULL : r->o->profile;
+		r->jobs[k].no_profile = r->o->no_profile;
+		r->jobs[k].attribute = r->o->attribute;
+	}
+	return USC_OK;
+}
+
+/*
+ * Takes the rows an earlier run left; a row of a failed case is redone
+ * with retry_failed.  The row's position and names follow this run's
+ * discovery (the same case may be reached through another root).
+ */
+static void take_done(run *r)
+{
+	for (size_t k = 0; k < r->sel_count; k++) {
+		const usc__batch_case *c = &r->cases[r->sel[k]];
+		usc_batch_row row;
+
+		if (access(r->row_paths[k], F_OK) != 0 ||
+		    usc__batch_row_read(r->row_paths[k], &row, NULL) !=
+			    USC_OK)
+			continue;
+		if (row.status != USC_BATCH_OK && r->o->retry_failed) {
+			usc_batch_row_clear(&row);
+			continue;
+		}
+		row.index = c->index;
+		usc__batch_set(&row.path, c->path);
+		if (row.status == USC_BATCH_OK)
+			usc__batch_set(&row.link, c->link);
+		r->rows[k] = row;
+		r->done[k] = true;
+		r->prog.resumed++;
+		count_row(r, &row);
+	}
+}
+
+usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
+			 usc_error *err)
+{
+	run r;
+	usc__batch_pool pool;
+	usc_batch_result *res = NULL;
+	size_t *order = NULL, pending = 0;
+	char *opts = NULL;
+	const char *slash;
+	usc_status st;
+	int lock_fd = -1;
+
+	*out = NULL;
+	memset(&r, 0, sizeof r);
+	r.o = o;
+	r.t0 = usc__batch_now();
+	if (!o->out || !o->root_count)
+		return usc__fail(err, USC_EINVAL,
+				 "a batch needs roots and an index (--out)");
+	if (o->shard_count == 0 || o->shard_index >= o->shard_count)
+		return usc__fail(err, USC_EINVAL,
+				 "shard %zu of %zu does not exist",
+				 o->shard_index + 1, o->shard_count);
+	st = usc_results_check_target(o->out, false,
+				      o->force ? USC_RESULTS_FORCE : 0, err);
+	if (st == USC_OK)
+		st = usc__batch_discover(o->roots, o->root_count, &r.cases,
+					 &r.case_count, err);
+	if (st == USC_OK && r.case_count == 0)
+		st = usc__fail(err, USC_ENOTFOUND,
+			       "no case directory (one holding kernel.hlo; "
+			       "docs/cases.md) under %s%s",
+			       o->roots[0], o->root_count > 1 ? " ..." : "");
+	if (st != USC_OK)
+		goto done;
+	slash = strrchr(o->out, '/');
+	r.out_base = fmt("%s", slash ? slash + 1 : o->out);
+	r.work = fmt("%s.d", o->out);
+	r.rows_dir = fmt("%s.d/rows", o->out);
+	r.cases_dir = fmt("%s.d/cases", o->out);
+	opts = options_string(o);
+	if (!r.out_base || !r.work || !r.rows_dir || !r.cases_dir || !opts) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	st = make_dir(r.work, err);
+	if (st == USC_OK)
+		st = lock_work(r.work, &lock_fd, err);
+	if (st == USC_OK)
+		st = make_dir(r.rows_dir, err);
+	if (st == USC_OK)
+		st = make_dir(r.cases_dir, err);
+	if (st == USC_OK)
+		st = manifest(&r, opts, err);
+	if (st == USC_OK)
+		st = prepare(&r, err);
+	if (st != USC_OK)
+		goto done;
+	sweep_temporaries(r.rows_dir);
+	sweep_temporaries(r.cases_dir);
+	r.prog.total = r.sel_count;
+	take_done(&r);
+	order = usc__calloc(r.sel_count ? r.sel_count : 1, sizeof *order);
+	if (!order) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t k = 0; k < r.sel_count; k++)
+		if (!r.done[k])
+			order[pending++] = k;
+	sort_run = &r;
+	qsort(order, pending, sizeof *order, bigger_first);
+	memset(&pool, 0, sizeof pool);
+	pool.jobs = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	pool.timeout = o->case_timeout;
+	pool.memory_mb = o->case_memory_mb;
+	pool.child = child;
+	pool.ended = ended;
+	pool.tick = tick;
+	pool.tick_interval = o->progress_interval;
+	pool.ctx = &r;
+	r.prog.running = 0;
+	st = usc__batch_pool_run(&pool, order, pending, err);
+	if (st == USC_OK && r.fail != USC_OK) {
+		st = r.fail;
+		if (err)
+			*err = r.fail_err;
+	}
+	if (st != USC_OK)
+		goto done;
+	/* A batch killed just before this one may have had children still
+	 * dying when the first sweep ran. */
+	sweep_temporaries(r.rows_dir);
+	sweep_temporaries(r.cases_dir);
+	res = usc__calloc(1, sizeof *res);
+	if (!res) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* The rows change hands, in discovery order (sel is sorted). */
+	res->rows = r.rows;
+	res->row_count = r.sel_count;
+	r.rows = NULL;
+	res->resumed = r.prog.resumed;
+	res->shard_index = o->shard_index;
+	res->shard_count = o->shard_count;
+	res->case_total = r.case_count;
+	st = usc__batch_index_write(o->out, res, opts, o->force, err);
+	res->seconds = usc__batch_now() - r.t0;
+done:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	usc__free(order);
+	usc__free(opts);
+	run_free(&r);
+	if (st != USC_OK) {
+		usc_batch_result_destroy(res);
+		return st;
+	}
+	*out = res;
+	return USC_OK;
+}
+
+usc_status usc_batch_read(const char *path, usc_batch_result **out,
+			  usc_error *err)
+{
+	usc_batch_result *b = usc__calloc(1, sizeof *b);
+	char *opts = NULL;
+	usc_status st;
+
+	*out = NULL;
+	if (!b)
+		return usc__fail(err, USC_ENOMEM, "%s: out of memory", path);
+	st = usc__batch_index_read(path, b, &opts, err);
+	usc__free(opts);
+	if (st != USC_OK) {
+		usc_batch_result_destroy(b);
+		return st;
+	}
+	*out = b;
+	return USC_OK;
+}

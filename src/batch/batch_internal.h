@@ -1,0 +1,114 @@
+/*
+ * Inside a batch (include/ulpscope/batch.h, docs/batch.md).
+ *
+ * discover.c finds the cases and gives each a stable id; row.c keeps one
+ * finished case as a small text file that is renamed into place, which is
+ * what makes a case durable; pool.c runs cases in child processes with
+ * their limits and reaps them; case_run.c is what a child does: one
+ * "ulpscope check" of its case, through usc_check_case, and its row;
+ * batch.c ties them together (the work directory, resuming, the index);
+ * rank.c orders the kernels for the report.  Only src/store writes HDF5.
+ */
+#ifndef USC_BATCH_INTERNAL_H
+#define USC_BATCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulpscope/batch.h"
+
+/* A case found by discovery. */
+typedef struct usc__batch_case {
+	char *path;  /* as found: ROOT/sub/dir, or a list file's line */
+	char *link;  /* its name under /kernels in the index */
+	char id[17]; /* 16 hex digits: FNV-1a of its real path */
+	uint64_t bytes; /* the case's files, for biggest-first */
+	size_t index;   /* discovery order */
+} usc__batch_case;
+
+/*
+ * Finds every case under the roots (directories are searched in byte
+ * order of their names, a directory holding kernel.hlo is a case and is
+ * not searched further; a regular file is a list of case paths).  Fails
+ * naming a root that does not exist or a listed path that is not a case.
+ */
+usc_status usc__batch_discover(const char *const *roots, size_t count,
+			       usc__batch_case **out, size_t *n,
+			       usc_error *err);
+void usc__batch_cases_free(usc__batch_case *c, size_t n);
+
+/* FNV-1a, 64 bits, continuing from h (start: USC__FNV_OFFSET). */
+#define USC__FNV_OFFSET 0xcbf29ce484222325ull
+uint64_t usc__batch_fnv(const void *p, size_t n, uint64_t h);
+void usc__batch_hex(uint64_t h, char out[17]);
+
+/*
+ * Writes a row to path durably: a temporary beside it, fsync, rename,
+ * fsync of the directory.
+ */
+usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
+				usc_error *err);
+/* Reads a row file (fields it does not know are skipped). */
+usc_status usc__batch_row_read(const char *path, usc_batch_row *r,
+			       usc_error *err);
+/* Deep copy; false when out of memory (dst then cleared). */
+bool usc__batch_row_copy(usc_batch_row *dst, const usc_batch_row *src);
+/* Sets a string member (a copy; NULL: ""); false when out of memory. */
+bool usc__batch_set(char **member, const char *value);
+
+/* What a child does for its case: checks it and writes its row file. */
+typedef struct usc__batch_job {
+	const usc__batch_case *c;
+	const char *row_path;    /* the row file to write */
+	const char *result_path; /* the case's result file */
+	const char *result_rel;  /* the same, relative to the index */
+	const char *profile;     /* NULL: the case's own */
+	bool no_profile;
+	bool attribute;
+} usc__batch_job;
+
+/* Runs in the child; returns its exit status. */
+int usc__batch_case_run(const usc__batch_job *j);
+
+/* Exit status of a child that ran out of memory inside GMP/MPFR. */
+#define USC__BATCH_EXIT_OOM 97
+
+/* The address space a child may reserve beyond its memory limit, MiB. */
+#define USC__BATCH_AS_SLACK 1024
+
+/* The pool: runs jobs[order[0..n)] jobs at a time. */
+typedef enum usc__batch_end {
+	USC__BATCH_END_EXIT,     /* exited; code holds the status */
+	USC__BATCH_END_SIGNAL,   /* killed by signal code */
+	USC__BATCH_END_TIMEOUT,  /* killed by the pool after the timeout */
+	USC__BATCH_END_MEMORY    /* killed by the pool past the memory limit */
+} usc__batch_end;
+
+typedef struct usc__batch_pool {
+	size_t jobs;
+	double timeout;          /* seconds; 0: none */
+	uint64_t memory_mb;      /* RLIMIT_AS in the child; 0: none */
+	/* Runs in the child for job k (returns the exit status). */
+	int (*child)(void *ctx, size_t k);
+	/* Runs in the parent when job k ended, with its seconds. */
+	void (*ended)(void *ctx, size_t k, usc__batch_end how, int code,
+		      double seconds);
+	/* Runs in the parent now and then, and at the end. */
+	void (*tick)(void *ctx, size_t running, bool last);
+	double tick_interval;
+	void *ctx;
+} usc__batch_pool;
+
+/*
+ * Runs the jobs.  USC_EINTERNAL when a child cannot be started; USC_EIO
+ * when the batch was interrupted (SIGINT, SIGTERM): the children are
+ * killed and what finished stays finished.
+ */
+usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
+			       size_t n, usc_error *err);
+
+/* Seconds on the monotonic clock. */
+double usc__batch_now(void);
+
+#endif /* USC_BATCH_INTERNAL_H */

@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `ulpscope batch` and `ulpscope merge` (docs/batch.md).
+
+usage: batch_test.py ULPSCOPE TEST [ARGS...]
+  same-as-check ROOT    every /batch row equals `ulpscope check CASE --json`
+  bad                   bad cases mixed with good ones, each with its status
+  resume [KILLS]        kill -9 at random moments; the resumed index equals
+                        an uninterrupted run's
+  shards                --shard K/N and merge equal one run; bad merges refused
+
+Expected values come from `ulpscope check`, run case by case (the command
+batch must agree with), from the test's own construction of each bad case,
+and from an uninterrupted run.  Exit 77: numpy/h5py/pandas missing.
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import h5py
+    import numpy as np
+    import pandas as pd
+except ImportError as e:  # tools/setup.sh installs them
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+ULPSCOPE = sys.argv[1]
+SRC = os.environ.get("USC_SOURCE_DIR",
+                     os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLES = os.path.join(SRC, "data", "examples")
+SANITIZED = os.environ.get("USC_SANITIZED") == "1"
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args, **kw):
+    return subprocess.run([ULPSCOPE, *args], capture_output=True, text=True,
+                          **kw)
+
+
+def table(path):
+    """The /batch table as pandas reads it, strings decoded."""
+    with h5py.File(path, "r") as f:
+        df = pd.DataFrame(f["/batch"][:])
+    for c in df.columns:
+        if df[c].dtype == object:
+            df[c] = df[c].str.decode("utf-8")
+    return df
+
+
+def without_time(df, out=None):
+    """The table without what differs between two runs of one batch: the
+    seconds, and the result file's path, which starts with the index's
+    name (checked here)."""
+    if out is not None:
+        base = os.path.basename(out)
+        for r, st in zip(df["result"], df["status"]):
+            check(r.startswith(base + ".d/cases/") if st == "ok" else r == "",
+                  f"result path {r!r} of an index named {base}")
+    return df.drop(columns=["seconds", "result"]).reset_index(drop=True)
+
+
+def same_as_check(root):
+    tmp = tempfile.mkdtemp(prefix="usc-batch-")
+    out = os.path.join(tmp, "r.h5")
+    p = run("batch", root, "--out", out, "-j2", "--quiet", "--json")
+    check(p.returncode == 0, f"batch over {root} exits 0: {p.returncode} "
+          f"{p.stderr}")
+    summary = json.loads(p.stdout)
+    df = table(out)
+    check(len(df) == summary["cases"], "one row per case")
+    check(list(df["index"]) == sorted(df["index"]), "rows in discovery order")
+    cases = sorted(os.path.relpath(d, root) for d, _, fs in os.walk(root)
+                   if "kernel.hlo" in fs)
+    check([os.path.relpath(p, root) for p in df["path"]] == cases,
+          "discovery finds every case, in byte order")
+    for _, r in df.iterrows():
+        c = run("check", r["path"], "--json")
+        check(c.returncode in (0, 3, 4, 5), f"check {r['path']}: {c.stderr}")
+        j = json.loads(c.stdout)
+        check(r["status"] == "ok", f"{r['path']}: status {r['status']}")
+        check(r["verdict"] == j["verdict"],
+              f"{r['path']}: verdict {r['verdict']} vs {j['verdict']}")
+        check(r["kernel"] == j["kernel"], f"{r['path']}: kernel name")
+        outs = j["outputs"]
+        check(r["elements"] == sum(o["count"] for o in outs),
+              f"{r['path']}: elements")
+        for name in ("exact", "rounding", "envelope", "suspicious", "defect",
+                     "nan-mismatch", "inf-mismatch", "sign-mismatch",
+                     "undecided"):
+            want = sum(o["classes"][name] for o in outs)
+            got = r["n_" + name.replace("-", "_")]
+            check(got == want, f"{r['path']}: n_{name} {got} vs {want}")
+        for col, key in (("max_ulp_reference", "reference"),
+                         ("max_ulp_oracle", "oracle")):
+            want = max(o[key]["max_abs_ulp"] for o in outs)
+            check(r[col] == want, f"{r['path']}: {col} {r[col]} vs {want}")
+        # The index links each case's kernel, with the check's verdict.
+        with h5py.File(out, "r") as f:
+            v = f["/kernels"][r["link"]].attrs["verdict"]
+            v = v.decode() if isinstance(v, bytes) else str(v)
+            check(v == j["verdict"], f"{r['path']}: linked verdict {v}")
+    # Run again: everything resumes, the index is the same.
+    p2 = run("batch", root, "--out", out, "-j2", "--quiet", "--json")
+    check(json.loads(p2.stdout)["resumed"] == len(df),
+          "a second run resumes every case")
+    check(without_time(table(out)).equals(without_time(df)),
+          "a resumed run writes the same index")
+    shutil.rmtree(tmp)
+
+
+def make_case(dst, src_case):
+    shutil.copytree(src_case, dst)
+    return dst
+
+
+def big_case(dst, n):
+    """A kernel of n f32 tanh-and-exp elements: slow to check, big."""
+    os.makedirs(dst)
+    with open(os.path.join(dst, "kernel.hlo"), "w") as f:
+        f.write(f"""HloModule big
+ENTRY main {{
+  x = f32[{n}] parameter(0)
+  t = f32[{n}] tanh(x)
+  e = f32[{n}] exponential(t)
+  ROOT r = f32[{n}] multiply(e, x)
+}}
+""")
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    np.save(os.path.join(dst, "input_0.npy"), x)
+    y = (np.exp(np.tanh(x.astype(np.float64))) * x).astype(np.float32)
+    np.save(os.path.join(dst, "device_0.npy"), y)
+    return dst
+
+
+def hog_case(dst, n):
+    """A kernel with a small output and an n*n intermediate that a
+    transpose keeps whole: its check needs far more than --case-memory."""
+    os.makedirs(dst)
+    with open(os.path.join(dst, "kernel.hlo"), "w") as f:
+        f.write(f"""HloModule hog
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}}
+ENTRY main {{
+  x = f32[{n}] parameter(0)
+  b = f32[{n},{n}] broadcast(x), dimensions={{0}}
+  t = f32[{n},{n}] transpose(b), dimensions={{1,0}}
+  z = f32[] constant(0)
+  ROOT r = f32[{n}] reduce(t, z), dimensions={{1}}, to_apply=add
+}}
+""")
+    x = np.ones(n, dtype=np.float32)
+    np.save(os.path.join(dst, "input_0.npy"), x)
+    np.save(os.path.join(dst, "device_0.npy"),
+            np.full(n, n, dtype=np.float32))
+    return dst
+
+
+def bad():
+    tmp = tempfile.mkdtemp(prefix="usc-batch-bad-")
+    root = os.path.join(tmp, "cases")
+    os.makedirs(root)
+    good = [make_case(os.path.join(root, "a_good"),
+                      os.path.join(EXAMPLES, "softmax_f32", "normal_s0")),
+            make_case(os.path.join(root, "z_good"),
+                      os.path.join(EXAMPLES, "rms_norm_bf16", "normal_s0"))]
+    src = os.path.join(EXAMPLES, "gelu_erf_f16", "normal_s0")
+    missing = make_case(os.path.join(root, "b_missing_device"), src)
+    os.remove(os.path.join(missing, "device_0.npy"))
+    trunc = make_case(os.path.join(root, "c_truncated_npy"), src)
+    p = os.path.join(trunc, "input_0.npy")
+    with open(p, "rb") as f:
+        data = f.read()
+    with open(p, "wb") as f:
+        f.write(data[: len(data) // 2])
+    unparsed = make_case(os.path.join(root, "d_bad_hlo"), src)
+    with open(os.path.join(unparsed, "kernel.hlo"), "w") as f:
+        f.write("HloModule m\nENTRY e {\n  ROOT x = f32[2] frobnicate()\n}\n")
+    slow = big_case(os.path.join(root, "e_slow"), 1 << 22)
+    out = os.path.join(tmp, "r.h5")
+    p = run("batch", root, "--out", out, "-j2", "--case-timeout", "3",
+            "--quiet", "--json")
+    check(p.returncode == 6, f"failed cases give exit 6: {p.returncode} "
+          f"{p.stderr}")
+    df = table(out).set_index("path")
+    want = {good[0]: "ok", good[1]: "ok", missing: "error", trunc: "error",
+            unparsed: "error", slow: "timeout"}
+    for path, status in want.items():
+        check(df.loc[path, "status"] == status,
+              f"{os.path.basename(path)}: {df.loc[path, 'status']}, "
+              f"expected {status} ({df.loc[path, 'message']})")
+    check("device_0.npy" in df.loc[missing, "message"] or
+          "device" in df.loc[missing, "message"],
+          f"missing device named: {df.loc[missing, 'message']}")
+    check("input_0.npy" in df.loc[trunc, "message"],
+          f"truncated file named: {df.loc[trunc, 'message']}")
+    check("kernel.hlo" in df.loc[unparsed, "message"] and
+          "frobnicate" in df.loc[unparsed, "message"],
+          f"parse error named: {df.loc[unparsed, 'message']}")
+    check("timeout" in df.loc[slow, "message"],
+          f"timeout said: {df.loc[slow, 'message']}")
+    for g in good:
+        check(df.loc[g, "verdict"] == "legit", f"{g}: legit")
+    # Memory: a case whose check needs far more than 150 MiB.
+    out2 = os.path.join(tmp, "m.h5")
+    for d in (missing, trunc, unparsed, slow):
+        shutil.rmtree(d)
+    hog = hog_case(os.path.join(root, "f_hog"), 4096)
+    p = run("batch", root, "--out", out2, "-j2", "--case-memory", "150",
+            "--case-timeout", "300", "--quiet")
+    df = table(out2).set_index("path")
+    check(df.loc[hog, "status"] == "out-of-memory",
+          f"a case past --case-memory: {df.loc[hog, 'status']} "
+          f"({df.loc[hog, 'message']})")
+    for g in good:
+        check(df.loc[g, "status"] == "ok", f"{g} under the memory limit: "
+              f"{df.loc[g, 'status']} {df.loc[g, 'message']}")
+    # --retry-failed checks the failed case again (and it fails again).
+    p = run("batch", root, "--out", out2, "--case-memory", "150",
+            "--retry-failed", "--quiet", "--json")
+    check(json.loads(p.stdout)["resumed"] == 2,
+          "--retry-failed redoes only the failed case")
+    shutil.rmtree(tmp)
+
+
+def resume(kills):
+    """Rounds of five kill -9 at random moments of one batch's progress,
+    then a run to the end; each round's index must equal an uninterrupted
+    run's.  Every round starts from nothing."""
+    tmp = tempfile.mkdtemp(prefix="usc-batch-resume-")
+    ref = os.path.join(tmp, "ref.h5")
+    t0 = time.monotonic()
+    p = run("batch", EXAMPLES, "--out", ref, "-j2", "--quiet")
+    whole = time.monotonic() - t0
+    check(p.returncode == 0, f"reference run: {p.stderr}")
+    want = without_time(table(ref), ref)
+    rng = random.Random(int(os.environ.get("USC_TEST_SEED", "1")))
+    out = os.path.join(tmp, "r.h5")
+    killed = 0
+    for rnd in range((kills + 4) // 5):
+        shutil.rmtree(out + ".d", ignore_errors=True)
+        if os.path.exists(out):
+            os.remove(out)
+        for _ in range(5):
+            proc = subprocess.Popen([ULPSCOPE, "batch", EXAMPLES, "--out",
+                                     out, "-j2", "--quiet"],
+                                    stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0, whole / 3))
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                killed += 1
+            proc.wait()
+        p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet")
+        check(p.returncode == 0, f"round {rnd}: the resumed run: {p.stderr}")
+        got = without_time(table(out), out)
+        check(got.equals(want), f"round {rnd}: the resumed index equals an "
+              "uninterrupted run's (seconds aside)")
+        left = [f for f in os.listdir(out + ".d/rows") if ".tmp." in f]
+        check(not left, f"round {rnd}: no temporaries left: {left}")
+    print(f"{killed} of {kills} runs killed before they finished")
+    check(killed >= kills // 2, "most runs were killed mid-way")
+    shutil.rmtree(tmp)
+
+
+def shards():
+    tmp = tempfile.mkdtemp(prefix="usc-batch-shards-")
+    ref = os.path.join(tmp, "ref.h5")
+    run("batch", EXAMPLES, "--out", ref, "-j2", "--quiet")
+    parts = []
+    for k in (1, 2, 3):
+        p = os.path.join(tmp, f"s{k}.h5")
+        r = run("batch", EXAMPLES, "--out", p, "--shard", f"{k}/3",
+                "--quiet", "--json")
+        check(r.returncode == 0, f"shard {k}/3: {r.stderr}")
+        parts.append(p)
+    os.makedirs(os.path.join(tmp, "merged"))
+    out = os.path.join(tmp, "merged", "all.h5")
+    r = run("merge", *parts, "-o", out, "--top", "0")
+    check(r.returncode == 0, f"merge: {r.stderr}")
+    a, b = without_time(table(out)), without_time(table(ref), ref)
+    check(a.equals(b), "the merged shards equal one run")
+    with h5py.File(out, "r") as f:
+        for link in a["link"]:
+            check("outputs" in f["/kernels"][link],
+                  f"merged link {link} resolves from another directory")
+    for args, what in (((parts[0], parts[0], parts[1], parts[2]),
+                        "given twice"),
+                       ((parts[0], parts[1]), "missing"),
+                       ((parts[0], ref), "of different batches")):
+        r = run("merge", *args, "-o", os.path.join(tmp, "x.h5"))
+        check(r.returncode == 1 and r.stderr,
+              f"a merge of shards {what} is refused: {r.returncode}")
+        print(f"  refused ({what}): {r.stderr.strip()}")
+    other = os.path.join(tmp, "o2.h5")
+    run("batch", EXAMPLES, "--out", other, "--shard", "2/3", "--no-profile",
+        "--quiet")
+    r = run("merge", parts[0], other, parts[2], "-o", os.path.join(tmp, "y.h5"))
+    check(r.returncode == 1 and "options" in r.stderr,
+          f"shards with other options are refused: {r.stderr}")
+    r = run("merge", parts[0], parts[1], "-o", os.path.join(tmp, "p.h5"),
+            "--allow-partial", "--json")
+    check(r.returncode == 0 and json.loads(r.stdout)["cases"] ==
+          len(table(parts[0])) + len(table(parts[1])),
+          "--allow-partial merges what there is")
+    # The index never replaces a file that is not one.
+    notes = os.path.join(tmp, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("mine\n")
+    r = run("batch", EXAMPLES, "--out", notes, "--quiet")
+    check(r.returncode == 1 and open(notes).read() == "mine\n",
+          "batch refuses to replace a text file")
+    shutil.rmtree(tmp)
+
+
+def main():
+    test = sys.argv[2]
+    if test == "same-as-check":
+        same_as_check(sys.argv[3])
+    elif test == "bad":
+        bad()
+    elif test == "resume":
+        resume(int(sys.argv[3]) if len(sys.argv) > 3 else 20)
+    elif test == "shards":
+        shards()
+    else:
+        sys.exit(f"unknown test {test}")
+    if failures:
+        print(f"{len(failures)} failed")
+        sys.exit(1)
+    print("passed")
+
+
+main()
