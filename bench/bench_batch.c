@@ -13,7 +13,13 @@
  *   overhead = batch -j1 / in-process   (goal: at most 1.2)
  *   speedup  = batch -j1 / batch -j2    (goal: at least 1.8 on two cores)
  *
- * Usage: bench_batch [--root DIR] [--reps R] [--quick]
+ * With --mpi MPIEXEC, also the command line under two MPI ranks of one
+ * worker each against the command line with -j 2, both as processes:
+ *
+ *   mpi      = mpirun -np 2 ulpscope batch -j1 / ulpscope batch -j2
+ *                                        (goal: at most 1.2)
+ *
+ * Usage: bench_batch [--root DIR] [--reps R] [--quick] [--mpi MPIEXEC]
  *   default root: data/acceptance (408 cases); --quick: data/examples
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,6 +32,9 @@
 #include "ulpscope/batch.h"
 #include "ulpscope/check.h"
 
+#ifndef USC_CLI_PATH
+#define USC_CLI_PATH "ulpscope"
+#endif
 #ifndef USC_SOURCE_DIR
 #define USC_SOURCE_DIR "."
 #endif
@@ -103,7 +112,8 @@ static double in_process(const usc_batch_result *cases, const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *root = USC_SOURCE_DIR "/data/acceptance";
+	const char *root = USC_SOURCE_DIR "/data/acceptance", *mpiexec = NULL;
+	double mpi[16];
 	char dir[] = "/tmp/usc-bench-batch-XXXXXX", out1[256], out2[256];
 	usc_batch_result *cases = NULL;
 	double over[16], speed[16], t0, t1, t2;
@@ -115,6 +125,8 @@ int main(int argc, char **argv)
 			root = argv[++i];
 		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
 			reps = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--mpi") == 0 && i + 1 < argc)
+			mpiexec = argv[++i];
 		else if (strcmp(argv[i], "--quick") == 0)
 			root = USC_SOURCE_DIR "/data/examples";
 		else {
@@ -149,6 +161,35 @@ int main(int argc, char **argv)
 	       median(over, reps));
 	printf("median speedup (batch -j1 / batch -j2):   %.3f (goal >= 1.8)\n",
 	       median(speed, reps));
+	for (int k = 0; mpiexec && k < reps; k++) {
+		double a, b;
+
+		snprintf(cmd, sizeof cmd,
+			 "%s --allow-run-as-root --oversubscribe -np 2 "
+			 "-x OMPI_MCA_mpi_warn_on_fork=0 %s batch '%s' --out "
+			 "'%s' -j1 --restart --quiet --top 0 >/dev/null",
+			 mpiexec, USC_CLI_PATH, root, out1);
+		a = now();
+		if (system(cmd) != 0)
+			return 1;
+		a = now() - a;
+		snprintf(cmd, sizeof cmd,
+			 "%s batch '%s' --out '%s' -j2 --restart --quiet "
+			 "--top 0 >/dev/null",
+			 USC_CLI_PATH, root, out2);
+		b = now();
+		if (system(cmd) != 0)
+			return 1;
+		b = now() - b;
+		mpi[k] = a / b;
+		printf("mpi rep %d: mpirun -np 2 -j1 %.2f s, -j2 %.2f s, "
+		       "ratio %.3f\n",
+		       k, a, b, mpi[k]);
+	}
+	if (mpiexec)
+		printf("median mpi ratio (2 ranks / -j2):          %.3f (goal "
+		       "<= 1.2)\n",
+		       median(mpi, reps));
 	printf("cases/s: in-process %.2f, -j1 %.2f, -j2 %.2f (last rep)\n",
 	       (double)cases->row_count / t0, (double)cases->row_count / t1,
 	       (double)cases->row_count / t2);

@@ -125,6 +125,12 @@ typedef struct usc_batch_result {
 	size_t shard_index, shard_count;
 	size_t case_total; /* cases discovered, over all shards */
 	double seconds;
+	/*
+	 * Under mpirun (docs/batch.md, "MPI"): this process's rank and the
+	 * rank count.  Only rank 0's result holds the rows; the others'
+	 * have none.  0 and 1 otherwise.
+	 */
+	int rank, ranks;
 } usc_batch_result;
 
 /*

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "batch/batch_index.h"
@@ -98,6 +99,9 @@ typedef struct run {
 	char **row_paths, **result_paths, **result_rels;
 	usc_batch_progress prog;
 	double t0;
+	/* The cases not yet started, biggest first: order[next..pending). */
+	size_t *order, next, pending;
+	int rank, ranks;
 	usc_status fail; /* a row the parent could not write */
 	usc_error fail_err;
 } run;
@@ -111,6 +115,36 @@ static void count_row(run *r, const usc_batch_row *row)
 		r->prog.defects++;
 	else if (row->verdict && strcmp(row->verdict, "suspicious") == 0)
 		r->prog.suspicious++;
+}
+
+/* The next case of this rank's own queue (rank 0, or one rank). */
+static bool pop(void *ctx, size_t *k)
+{
+	run *r = ctx;
+
+	if (r->next >= r->pending)
+		return false;
+	*k = r->order[r->next++];
+	r->prog.running++;
+	return true;
+}
+
+/* The next case from rank 0 (another rank). */
+static bool ask(void *ctx, size_t *k)
+{
+	run *r = ctx;
+
+	if (!usc__batch_mpi_request(&r->prog, k))
+		return false;
+	r->prog.running++;
+	return true;
+}
+
+static void serve(void *ctx)
+{
+	run *r = ctx;
+
+	usc__batch_mpi_serve(pop, r, &r->prog);
 }
 
 static int child(void *ctx, size_t k)
@@ -198,7 +232,7 @@ static void tick(void *ctx, size_t running, bool last)
 	r->prog.running = running;
 	r->prog.elapsed = usc__batch_now() - r->t0;
 	(void)last;
-	if (r->o->progress)
+	if (r->o->progress && r->rank == 0)
 		r->o->progress(&r->prog, r->o->progress_data);
 }
 
@@ -441,13 +475,87 @@ static void take_done(run *r)
 	}
 }
 
+/*
+ * Rank 0's (or the only rank's) preparation: the work directory, its lock
+ * and manifest, the cases of the shard, those already done, and the queue
+ * of the rest, biggest first.
+ */
+static usc_status set_up(run *r, const char *opts, int *lock_fd,
+			 usc_error *err)
+{
+	const usc_batch_options *o = r->o;
+	usc_status st;
+
+	st = usc_results_check_target(o->out, false,
+				      o->force ? USC_RESULTS_FORCE : 0, err);
+	if (st == USC_OK)
+		st = usc__batch_discover(o->roots, o->root_count, &r->cases,
+					 &r->case_count, err);
+	if (st == USC_OK && r->case_count == 0)
+		st = usc__fail(err, USC_ENOTFOUND,
+			       "no case directory (one holding kernel.hlo; "
+			       "docs/cases.md) under %s%s",
+			       o->roots[0], o->root_count > 1 ? " ..." : "");
+	if (st == USC_OK)
+		st = make_dir(r->work, err);
+	if (st == USC_OK)
+		st = lock_work(r->work, lock_fd, err);
+	if (st == USC_OK)
+		st = make_dir(r->rows_dir, err);
+	if (st == USC_OK)
+		st = make_dir(r->cases_dir, err);
+	if (st == USC_OK)
+		st = manifest(r, opts, err);
+	if (st == USC_OK)
+		st = prepare(r, err);
+	if (st != USC_OK)
+		return st;
+	sweep_temporaries(r->rows_dir);
+	sweep_temporaries(r->cases_dir);
+	r->prog.total = r->sel_count;
+	take_done(r);
+	r->order = usc__calloc(r->sel_count ? r->sel_count : 1,
+			       sizeof *r->order);
+	if (!r->order)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t k = 0; k < r->sel_count; k++)
+		if (!r->done[k])
+			r->order[r->pending++] = k;
+	sort_run = r;
+	qsort(r->order, r->pending, sizeof *r->order, bigger_first);
+	return USC_OK;
+}
+
+/*
+ * Rank 0 under MPI: the rows of the cases other ranks checked, from
+ * their row files.
+ */
+static usc_status gather_rows(run *r, usc_error *err)
+{
+	for (size_t k = 0; k < r->sel_count; k++) {
+		usc_batch_row row;
+		usc_status st;
+
+		if (r->done[k])
+			continue;
+		st = usc__batch_row_read(r->row_paths[k], &row, err);
+		if (st != USC_OK)
+			return usc__fail(err, st,
+					 "case %s went to another rank, which "
+					 "left no row for it: %s",
+					 r->cases[r->sel[k]].path, err->message);
+		r->rows[k] = row;
+		r->done[k] = true;
+	}
+	return USC_OK;
+}
+
 usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 			 usc_error *err)
 {
 	run r;
 	usc__batch_pool pool;
 	usc_batch_result *res = NULL;
-	size_t *order = NULL, pending = 0;
 	char *opts = NULL;
 	const char *slash;
 	usc_status st;
@@ -464,71 +572,70 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 		return usc__fail(err, USC_EINVAL,
 				 "shard %zu of %zu does not exist",
 				 o->shard_index + 1, o->shard_count);
-	st = usc_results_check_target(o->out, false,
-				      o->force ? USC_RESULTS_FORCE : 0, err);
-	if (st == USC_OK)
-		st = usc__batch_discover(o->roots, o->root_count, &r.cases,
-					 &r.case_count, err);
-	if (st == USC_OK && r.case_count == 0)
-		st = usc__fail(err, USC_ENOTFOUND,
-			       "no case directory (one holding kernel.hlo; "
-			       "docs/cases.md) under %s%s",
-			       o->roots[0], o->root_count > 1 ? " ..." : "");
+	st = usc__batch_mpi_start(&r.rank, &r.ranks, err);
 	if (st != USC_OK)
-		goto done;
+		return st;
 	slash = strrchr(o->out, '/');
 	r.out_base = fmt("%s", slash ? slash + 1 : o->out);
 	r.work = fmt("%s.d", o->out);
 	r.rows_dir = fmt("%s.d/rows", o->out);
 	r.cases_dir = fmt("%s.d/cases", o->out);
 	opts = options_string(o);
-	if (!r.out_base || !r.work || !r.rows_dir || !r.cases_dir || !opts) {
+	if (!r.out_base || !r.work || !r.rows_dir || !r.cases_dir || !opts)
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
-		goto done;
-	}
-	st = make_dir(r.work, err);
-	if (st == USC_OK)
-		st = lock_work(r.work, &lock_fd, err);
-	if (st == USC_OK)
-		st = make_dir(r.rows_dir, err);
-	if (st == USC_OK)
-		st = make_dir(r.cases_dir, err);
-	if (st == USC_OK)
-		st = manifest(&r, opts, err);
-	if (st == USC_OK)
-		st = prepare(&r, err);
+	if (st == USC_OK && r.rank == 0)
+		st = set_up(&r, opts, &lock_fd, err);
+	/* The other ranks number the cases alike once rank 0 is ready. */
+	st = usc__batch_mpi_share_status(st, err);
 	if (st != USC_OK)
 		goto done;
-	sweep_temporaries(r.rows_dir);
-	sweep_temporaries(r.cases_dir);
-	r.prog.total = r.sel_count;
-	take_done(&r);
-	order = usc__calloc(r.sel_count ? r.sel_count : 1, sizeof *order);
-	if (!order) {
-		st = usc__fail(err, USC_ENOMEM, "out of memory");
-		goto done;
+	if (r.rank != 0) {
+		st = usc__batch_discover(o->roots, o->root_count, &r.cases,
+					 &r.case_count, err);
+		if (st == USC_OK)
+			st = prepare(&r, err);
+		if (st != USC_OK) {
+			/* Rank 0 is handing out cases: take none of them
+			 * (it then reports each as missing). */
+			size_t k;
+
+			while (usc__batch_mpi_request(&r.prog, &k)) {
+			}
+			usc__batch_mpi_barrier();
+			goto done;
+		}
 	}
-	for (size_t k = 0; k < r.sel_count; k++)
-		if (!r.done[k])
-			order[pending++] = k;
-	sort_run = &r;
-	qsort(order, pending, sizeof *order, bigger_first);
 	memset(&pool, 0, sizeof pool);
 	pool.jobs = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	pool.timeout = o->case_timeout;
 	pool.memory_mb = o->case_memory_mb;
+	pool.next = r.rank == 0 ? pop : ask;
+	pool.serve = r.rank == 0 && r.ranks > 1 ? serve : NULL;
 	pool.child = child;
 	pool.ended = ended;
 	pool.tick = tick;
 	pool.tick_interval = o->progress_interval;
 	pool.ctx = &r;
-	r.prog.running = 0;
-	st = usc__batch_pool_run(&pool, order, pending, err);
+	st = usc__batch_pool_run(&pool, err);
 	if (st == USC_OK && r.fail != USC_OK) {
 		st = r.fail;
 		if (err)
 			*err = r.fail_err;
 	}
+	if (r.rank == 0) {
+		/* Every other rank must hear "no more" before it can finish. */
+		r.next = r.pending;
+		while (!usc__batch_mpi_others_done()) {
+			struct timespec ms = {0, 1000000};
+
+			serve(&r);
+			nanosleep(&ms, NULL);
+		}
+	}
+	usc__batch_mpi_barrier();
+	if (st != USC_OK || r.rank != 0)
+		goto done;
+	st = gather_rows(&r, err);
 	if (st != USC_OK)
 		goto done;
 	/* A batch killed just before this one may have had children still
@@ -551,11 +658,21 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 	st = usc__batch_index_write(o->out, res, opts, o->force, err);
 	res->seconds = usc__batch_now() - r.t0;
 done:
+	if (st == USC_OK && r.rank != 0) {
+		res = usc__calloc(1, sizeof *res);
+		if (!res)
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (res) {
+		res->rank = r.rank;
+		res->ranks = r.ranks;
+	}
 	if (lock_fd >= 0)
 		close(lock_fd);
-	usc__free(order);
+	usc__free(r.order);
 	usc__free(opts);
 	run_free(&r);
+	usc__batch_mpi_end();
 	if (st != USC_OK) {
 		usc_batch_result_destroy(res);
 		return st;

@@ -77,7 +77,7 @@ int usc__batch_case_run(const usc__batch_job *j);
 /* The address space a child may reserve beyond its memory limit, MiB. */
 #define USC__BATCH_AS_SLACK 1024
 
-/* The pool: runs jobs[order[0..n)] jobs at a time. */
+/* The pool: runs the jobs next() gives, jobs at a time. */
 typedef enum usc__batch_end {
 	USC__BATCH_END_EXIT,     /* exited; code holds the status */
 	USC__BATCH_END_SIGNAL,   /* killed by signal code */
@@ -89,6 +89,11 @@ typedef struct usc__batch_pool {
 	size_t jobs;
 	double timeout;          /* seconds; 0: none */
 	uint64_t memory_mb;      /* RLIMIT_AS in the child; 0: none */
+	/* The next job to start into *k; false when there is none left. */
+	bool (*next)(void *ctx, size_t *k);
+	/* NULL, or runs in the parent at least every 10 ms (MPI's rank 0
+	 * answers the other ranks there). */
+	void (*serve)(void *ctx);
 	/* Runs in the child for job k (returns the exit status). */
 	int (*child)(void *ctx, size_t k);
 	/* Runs in the parent when job k ended, with its seconds. */
@@ -105,8 +110,26 @@ typedef struct usc__batch_pool {
  * when the batch was interrupted (SIGINT, SIGTERM): the children are
  * killed and what finished stays finished.
  */
-usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
-			       size_t n, usc_error *err);
+usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err);
+
+/*
+ * MPI (mpi.c; docs/batch.md, "MPI").  Without an MPI build, or when the
+ * process was not launched by an MPI launcher, there is one rank.
+ */
+/* Starts MPI when launched by mpirun; this rank and the rank count. */
+usc_status usc__batch_mpi_start(int *rank, int *size, usc_error *err);
+/* Finalizes MPI if usc__batch_mpi_start started it. */
+void usc__batch_mpi_end(void);
+/* Rank 0's status (and message) to every rank; every rank returns it. */
+usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err);
+void usc__batch_mpi_barrier(void);
+/* A rank other than 0: the next case from rank 0, sending its counts. */
+bool usc__batch_mpi_request(const usc_batch_progress *p, size_t *k);
+/* Rank 0: answers every pending request with pop()'s next case. */
+void usc__batch_mpi_serve(bool (*pop)(void *ctx, size_t *k), void *ctx,
+			  usc_batch_progress *p);
+/* Rank 0: every other rank has been told there is no more work. */
+bool usc__batch_mpi_others_done(void);
 
 /* Seconds on the monotonic clock. */
 double usc__batch_now(void);

@@ -132,11 +132,11 @@ static void kill_all(slot *s, size_t n)
 			waitpid(s[i].pid, NULL, 0);
 }
 
-usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
-			       size_t n, usc_error *err)
+usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 {
 	struct sigaction sa, old_chld, old_int, old_term;
-	size_t jobs = p->jobs ? p->jobs : 1, next = 0, running = 0;
+	size_t jobs = p->jobs ? p->jobs : 1, running = 0, k = 0;
+	bool more = true, have = false;
 	double interval = p->tick_interval > 0 ? p->tick_interval : 1;
 	double last_tick = usc__batch_now();
 	usc_status st = USC_OK;
@@ -163,7 +163,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
-	while (next < n || running > 0) {
+	while (more || running > 0) {
 		struct pollfd pfd = {wake_fd[0], POLLIN, 0};
 		double now = usc__batch_now(), wait_s = interval;
 		char drain[64];
@@ -179,9 +179,16 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
 				       (int)interrupted);
 			break;
 		}
-		/* Start jobs while there is room. */
-		while (next < n && running < jobs) {
+		if (p->serve)
+			p->serve(p->ctx);
+		/* Start jobs while there is room and work. */
+		while (running < jobs && more) {
 			size_t i = 0;
+
+			if (!have && !(have = p->next(p->ctx, &k))) {
+				more = false;
+				break;
+			}
 
 			while (s[i].pid > 0)
 				i++;
@@ -196,9 +203,10 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
 				break;
 			}
 			if (pid == 0)
-				child_main(p, order[next], self);
+				child_main(p, k, self);
 			s[i].pid = pid;
-			s[i].k = order[next++];
+			s[i].k = k;
+			have = false;
 			s[i].start = usc__batch_now();
 			s[i].timed_out = false;
 			s[i].over_memory = false;
@@ -236,7 +244,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
 				break;
 			}
 		}
-		if (next < n && running < jobs)
+		if (more && running < jobs)
 			continue;
 		/* Kill what ran past its time; sleep until the next event. */
 		now = usc__batch_now();
@@ -266,8 +274,10 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, const size_t *order,
 			p->tick(p->ctx, running, false);
 			last_tick = now;
 		}
-		if (running == 0 && next >= n)
+		if (running == 0 && !more)
 			break;
+		if (p->serve && wait_s > 0.01)
+			wait_s = 0.01;
 		if (poll(&pfd, 1, (int)(wait_s * 1000) + 1) > 0)
 			while (read(wake_fd[0], drain, sizeof drain) > 0) {
 			}

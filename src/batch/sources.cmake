@@ -4,6 +4,7 @@ list(APPEND USC_LIB_SOURCES
   src/batch/case_run.c
   src/batch/discover.c
   src/batch/merge.c
+  src/batch/mpi.c
   src/batch/pool.c
   src/batch/rank.c
   src/batch/row.c)

@@ -390,7 +390,8 @@ int usc_cli_batch(int argc, char **argv)
 	}
 	if (ps.drawn)
 		fputc('\n', stderr);
-	rc = report(o.out, b, (size_t)top, json);
+	/* Under mpirun, rank 0 speaks for the batch. */
+	rc = b->rank == 0 ? report(o.out, b, (size_t)top, json) : USC_EXIT_OK;
 done:
 	usc_batch_result_destroy(b);
 	free(roots);

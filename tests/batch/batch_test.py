@@ -7,6 +7,7 @@ usage: batch_test.py ULPSCOPE TEST [ARGS...]
   resume [KILLS]        kill -9 at random moments; the resumed index equals
                         an uninterrupted run's
   shards                --shard K/N and merge equal one run; bad merges refused
+  mpi MPIEXEC           mpirun -np 2 writes the same index as one process
 
 Expected values come from `ulpscope check`, run case by case (the command
 batch must agree with), from the test's own construction of each bad case,
@@ -327,6 +328,25 @@ def shards():
     shutil.rmtree(tmp)
 
 
+def mpi(mpiexec):
+    """mpirun -np 2 over the examples: the same index as one process."""
+    tmp = tempfile.mkdtemp(prefix="usc-batch-mpi-")
+    ref = os.path.join(tmp, "ref.h5")
+    run("batch", EXAMPLES, "--out", ref, "-j2", "--quiet")
+    out = os.path.join(tmp, "mpi.h5")
+    env = dict(os.environ, OMPI_MCA_mpi_warn_on_fork="0")
+    p = subprocess.run([mpiexec, "--allow-run-as-root", "--oversubscribe",
+                        "-np", "2", ULPSCOPE, "batch", EXAMPLES, "--out",
+                        out, "-j1", "--json", "--quiet"],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0, f"mpirun batch: {p.returncode} {p.stderr}")
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    check(len(lines) == 1, f"rank 0 alone prints the summary: {p.stdout}")
+    check(without_time(table(out), out).equals(without_time(table(ref), ref)),
+          "the index of 2 ranks equals one process's")
+    shutil.rmtree(tmp)
+
+
 def main():
     test = sys.argv[2]
     if test == "same-as-check":
@@ -337,6 +357,8 @@ def main():
         resume(int(sys.argv[3]) if len(sys.argv) > 3 else 20)
     elif test == "shards":
         shards()
+    elif test == "mpi":
+        mpi(sys.argv[3])
     else:
         sys.exit(f"unknown test {test}")
     if failures:

@@ -30,3 +30,12 @@ if(NOT USC_SANITIZE)
   set_tests_properties(cli_batch_acceptance PROPERTIES SKIP_RETURN_CODE 77
     TIMEOUT 1800 ENVIRONMENT "${USC_BATCH_ENV}")
 endif()
+# Two MPI ranks (when the build found an MPI; not under the sanitizers,
+# where the MPI runtime's own allocations read as leaks).
+if(USC_HAVE_MPI AND NOT USC_SANITIZE)
+  add_test(NAME cli_batch_mpi
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/batch/batch_test.py
+      $<TARGET_FILE:ulpscope_cli> mpi ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(cli_batch_mpi PROPERTIES SKIP_RETURN_CODE 77
+    TIMEOUT 600 ENVIRONMENT "${USC_BATCH_ENV}")
+endif()
