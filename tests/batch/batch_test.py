@@ -76,9 +76,11 @@ def same_as_check(root):
     tmp = tempfile.mkdtemp(prefix="usc-batch-")
     out = os.path.join(tmp, "r.h5")
     p = run("batch", root, "--out", out, "-j2", "--quiet", "--json")
-    check(p.returncode == 0, f"batch over {root} exits 0: {p.returncode} "
-          f"{p.stderr}")
     summary = json.loads(p.stdout)
+    # 0, or 3 when a case is suspicious (legitimate, but beyond its
+    # expected error: the acceptance corpus has a few); never a defect.
+    check(p.returncode in (0, 3) and summary["exit"] == p.returncode,
+          f"batch over {root} exits 0 or 3: {p.returncode} {p.stderr}")
     df = table(out)
     check(len(df) == summary["cases"], "one row per case")
     check(list(df["index"]) == sorted(df["index"]), "rows in discovery order")
@@ -105,8 +107,14 @@ def same_as_check(root):
             check(got == want, f"{r['path']}: n_{name} {got} vs {want}")
         for col, key in (("max_ulp_reference", "reference"),
                          ("max_ulp_oracle", "oracle")):
-            want = max(o[key]["max_abs_ulp"] for o in outs)
-            check(r[col] == want, f"{r['path']}: {col} {r[col]} vs {want}")
+            # JSON has no infinity: check prints null for it (and NaN).
+            vals = [o[key]["max_abs_ulp"] for o in outs]
+            if any(v is None for v in vals):
+                check(not np.isfinite(r[col]),
+                      f"{r['path']}: {col} {r[col]} vs null")
+            else:
+                check(r[col] == max(vals),
+                      f"{r['path']}: {col} {r[col]} vs {max(vals)}")
         # The index links each case's kernel, with the check's verdict.
         with h5py.File(out, "r") as f:
             v = f["/kernels"][r["link"]].attrs["verdict"]
