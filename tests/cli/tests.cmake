@@ -20,3 +20,10 @@ endforeach()
 add_test(NAME cli_formats_check COMMAND ulpscope_cli formats --check)
 set_tests_properties(cli_formats_check PROPERTIES
   PASS_REGULAR_EXPRESSION "self-check: [0-9]+ values checked, 0 wrong")
+
+# Every numeric option of every subcommand at -1, 0, its maximum, one past
+# it and 2^64: out of range is a usage error naming the option (issue 12).
+add_test(NAME cli_numeric_options
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/num_options.sh
+    $<TARGET_FILE:ulpscope_cli>)
+set_tests_properties(cli_numeric_options PROPERTIES TIMEOUT 300)
