@@ -27,3 +27,10 @@ add_test(NAME cli_numeric_options
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/num_options.sh
     $<TARGET_FILE:ulpscope_cli>)
 set_tests_properties(cli_numeric_options PROPERTIES TIMEOUT 300)
+
+# A case.json member of the wrong type or value is a bad input (exit 1)
+# naming the file, line:column and key, for every command that reads it.
+add_test(NAME cli_case_json_invalid
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/case_json.sh
+    $<TARGET_FILE:ulpscope_cli>
+    ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0)
