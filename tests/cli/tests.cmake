@@ -34,3 +34,10 @@ add_test(NAME cli_case_json_invalid
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/case_json.sh
     $<TARGET_FILE:ulpscope_cli>
     ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0)
+
+# Limits on what is read through the command line: /dev/zero, a FIFO, a
+# declared tensor of 6 GiB, --max-file-size, --max-elements, stdin.
+add_test(NAME cli_limits
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/limits.sh
+    $<TARGET_FILE:ulpscope_cli>)
+set_tests_properties(cli_limits PROPERTIES TIMEOUT 300)
