@@ -147,6 +147,12 @@ int usc_cli_num_arg(const usc_cli_num_opt *table, int argc, char **argv,
 int usc_cli_num_parse(const usc_cli_num_opt *opt, const char *text,
 		      usc_cli_num *v);
 
+/*
+ * The integer rule alone: text is all decimal digits (or 0x and hex
+ * digits, when hex) and fits in 64 bits.
+ */
+bool usc_cli_parse_u64(const char *text, bool hex, uint64_t *out);
+
 /* The range of opt in words: "an integer from 0 to 1000000". */
 void usc_cli_num_range(const usc_cli_num_opt *opt, char *buf, size_t size);
 

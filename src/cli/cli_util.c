@@ -140,6 +140,17 @@ static int scan_u64(const char **p, bool hex, uint64_t *out)
 	return 0;
 }
 
+bool usc_cli_parse_u64(const char *text, bool hex, uint64_t *out)
+{
+	const char *p = text;
+	uint64_t v;
+
+	if (scan_u64(&p, hex, &v) != 0 || *p != '\0')
+		return false;
+	*out = v;
+	return true;
+}
+
 /* A size's suffix: K, M, G, T (with an optional iB or B) as a shift. */
 static int size_shift(const char *s)
 {

@@ -2,7 +2,6 @@
  * ulpscope formats | cast | decode | ulp: quick questions about number
  * formats, answered exactly.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -269,11 +268,8 @@ int usc_cli_cast(int argc, char **argv)
 static int parse_bits(usc_dtype t, const char *s, uint64_t *out)
 {
 	int bits = usc_format_of(t)->bits;
-	char *end;
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-') {
+	if (!usc_cli_parse_u64(s, true, out)) {
 		usc_cli_error("expected an encoding such as 0x3f80, found '%s'",
 			      s);
 		return -1;
