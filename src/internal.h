@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ulpscope/status.h"
 
@@ -46,12 +47,31 @@ void usc__alloc_fail_after(long n);
 long usc__alloc_live(void);
 
 /*
+ * Opens path for reading (src/util/file.c): a regular file only, refused
+ * without blocking when it is a directory, FIFO, device or socket
+ * (USC_EIO, the message says which).  *size is its size when opened.
+ * USC_ENOTFOUND when it does not exist.
+ */
+usc_status usc__open_regular(const char *path, FILE **fp, uint64_t *size,
+			     usc_error *err);
+
+/*
  * Reads the whole file at path: *out (malloc'd, NUL-terminated, freed with
- * usc__free) and its length.  USC_ENOTFOUND when it does not exist,
- * USC_EIO when it cannot be read; the message names the path.
+ * usc__free) and its length.  A regular file only (usc__open_regular), at
+ * most the limit's max_file_bytes (include/ulpscope/limits.h; USC_ERANGE
+ * before anything is allocated, naming the limit).  USC_ENOTFOUND when it
+ * does not exist, USC_EIO when it cannot be read; the message names the
+ * path.
  */
 usc_status usc__read_file(const char *path, char **out, size_t *len,
 			  usc_error *err);
+
+/*
+ * The same from an open stream (standard input) named name in messages;
+ * hint is the size expected (0 when unknown).
+ */
+usc_status usc__read_stream(FILE *fp, const char *name, uint64_t hint,
+			    char **out, size_t *len, usc_error *err);
 
 /*
  * Records an error in err (which may be NULL) and returns code, so a

@@ -486,7 +486,12 @@ struct usc_hlo_module {
  */
 usc_status usc_hlo_parse(const char *text, size_t len, const char *filename,
 			 usc_hlo_file **out, usc_error *err);
-/* Reads and parses a file; I/O errors (USC_EIO) name the file. */
+/*
+ * Reads and parses a file; I/O errors (USC_EIO) name the file.  A regular
+ * file only, of at most the limit's max_file_bytes (USC_ERANGE;
+ * include/ulpscope/limits.h); path "-" reads standard input to its end,
+ * under the same limit.
+ */
 usc_status usc_hlo_parse_file(const char *path, usc_hlo_file **out,
 			      usc_error *err);
 void usc_hlo_file_destroy(usc_hlo_file *f);

@@ -9,6 +9,7 @@
 #define ULPSCOPE_H
 
 #include "ulpscope/status.h"
+#include "ulpscope/limits.h"
 #include "ulpscope/dtype.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/hlo_kernel.h"

@@ -99,37 +99,19 @@ void usc__case_free_list(char **list, size_t n)
 	usc__free(list);
 }
 
-/* The built-in profile of a case.json "platform". */
-static const char *platform_profile(const char *platform)
-{
-	static const struct {
-		const char *platform, *profile;
-	} map[] = {
-		{"cpu", "xla-cpu"}, {"host", "xla-cpu"}, {"gpu", "xla-gpu"},
-		{"cuda", "xla-gpu"}, {"rocm", "xla-gpu"}, {"tpu", "xla-tpu"},
-	};
-
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (strcmp(platform, map[i].platform) == 0)
-			return map[i].profile;
-	return NULL;
-}
-
 /*
  * The profile a case asks for: case.json's "profile" (a built-in name, or
  * a profile file, relative to the case directory), else the built-in
  * profile of its "platform" (xla-cpu-fast-math for a CPU run whose
  * "xla_cpu_enable_fast_math" is true).  *have is false when case.json
- * is absent or names neither (or an unknown platform: then there is no
- * profile rather than a guessed one).
+ * is absent or names neither; a case.json whose members have the wrong
+ * type or an unknown platform is an error (usc__case_meta_read).
  */
 usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 			     usc_error *err)
 {
-	static const char *const keys[] = {"profile", "platform",
-					   "xla_cpu_enable_fast_math"};
 	char *path = usc__case_join(dir, "case.json");
-	char *vals[3] = {NULL, NULL, NULL};
+	usc__case_meta meta = {NULL, NULL, false};
 	char *text = NULL;
 	size_t len = 0;
 	usc_status st = USC_OK;
@@ -141,20 +123,19 @@ usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 		goto done;
 	st = usc__read_file(path, &text, &len, err);
 	if (st == USC_OK)
-		st = usc__case_json_strings(path, text, len, keys, 3, vals,
-					    err);
+		st = usc__case_meta_read(path, text, len, &meta, err);
 	if (st != USC_OK)
 		goto done;
-	if (vals[0]) {
+	if (meta.profile) {
 		const char *const *names = usc_profile_builtin_names();
 		bool builtin = false;
 
 		for (size_t i = 0; names[i]; i++)
-			builtin = builtin || strcmp(names[i], vals[0]) == 0;
-		if (builtin || vals[0][0] == '/') {
-			st = usc_profile_resolve(vals[0], out, err);
+			builtin = builtin || strcmp(names[i], meta.profile) == 0;
+		if (builtin || meta.profile[0] == '/') {
+			st = usc_profile_resolve(meta.profile, out, err);
 		} else {
-			char *file = usc__case_join(dir, vals[0]);
+			char *file = usc__case_join(dir, meta.profile);
 
 			st = file ? usc_profile_resolve(file, out, err)
 				  : usc__fail(err, USC_ENOMEM, "out of memory");
@@ -168,20 +149,17 @@ usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 				       msg);
 		}
 		*have = st == USC_OK;
-	} else if (vals[1] && platform_profile(vals[1])) {
-		const char *name = platform_profile(vals[1]);
+	} else if (meta.platform_profile) {
+		const char *name = meta.platform_profile;
 
 		/* A CPU run with fast math has its own profile. */
-		if (strcmp(name, "xla-cpu") == 0 && vals[2] &&
-		    strcmp(vals[2], "true") == 0)
+		if (strcmp(name, "xla-cpu") == 0 && meta.fast_math)
 			name = "xla-cpu-fast-math";
 		st = usc_profile_builtin(name, out, err);
 		*have = st == USC_OK;
 	}
 done:
-	usc__free(vals[0]);
-	usc__free(vals[1]);
-	usc__free(vals[2]);
+	usc__case_meta_free(&meta);
 	usc__free(text);
 	usc__free(path);
 	return st;

@@ -24,6 +24,32 @@ usc_status usc__case_json_strings(const char *path, const char *text,
 				  size_t nkeys, char **values, usc_error *err);
 
 /*
+ * What ulpscope takes from a case.json, validated (docs/cases.md):
+ * "profile" (a non-empty string or null), the built-in profile of
+ * "platform" (cpu, host, gpu, cuda, rocm, tpu or null), and
+ * "xla_cpu_enable_fast_math" (a boolean or null); "fusion" and
+ * "main_fusion" must be strings or null, "fusions" an array of strings.
+ * Any other member is accepted as long as the file is JSON.  A wrong
+ * type or value fails with USC_EPARSE and "PATH:LINE:COL: \"key\": what
+ * was expected, found what"; nothing is returned then.
+ */
+typedef struct usc__case_meta {
+	char *profile;		      /* allocated; NULL when not given */
+	const char *platform_profile; /* static; NULL when not given */
+	bool fast_math;
+} usc__case_meta;
+
+usc_status usc__case_meta_read(const char *path, const char *text,
+			       size_t len, usc__case_meta *meta,
+			       usc_error *err);
+void usc__case_meta_free(usc__case_meta *meta);
+
+/* "PATH:LINE:COL: \"key\": what" for the value at `at` in text. */
+usc_status usc__case_json_fail(const char *path, const char *text,
+			       const char *at, usc_error *err,
+			       const char *key, const char *what);
+
+/*
  * The profile a case directory asks for (src/analyze/case.c): case.json's
  * "profile", else the built-in profile of its "platform".  *have is false
  * when it names neither (or there is no case.json).  Shared by check and

@@ -1,10 +1,15 @@
 /*
- * The few members of a case's case.json that ulpscope reads: top-level
- * strings ("profile", "platform").  The file is validated as JSON
+ * The few members of a case's case.json that ulpscope reads ("profile",
+ * "platform", "xla_cpu_enable_fast_math") and the names of the kernel
+ * ("fusion", "fusions", "main_fusion").  The file is validated as JSON
  * (RFC 8259) while it is walked, so a malformed case.json is an error
- * naming its line and column rather than a silently ignored key; nested
- * values are skipped without being kept.
+ * naming its line and column rather than a silently ignored key; then
+ * each of those members is checked for its type and value
+ * (docs/cases.md), because a "platform": 5 silently read as no platform
+ * gives no verdict where the case asked for one.  Other members, which
+ * the capture tool writes in plenty, are validated as JSON and skipped.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -215,93 +220,358 @@ static usc_status scan_value(scanner *sc, int depth)
 	}
 }
 
-usc_status usc__case_json_strings(const char *path, const char *text,
-				  size_t len, const char *const *keys,
-				  size_t nkeys, char **values, usc_error *err)
+/* The JSON kinds a member may have, as a message names them. */
+typedef enum json_kind {
+	JSON_ABSENT,
+	JSON_STRING,
+	JSON_NUMBER,
+	JSON_BOOL,
+	JSON_NULL,
+	JSON_OBJECT,
+	JSON_ARRAY
+} json_kind;
+
+static const char *const kind_words[] = {
+	"nothing", "a string", "a number", "a boolean", "null", "an object",
+	"an array"};
+
+/* One top-level member asked for: what it is and where its value starts. */
+typedef struct member {
+	json_kind kind;
+	char *text;	  /* a string's value, a literal's text; else NULL */
+	const char *at;	  /* the value's first character */
+	bool all_strings; /* an array: every element a string */
+} member;
+
+static json_kind kind_at(const char *p)
 {
-	scanner sc = {path, text, text, text + len, err};
+	switch (*p) {
+	case '"':
+		return JSON_STRING;
+	case '{':
+		return JSON_OBJECT;
+	case '[':
+		return JSON_ARRAY;
+	case 't':
+	case 'f':
+		return JSON_BOOL;
+	case 'n':
+		return JSON_NULL;
+	default:
+		return JSON_NUMBER;
+	}
+}
+
+/*
+ * Whether every element of the array at sc->p, already validated by
+ * scan_value, is a string; sc->p is left where it was.
+ */
+static bool array_of_strings(scanner *sc)
+{
+	scanner sub = *sc;
+	bool all = true;
+
+	sub.err = NULL;
+	sub.p++;
+	for (;;) {
+		skip_ws(&sub);
+		if (sub.p >= sub.end || *sub.p == ']')
+			return all;
+		all = all && *sub.p == '"';
+		if (scan_value(&sub, 1) != USC_OK)
+			return false;
+		skip_ws(&sub);
+		if (sub.p < sub.end && *sub.p == ',')
+			sub.p++;
+	}
+}
+
+static void free_members(member *m, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		usc__free(m[k].text);
+		m[k].text = NULL;
+		m[k].kind = JSON_ABSENT;
+	}
+}
+
+/*
+ * Walks the object of text, validating all of it, and fills m[k] for
+ * each top-level member keys[k] present.  A member asked for that
+ * appears twice is an error: which one counts would be a guess.
+ */
+static usc_status scan_members(scanner *sc, const char *const *keys,
+			       size_t nkeys, member *m)
+{
 	usc_status st = USC_OK;
 
 	for (size_t k = 0; k < nkeys; k++)
-		values[k] = NULL;
-	skip_ws(&sc);
-	if (sc.p >= sc.end || *sc.p != '{') {
-		st = fail_at(&sc, "expected an object");
+		m[k] = (member){JSON_ABSENT, NULL, NULL, false};
+	skip_ws(sc);
+	if (sc->p >= sc->end || *sc->p != '{') {
+		st = fail_at(sc, "expected an object");
 		goto fail;
 	}
-	sc.p++;
-	skip_ws(&sc);
-	if (sc.p < sc.end && *sc.p == '}') {
-		sc.p++;
+	sc->p++;
+	skip_ws(sc);
+	if (sc->p < sc->end && *sc->p == '}') {
+		sc->p++;
 		goto tail;
 	}
 	for (;;) {
 		char *name = NULL;
+		const char *name_at;
 		size_t hit = nkeys;
 
-		skip_ws(&sc);
-		if (sc.p >= sc.end || *sc.p != '"') {
-			st = fail_at(&sc, "expected a member name");
+		skip_ws(sc);
+		if (sc->p >= sc->end || *sc->p != '"') {
+			st = fail_at(sc, "expected a member name");
 			goto fail;
 		}
-		st = scan_string(&sc, &name);
+		name_at = sc->p;
+		st = scan_string(sc, &name);
 		if (st != USC_OK)
 			goto fail;
 		for (size_t k = 0; k < nkeys; k++)
 			if (strcmp(name, keys[k]) == 0)
 				hit = k;
 		usc__free(name);
-		skip_ws(&sc);
-		if (sc.p >= sc.end || *sc.p != ':') {
-			st = fail_at(&sc, "expected ':'");
+		if (hit < nkeys && m[hit].kind != JSON_ABSENT) {
+			sc->p = name_at;
+			st = usc__case_json_fail(sc->path, sc->s, name_at,
+						 sc->err, keys[hit],
+						 "given twice");
 			goto fail;
 		}
-		sc.p++;
-		skip_ws(&sc);
-		if (hit < nkeys && sc.p < sc.end && *sc.p == '"') {
-			usc__free(values[hit]);
-			values[hit] = NULL;
-			st = scan_string(&sc, &values[hit]);
+		skip_ws(sc);
+		if (sc->p >= sc->end || *sc->p != ':') {
+			st = fail_at(sc, "expected ':'");
+			goto fail;
+		}
+		sc->p++;
+		skip_ws(sc);
+		if (hit < nkeys && sc->p < sc->end) {
+			m[hit].kind = kind_at(sc->p);
+			m[hit].at = sc->p;
+		}
+		if (hit < nkeys && m[hit].kind == JSON_STRING) {
+			st = scan_string(sc, &m[hit].text);
 		} else {
-			const char *start = sc.p;
+			const char *start = sc->p;
 
-			st = scan_value(&sc, 1);
+			st = scan_value(sc, 1);
 			/* A literal (true, false, null, a number): its text. */
-			if (st == USC_OK && hit < nkeys && *start != '{' &&
-			    *start != '[') {
-				usc__free(values[hit]);
-				values[hit] = usc__strndup(
-					start, (size_t)(sc.p - start));
-				if (!values[hit])
-					st = usc__fail(err, USC_ENOMEM,
+			if (st == USC_OK && hit < nkeys &&
+			    m[hit].kind != JSON_OBJECT &&
+			    m[hit].kind != JSON_ARRAY) {
+				m[hit].text = usc__strndup(
+					start, (size_t)(sc->p - start));
+				if (!m[hit].text)
+					st = usc__fail(sc->err, USC_ENOMEM,
 						       "out of memory");
+			}
+			if (st == USC_OK && hit < nkeys &&
+			    m[hit].kind == JSON_ARRAY) {
+				const char *end = sc->p;
+
+				sc->p = start;
+				m[hit].all_strings = array_of_strings(sc);
+				sc->p = end;
 			}
 		}
 		if (st != USC_OK)
 			goto fail;
-		skip_ws(&sc);
-		if (sc.p < sc.end && *sc.p == ',') {
-			sc.p++;
+		skip_ws(sc);
+		if (sc->p < sc->end && *sc->p == ',') {
+			sc->p++;
 			continue;
 		}
-		if (sc.p < sc.end && *sc.p == '}') {
-			sc.p++;
+		if (sc->p < sc->end && *sc->p == '}') {
+			sc->p++;
 			break;
 		}
-		st = fail_at(&sc, "expected ',' or '}'");
+		st = fail_at(sc, "expected ',' or '}'");
 		goto fail;
 	}
 tail:
-	skip_ws(&sc);
-	if (sc.p < sc.end) {
-		st = fail_at(&sc, "text after the object");
+	skip_ws(sc);
+	if (sc->p < sc->end) {
+		st = fail_at(sc, "text after the object");
 		goto fail;
 	}
 	return USC_OK;
 fail:
-	for (size_t k = 0; k < nkeys; k++) {
-		usc__free(values[k]);
-		values[k] = NULL;
-	}
+	free_members(m, nkeys);
 	return st;
+}
+
+usc_status usc__case_json_fail(const char *path, const char *text,
+			       const char *at, usc_error *err,
+			       const char *key, const char *what)
+{
+	int line = 1, col = 1;
+
+	for (const char *q = text; q < at; q++) {
+		if (*q == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	return usc__fail(err, USC_EPARSE, "%s:%d:%d: \"%s\": %s", path, line,
+			 col, key, what);
+}
+
+usc_status usc__case_json_strings(const char *path, const char *text,
+				  size_t len, const char *const *keys,
+				  size_t nkeys, char **values, usc_error *err)
+{
+	scanner sc = {path, text, text, text + len, err};
+	member *m = usc__calloc(nkeys ? nkeys : 1, sizeof *m);
+	usc_status st;
+
+	for (size_t k = 0; k < nkeys; k++)
+		values[k] = NULL;
+	if (!m)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	st = scan_members(&sc, keys, nkeys, m);
+	for (size_t k = 0; st == USC_OK && k < nkeys; k++)
+		values[k] = m[k].text;
+	usc__free(m);
+	return st;
+}
+
+/* ------------------------------------------------------- validation */
+
+/* The built-in profile of each "platform" case.json may name. */
+static const struct {
+	const char *platform, *profile;
+} platforms[] = {
+	{"cpu", "xla-cpu"}, {"host", "xla-cpu"}, {"gpu", "xla-gpu"},
+	{"cuda", "xla-gpu"}, {"rocm", "xla-gpu"}, {"tpu", "xla-tpu"},
+};
+
+enum {
+	KEY_FUSION,
+	KEY_FUSIONS,
+	KEY_MAIN_FUSION,
+	KEY_PLATFORM,
+	KEY_PROFILE,
+	KEY_FAST_MATH,
+	KEY_COUNT
+};
+
+static const char *const meta_keys[KEY_COUNT] = {
+	"fusion",   "fusions", "main_fusion", "platform",
+	"profile", "xla_cpu_enable_fast_math"};
+
+/* "\"key\": expected WHAT, found KIND" at the value of m. */
+static usc_status wrong_kind(const char *path, const char *text,
+			     const member *m, usc_error *err,
+			     const char *key, const char *expected)
+{
+	char what[256];
+
+	snprintf(what, sizeof what, "expected %s, found %s", expected,
+		 kind_words[m->kind]);
+	return usc__case_json_fail(path, text, m->at, err, key, what);
+}
+
+usc_status usc__case_meta_read(const char *path, const char *text,
+			       size_t len, usc__case_meta *meta,
+			       usc_error *err)
+{
+	scanner sc = {path, text, text, text + len, err};
+	member m[KEY_COUNT];
+	const member *mk;
+	usc_status st;
+
+	memset(meta, 0, sizeof *meta);
+	st = scan_members(&sc, meta_keys, KEY_COUNT, m);
+	if (st != USC_OK)
+		return st;
+	/* The names of the kernel: for people and later analyses. */
+	for (int i = 0; i < 2; i++) {
+		int k = i == 0 ? KEY_FUSION : KEY_MAIN_FUSION;
+
+		mk = &m[k];
+		if (mk->kind != JSON_ABSENT && mk->kind != JSON_STRING &&
+		    mk->kind != JSON_NULL) {
+			st = wrong_kind(path, text, mk, err, meta_keys[k],
+					"an instruction name (a string) or "
+					"null");
+			goto done;
+		}
+	}
+	mk = &m[KEY_FUSIONS];
+	if (mk->kind != JSON_ABSENT && mk->kind != JSON_NULL &&
+	    !(mk->kind == JSON_ARRAY && mk->all_strings)) {
+		st = mk->kind == JSON_ARRAY
+			     ? usc__case_json_fail(
+				       path, text, mk->at, err, "fusions",
+				       "expected an array of instruction names "
+				       "(strings), found an element that is "
+				       "not a string")
+			     : wrong_kind(path, text, mk, err, "fusions",
+					  "an array of instruction names "
+					  "(strings)");
+		goto done;
+	}
+	mk = &m[KEY_PROFILE];
+	if (mk->kind == JSON_STRING && mk->text[0] != '\0') {
+		meta->profile = m[KEY_PROFILE].text;
+		m[KEY_PROFILE].text = NULL;
+	} else if (mk->kind == JSON_STRING) {
+		st = usc__case_json_fail(path, text, mk->at, err, "profile",
+					 "is empty; expected a built-in profile "
+					 "name or a profile file");
+		goto done;
+	} else if (mk->kind != JSON_ABSENT && mk->kind != JSON_NULL) {
+		st = wrong_kind(path, text, mk, err, "profile",
+				"a built-in profile name or a profile file "
+				"(a non-empty string) or null");
+		goto done;
+	}
+	mk = &m[KEY_PLATFORM];
+	if (mk->kind == JSON_STRING) {
+		for (size_t i = 0; i < USC__ARRAY_LEN(platforms); i++)
+			if (strcmp(mk->text, platforms[i].platform) == 0)
+				meta->platform_profile = platforms[i].profile;
+		if (!meta->platform_profile) {
+			char what[256];
+
+			snprintf(what, sizeof what,
+				 "'%.64s' is not a platform ulpscope knows; "
+				 "expected cpu, host, gpu, cuda, rocm or tpu "
+				 "(\"profile\" names a profile for another "
+				 "device)",
+				 mk->text);
+			st = usc__case_json_fail(path, text, mk->at, err,
+						 "platform", what);
+			goto done;
+		}
+	} else if (mk->kind != JSON_ABSENT && mk->kind != JSON_NULL) {
+		st = wrong_kind(path, text, mk, err, "platform",
+				"a string (cpu, gpu, tpu...) or null");
+		goto done;
+	}
+	mk = &m[KEY_FAST_MATH];
+	if (mk->kind == JSON_BOOL) {
+		meta->fast_math = strcmp(mk->text, "true") == 0;
+	} else if (mk->kind != JSON_ABSENT && mk->kind != JSON_NULL) {
+		st = wrong_kind(path, text, mk, err,
+				"xla_cpu_enable_fast_math",
+				"true, false or null");
+		goto done;
+	}
+done:
+	free_members(m, KEY_COUNT);
+	if (st != USC_OK)
+		usc__case_meta_free(meta);
+	return st;
+}
+
+void usc__case_meta_free(usc__case_meta *meta)
+{
+	usc__free(meta->profile);
+	meta->profile = NULL;
 }

@@ -402,6 +402,13 @@ static usc_status make_eval(check_run *c, usc_eval_domain domain,
 		o.quantize = c->req->quantize;
 	}
 	st = usc_eval_create_computation(c->comp, &o, out, err);
+	if (st != USC_OK && err && c->req->hlo_path) {
+		/* The evaluator names the line; the file is known here. */
+		char msg[USC_ERROR_MESSAGE_SIZE];
+
+		snprintf(msg, sizeof msg, "%s", err->message);
+		return usc__fail(err, st, "%s: %s", c->req->hlo_path, msg);
+	}
 	if (st == USC_OK && c->in)
 		st = usc_eval_bind_all(*out, (const usc_tensor *const *)c->in,
 				       c->r->input_count, err);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyze/profile_builtin.h"
 #include "ulpscope/profile.h"
@@ -874,10 +875,19 @@ usc_status usc_profile_load(const char *path, usc_profile *out,
 
 	if (path == NULL || out == NULL)
 		return usc__fail(err, USC_EINVAL, "no profile path");
-	f = fopen(path, "rb");
-	if (f == NULL)
-		return usc__fail(err, USC_EIO, "cannot open '%s': %s", path,
-				 strerror(errno));
+	{
+		uint64_t size;
+		usc_error e;
+
+		/* A regular file only: a FIFO would block, /dev/zero not end. */
+		errno = 0;
+		st = usc__open_regular(path, &f, &size, &e);
+		if (st != USC_OK && errno)
+			return usc__fail(err, USC_EIO, "cannot open '%s': %s",
+					 path, strerror(errno));
+		if (st != USC_OK)
+			return usc__fail(err, USC_EIO, "%s", e.message);
+	}
 	buf = usc__malloc(FILE_MAX_BYTES + 1);
 	if (buf == NULL) {
 		fclose(f);
@@ -910,7 +920,7 @@ usc_status usc_profile_resolve(const char *name_or_path, usc_profile *out,
 	const char *const *names = usc_profile_builtin_names();
 	char list[256];
 	size_t o = 0;
-	FILE *f;
+	struct stat sb;
 
 	if (name_or_path == NULL || name_or_path[0] == '\0' || out == NULL)
 		return usc__fail(err, USC_EINVAL,
@@ -920,12 +930,9 @@ usc_status usc_profile_resolve(const char *name_or_path, usc_profile *out,
 	for (size_t i = 0; names[i] != NULL; i++)
 		if (strcmp(names[i], name_or_path) == 0)
 			return usc_profile_builtin(name_or_path, out, err);
-	f = fopen(name_or_path, "rb");
-	if (f != NULL) {
-		fclose(f);
-		return usc_profile_load(name_or_path, out, err);
-	}
-	if (errno != ENOENT || strchr(name_or_path, '/') != NULL)
+	/* Whether a file of that name is there, without opening it. */
+	if (stat(name_or_path, &sb) == 0 || errno != ENOENT ||
+	    strchr(name_or_path, '/') != NULL)
 		return usc_profile_load(name_or_path, out, err);
 	list[0] = '\0';
 	for (size_t i = 0; names[i] != NULL; i++) {

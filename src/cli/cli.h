@@ -7,6 +7,7 @@
 #define USC_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -77,6 +78,101 @@ void usc_cli_json_envelope(const usc_envelope *e);
  */
 int usc_cli_operand(const char *a, const char **list, size_t *count,
 		    const char **target, const char *usage);
+
+/*
+ * Numeric options.  Every subcommand describes its numeric options in one
+ * table of usc_cli_num_opt (ending with a NULL name): the name, the type,
+ * the range and a line of help.  usc_cli_num_arg parses them all the same
+ * way, and --help prints the same table, so the documented range is the
+ * range enforced.  An integer is decimal digits only (no sign, no blanks,
+ * no junk, no overflow; 0x hex where hex is set); a size is an integer
+ * with an optional K, M, G or T (powers of 1024); a real is a finite
+ * strtod number.  A value outside its range is a usage error (exit 2)
+ * that names the option, the value and the range.
+ */
+typedef enum usc_cli_num_kind {
+	USC_CLI_INT,  /* uint64_t in [min, max] */
+	USC_CLI_SIZE, /* uint64_t in [min, max], K/M/G/T suffixes allowed */
+	USC_CLI_REAL  /* finite double in [lo, hi], (lo, hi] with lo_open */
+} usc_cli_num_kind;
+
+typedef struct usc_cli_num_opt {
+	const char *name; /* "--worst"; NULL ends a table */
+	const char *metavar; /* "K" */
+	usc_cli_num_kind kind;
+	uint64_t min, max;
+	double lo, hi;
+	bool lo_open;
+	bool hex; /* integers: 0x hex accepted too */
+	const char *help;
+} usc_cli_num_opt;
+
+/* Table entries; USC_CLI_NUM_END ends a table. */
+#define USC_CLI_INT_OPT(nm, mv, mn, mx, hl)                                  \
+	{.name = (nm), .metavar = (mv), .kind = USC_CLI_INT, .min = (mn),    \
+	 .max = (mx), .help = (hl)}
+#define USC_CLI_HEX_OPT(nm, mv, mn, mx, hl)                                  \
+	{.name = (nm), .metavar = (mv), .kind = USC_CLI_INT, .min = (mn),    \
+	 .max = (mx), .hex = true, .help = (hl)}
+#define USC_CLI_SIZE_OPT(nm, mv, mn, mx, hl)                                 \
+	{.name = (nm), .metavar = (mv), .kind = USC_CLI_SIZE, .min = (mn),   \
+	 .max = (mx), .help = (hl)}
+#define USC_CLI_REAL_OPT(nm, mv, l, h, open, hl)                             \
+	{.name = (nm), .metavar = (mv), .kind = USC_CLI_REAL, .lo = (l),     \
+	 .hi = (h), .lo_open = (open), .help = (hl)}
+#define USC_CLI_NUM_END {.name = NULL}
+
+typedef union usc_cli_num {
+	uint64_t u;
+	double d;
+} usc_cli_num;
+
+/* No option of the table: argv[*i] is something else. */
+#define USC_CLI_NUM_NONE (-1)
+/* The option's value was bad; the message is printed. */
+#define USC_CLI_NUM_BAD (-2)
+
+/*
+ * When argv[*i] names an option of table and a value follows it: parses
+ * the value into *v, advances *i past it and returns the option's index
+ * in table; USC_CLI_NUM_BAD after printing why the value is refused.
+ * USC_CLI_NUM_NONE when argv[*i] is not one of them, or has no value
+ * after it (the caller then reports an incomplete option).
+ */
+int usc_cli_num_arg(const usc_cli_num_opt *table, int argc, char **argv,
+		    int *i, usc_cli_num *v);
+
+/*
+ * Parses text as opt's value (the same rules); returns 0, or -1 after
+ * printing a usage error.
+ */
+int usc_cli_num_parse(const usc_cli_num_opt *opt, const char *text,
+		      usc_cli_num *v);
+
+/*
+ * The integer rule alone: text is all decimal digits (or 0x and hex
+ * digits, when hex) and fits in 64 bits.
+ */
+bool usc_cli_parse_u64(const char *text, bool hex, uint64_t *out);
+
+/* The range of opt in words: "an integer from 0 to 1000000". */
+void usc_cli_num_range(const usc_cli_num_opt *opt, char *buf, size_t size);
+
+/* Each option of table with its range and help, for --help. */
+void usc_cli_num_help(FILE *out, const usc_cli_num_opt *table);
+
+/*
+ * The numeric options of each subcommand (in its cmd_*.c), which its
+ * --help lists; and the options of every subcommand (main.c) that raise
+ * the limits on what is read (docs/limits.md).
+ */
+extern const usc_cli_num_opt usc_cli_check_nums[];
+extern const usc_cli_num_opt usc_cli_cast_nums[];
+extern const usc_cli_num_opt usc_cli_signature_nums[];
+extern const usc_cli_num_opt usc_cli_explain_nums[];
+extern const usc_cli_num_opt usc_cli_batch_nums[];
+extern const usc_cli_num_opt usc_cli_merge_nums[];
+extern const usc_cli_num_opt usc_cli_limit_nums[];
 
 /* The multi-index of flat element k of t, as "1,3". */
 void usc_cli_print_index(FILE *out, const usc_tensor *t, uint64_t k);

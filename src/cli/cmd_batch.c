@@ -8,7 +8,6 @@
  * failed, 2 usage.  A defect outranks everything: a gate on exit 4 sees
  * it even when other cases failed.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,10 +24,7 @@ static const char usage_text[] =
 	"[--case-timeout SECONDS] [--case-memory MB] [--shard K/N] "
 	"[--retry-failed] [--restart] [--force] [--top K] [--json] "
 	"[--quiet]\n"
-	"ranges: -j 1..1024 (default: the online cores); --case-timeout "
-	"0..1e6 s (0: none); --case-memory 0..16777216 MB (0: none); "
-	"--shard K/N with 1 <= K <= N <= 1000000; --top 0..100000 "
-	"(default 20)";
+	"'ulpscope batch --help' lists the numeric ranges";
 
 static const char merge_usage[] =
 	"usage: ulpscope merge SHARD.h5... -o RESULTS.h5 [--allow-partial] "
@@ -37,46 +33,54 @@ static const char merge_usage[] =
 enum { EXIT_SUSPICIOUS = 3, EXIT_DEFECT = 4, EXIT_UNDECIDED = 5,
        EXIT_FAILED_CASES = 6 };
 
-/* An unsigned decimal in [lo, hi]; false (with a message) otherwise. */
-static bool parse_range(const char *opt, const char *s, double lo, double hi,
-			bool integer, double *out)
-{
-	char *end;
-	double v;
+enum { BATCH_JOBS, BATCH_JOBS_LONG, BATCH_TIMEOUT, BATCH_MEMORY, BATCH_TOP };
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || s[0] == '-' || s[0] == '+' ||
-	    !isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
-		usc_cli_error("%s expects %s from %g to %g, found '%s'", opt,
-			      integer ? "an integer" : "a number", lo, hi, s);
-		return false;
-	}
-	*out = v;
-	return true;
-}
+const usc_cli_num_opt usc_cli_batch_nums[] = {
+	[BATCH_JOBS] = USC_CLI_INT_OPT("-j", "N", 1, 1024,
+				       "cases checked at once (the online "
+				       "cores); -jN works too"),
+	[BATCH_JOBS_LONG] = USC_CLI_INT_OPT("--jobs", "N", 1, 1024,
+					    "the same as -j"),
+	[BATCH_TIMEOUT] = USC_CLI_REAL_OPT("--case-timeout", "SECONDS", 0,
+					   1e6, false,
+					   "kill a case still running after "
+					   "this long (0: never)"),
+	[BATCH_MEMORY] = USC_CLI_INT_OPT("--case-memory", "MB", 0, 16777216,
+					 "kill a case using more memory than "
+					 "this (0: no limit)"),
+	[BATCH_TOP] = USC_CLI_INT_OPT("--top", "K", 0, 100000,
+				      "rows of each ranking table (20)"),
+	USC_CLI_NUM_END,
+};
 
-/* --shard K/N, 1 <= K <= N. */
+const usc_cli_num_opt usc_cli_merge_nums[] = {
+	USC_CLI_INT_OPT("--top", "K", 0, 100000,
+			"rows of each ranking table (20)"),
+	USC_CLI_NUM_END,
+};
+
+/* --shard K/N, 1 <= K <= N <= 1000000. */
 static bool parse_shard(const char *s, usc_batch_options *o)
 {
 	const char *slash = strchr(s, '/');
 	char k[32];
-	double K, N;
+	uint64_t K, N;
 
-	if (!slash || (size_t)(slash - s) >= sizeof k) {
-		usc_cli_error("--shard expects K/N (the K-th of N shards, "
-			      "1 <= K <= N), found '%s'",
-			      s);
-		return false;
+	if (slash && (size_t)(slash - s) < sizeof k) {
+		memcpy(k, s, (size_t)(slash - s));
+		k[slash - s] = 0;
+		if (usc_cli_parse_u64(k, false, &K) &&
+		    usc_cli_parse_u64(slash + 1, false, &N) && K >= 1 &&
+		    K <= N && N <= 1000000) {
+			o->shard_index = (size_t)K - 1;
+			o->shard_count = (size_t)N;
+			return true;
+		}
 	}
-	memcpy(k, s, (size_t)(slash - s));
-	k[slash - s] = 0;
-	if (!parse_range("--shard N", slash + 1, 1, 1e6, true, &N) ||
-	    !parse_range("--shard K", k, 1, N, true, &K))
-		return false;
-	o->shard_index = (size_t)K - 1;
-	o->shard_count = (size_t)N;
-	return true;
+	usc_cli_error("--shard expects K/N, the K-th of N shards with "
+		      "1 <= K <= N <= 1000000, found '%s'",
+		      s);
+	return false;
 }
 
 /* One line of progress: a bar redrawn on a terminal, else plain lines. */
@@ -303,7 +307,7 @@ int usc_cli_batch(int argc, char **argv)
 	usc_batch_result *b = NULL;
 	progress_state ps = {false, false};
 	bool json = false, quiet = false;
-	double v, top = 20;
+	size_t top = 20;
 	usc_error err;
 	int rc = USC_EXIT_USAGE;
 
@@ -315,38 +319,37 @@ int usc_cli_batch(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has = i + 1 < argc;
+		usc_cli_num num;
+		int k;
 
 		if ((strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) && has)
 			o.out = argv[++i];
-		else if ((strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) &&
-			 has) {
-			if (!parse_range(a, argv[++i], 1, 1024, true, &v))
+		else if ((k = usc_cli_num_arg(usc_cli_batch_nums, argc, argv,
+					      &i, &num)) != USC_CLI_NUM_NONE) {
+			if (k == USC_CLI_NUM_BAD)
 				goto done;
-			o.jobs = (size_t)v;
+			if (k == BATCH_JOBS || k == BATCH_JOBS_LONG)
+				o.jobs = (size_t)num.u;
+			else if (k == BATCH_TIMEOUT)
+				o.case_timeout = num.d;
+			else if (k == BATCH_MEMORY)
+				o.case_memory_mb = num.u;
+			else
+				top = (size_t)num.u;
 		} else if (strncmp(a, "-j", 2) == 0 && a[2]) {
 			/* -j4, as make takes it */
-			if (!parse_range("-j", a + 2, 1, 1024, true, &v))
+			if (usc_cli_num_parse(&usc_cli_batch_nums[BATCH_JOBS],
+					      a + 2, &num) != 0)
 				goto done;
-			o.jobs = (size_t)v;
+			o.jobs = (size_t)num.u;
 		} else if (strcmp(a, "--profile") == 0 && has)
 			o.profile = argv[++i];
 		else if (strcmp(a, "--no-profile") == 0)
 			o.no_profile = true;
 		else if (strcmp(a, "--attribute") == 0)
 			o.attribute = true;
-		else if (strcmp(a, "--case-timeout") == 0 && has) {
-			if (!parse_range(a, argv[++i], 0, 1e6, false, &v))
-				goto done;
-			o.case_timeout = v;
-		} else if (strcmp(a, "--case-memory") == 0 && has) {
-			if (!parse_range(a, argv[++i], 0, 16777216, true, &v))
-				goto done;
-			o.case_memory_mb = (uint64_t)v;
-		} else if (strcmp(a, "--shard") == 0 && has) {
+		else if (strcmp(a, "--shard") == 0 && has) {
 			if (!parse_shard(argv[++i], &o))
-				goto done;
-		} else if (strcmp(a, "--top") == 0 && has) {
-			if (!parse_range(a, argv[++i], 0, 100000, true, &top))
 				goto done;
 		} else if (strcmp(a, "--restart") == 0)
 			o.restart = true;
@@ -391,7 +394,7 @@ int usc_cli_batch(int argc, char **argv)
 	if (ps.drawn)
 		fputc('\n', stderr);
 	/* Under mpirun, rank 0 speaks for the batch. */
-	rc = b->rank == 0 ? report(o.out, b, (size_t)top, json) : USC_EXIT_OK;
+	rc = b->rank == 0 ? report(o.out, b, top, json) : USC_EXIT_OK;
 done:
 	usc_batch_result_destroy(b);
 	free(roots);
@@ -404,8 +407,7 @@ int usc_cli_merge(int argc, char **argv)
 	const char *out = NULL;
 	usc_batch_result *b = NULL;
 	bool partial = false, force = false, json = false;
-	size_t n = 0;
-	double top = 20;
+	size_t n = 0, top = 20;
 	usc_error err;
 	int rc = USC_EXIT_USAGE;
 
@@ -415,6 +417,8 @@ int usc_cli_merge(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		usc_cli_num num;
+		int k;
 
 		if ((strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) &&
 		    i + 1 < argc)
@@ -425,9 +429,11 @@ int usc_cli_merge(int argc, char **argv)
 			force = true;
 		else if (strcmp(a, "--json") == 0)
 			json = true;
-		else if (strcmp(a, "--top") == 0 && i + 1 < argc) {
-			if (!parse_range(a, argv[++i], 0, 100000, true, &top))
+		else if ((k = usc_cli_num_arg(usc_cli_merge_nums, argc, argv,
+					      &i, &num)) != USC_CLI_NUM_NONE) {
+			if (k == USC_CLI_NUM_BAD)
 				goto done;
+			top = (size_t)num.u;
 		} else if (a[0] == '-' && a[1]) {
 			usc_cli_error("unknown option '%s'\n%s", a,
 				      merge_usage);
@@ -445,7 +451,7 @@ int usc_cli_merge(int argc, char **argv)
 		rc = USC_EXIT_FAIL;
 		goto done;
 	}
-	rc = report(out, b, (size_t)top, json);
+	rc = report(out, b, top, json);
 done:
 	usc_batch_result_destroy(b);
 	free(shards);

@@ -28,6 +28,42 @@ static const char usage_text[] =
 	"--quantize --strict-oracle --input-raw "
 	"--attribute [--top-k K] [--attr-max-ops N]";
 
+enum {
+	CHECK_WORST,
+	CHECK_PRECISION_MAX,
+	CHECK_LAMBDA,
+	CHECK_TOP_K,
+	CHECK_ATTR_MAX_OPS
+};
+
+/*
+ * The ranges: --worst keeps that many elements per output in memory;
+ * the oracle's precision is the range the oracle accepts
+ * (docs/oracle.md): from 64 bits, which keeps every f64 and 64-bit
+ * integer input exact, to 65536; --top-k is the attribution's bound
+ * (docs/attribution.md).
+ */
+const usc_cli_num_opt usc_cli_check_nums[] = {
+	[CHECK_WORST] = USC_CLI_INT_OPT("--worst", "K", 0, 1000000,
+					"how many worst elements to list per "
+					"output (5)"),
+	[CHECK_PRECISION_MAX] = USC_CLI_INT_OPT("--precision-max", "BITS", 64,
+						65536,
+						"the oracle's precision cap "
+						"(4096)"),
+	[CHECK_LAMBDA] = USC_CLI_REAL_OPT("--lambda", "X", 0, 1e6, true,
+					  "the expected-error lambda of the "
+					  "classification (4)"),
+	[CHECK_TOP_K] = USC_CLI_INT_OPT("--top-k", "K", 1, 64,
+					"top contributing ops kept per "
+					"element (3)"),
+	[CHECK_ATTR_MAX_OPS] = USC_CLI_INT_OPT("--attr-max-ops", "N", 1,
+					       1000000,
+					       "attribute at most N ops, one "
+					       "oracle run each (64)"),
+	USC_CLI_NUM_END,
+};
+
 /* The exit status of a verdict (docs/check.md). */
 static int verdict_exit(const usc_check_report *r)
 {
@@ -474,7 +510,8 @@ int usc_cli_check(int argc, char **argv)
 	usc_error err;
 	usc_status st;
 	int list = 0; /* 1: --input sources follow, 2: --device */
-	int rc;
+	int rc, k;
+	usc_cli_num num;
 
 	req.inputs = inputs;
 	req.devices = devices;
@@ -505,24 +542,21 @@ int usc_cli_check(int argc, char **argv)
 			req.raw = true, list = 0;
 		else if (strcmp(a, "--attribute") == 0)
 			attribute = true, list = 0;
-		else if ((strcmp(a, "--top-k") == 0 ||
-			  strcmp(a, "--attr-max-ops") == 0) &&
-			 i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-
-			if (*end || end == argv[i] || v < 1 ||
-			    (a[2] == 't' && v > 64)) {
-				usc_cli_error("%s expects a number from 1%s, "
-					      "found '%s'",
-					      a, a[2] == 't' ? " to 64" : "",
-					      argv[i]);
+		else if ((k = usc_cli_num_arg(usc_cli_check_nums, argc, argv,
+					      &i, &num)) != USC_CLI_NUM_NONE) {
+			if (k == USC_CLI_NUM_BAD)
 				return USC_EXIT_USAGE;
-			}
-			if (a[2] == 't')
-				aopt.top_k = v;
+			if (k == CHECK_TOP_K)
+				aopt.top_k = (size_t)num.u;
+			else if (k == CHECK_ATTR_MAX_OPS)
+				aopt.max_ops = (size_t)num.u;
+			else if (k == CHECK_LAMBDA)
+				req.lambda = num.d;
+			else if (k == CHECK_WORST)
+				req.worst = (size_t)num.u;
 			else
-				aopt.max_ops = v;
+				req.oracle_precision_max =
+					(unsigned long)num.u;
 			list = 0;
 		} else if (strcmp(a, "--no-profile") == 0)
 			req.no_profile = true, req.profile = NULL, list = 0;
@@ -534,35 +568,6 @@ int usc_cli_check(int argc, char **argv)
 				return USC_EXIT_FAIL;
 			}
 			req.profile = &profile;
-			list = 0;
-		} else if (strcmp(a, "--lambda") == 0 && i + 1 < argc) {
-			char *end;
-			double v = strtod(argv[++i], &end);
-
-			if (*end || end == argv[i] || !(v > 0) || !isfinite(v)) {
-				usc_cli_error("--lambda expects a positive "
-					      "number, found '%s'",
-					      argv[i]);
-				return USC_EXIT_USAGE;
-			}
-			req.lambda = v;
-			list = 0;
-		}
-		else if ((strcmp(a, "--worst") == 0 ||
-			  strcmp(a, "--precision-max") == 0) &&
-			 i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-
-			if (*end || end == argv[i]) {
-				usc_cli_error("%s expects a number, found '%s'",
-					      a, argv[i]);
-				return USC_EXIT_USAGE;
-			}
-			if (a[2] == 'w')
-				req.worst = v;
-			else
-				req.oracle_precision_max = v;
 			list = 0;
 		} else if (usc_cli_operand(a,
 					   list == 1   ? inputs

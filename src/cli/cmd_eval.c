@@ -74,7 +74,7 @@ int usc_cli_eval(int argc, char **argv)
 			opts.reduce_order = USC_REDUCE_PAIRWISE;
 		} else if (strcmp(argv[i], "--input-raw") == 0) {
 			flags |= USC_TENSOR_READ_RAW;
-		} else if (argv[i][0] == '-' || path) {
+		} else if ((argv[i][0] == '-' && argv[i][1] != '\0') || path) {
 			usc_cli_error("unexpected argument '%s'", argv[i]);
 			eval_usage();
 			free(inputs);

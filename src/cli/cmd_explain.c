@@ -3,7 +3,6 @@
  * output back to the parameters (docs/explain.md).  Exit status: 0 the
  * tree was printed, 1 a bad input, 2 usage.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -36,46 +35,63 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* "3,17" into index[], at most USC_TENSOR_MAX_RANK non-negative ints. */
+enum { EXPLAIN_OUTPUT, EXPLAIN_DEPTH, EXPLAIN_TERMS };
+
+/*
+ * --depth and --terms bound the tree printed (docs/explain.md); an
+ * output index past the kernel's outputs is the library's error, naming
+ * how many there are.
+ */
+const usc_cli_num_opt usc_cli_explain_nums[] = {
+	[EXPLAIN_OUTPUT] = USC_CLI_INT_OPT("--output", "N", 0, 65535,
+					   "which output of a tuple result "
+					   "(0)"),
+	[EXPLAIN_DEPTH] = USC_CLI_INT_OPT("--depth", "D", 1, 1000,
+					  "how many levels the tree shows "
+					  "(24)"),
+	[EXPLAIN_TERMS] = USC_CLI_INT_OPT("--terms", "N", 0, 1000,
+					  "largest terms of a reduction or a "
+					  "dot shown (3)"),
+	USC_CLI_NUM_END,
+};
+
+/* An index along one dimension, or a flat index with --flat. */
+static const usc_cli_num_opt element_opt = USC_CLI_INT_OPT(
+	"--element", "I,J,...", 0, INT64_MAX, "");
+
+/* "3,17" into index[], at most USC_TENSOR_MAX_RANK indices. */
 static int parse_element(const char *text, usc_explain_request *req)
 {
+	char part[32];
 	const char *p = text;
 
 	req->index_rank = 0;
-	if (!*p)
-		return -1;
 	for (;;) {
-		char *end;
-		long long v;
+		size_t n = strcspn(p, ",");
+		usc_cli_num v;
 
-		errno = 0;
-		v = strtoll(p, &end, 10);
-		if (end == p || errno || v < 0 ||
-		    req->index_rank == USC_TENSOR_MAX_RANK)
+		if (req->index_rank == USC_TENSOR_MAX_RANK) {
+			usc_cli_error("--element takes at most %d indices, "
+				      "found '%s'",
+				      USC_TENSOR_MAX_RANK, text);
 			return -1;
-		req->index[req->index_rank++] = v;
-		if (*end == '\0')
+		}
+		/* Longer than any index: the parser names the whole part. */
+		snprintf(part, sizeof part, "%.*s", (int)n, p);
+		if (n >= sizeof part ||
+		    usc_cli_num_parse(&element_opt, part, &v) != 0) {
+			if (n >= sizeof part)
+				usc_cli_error("--element expects indices that "
+					      "are integers from 0 to %" PRId64
+					      ", found '%s'",
+					      INT64_MAX, text);
+			return -1;
+		}
+		req->index[req->index_rank++] = (int64_t)v.u;
+		if (p[n] == '\0')
 			break;
-		if (*end != ',')
-			return -1;
-		p = end + 1;
+		p += n + 1;
 	}
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *text, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (end == text || *end || errno || text[0] == '-') {
-		usc_cli_error("%s expects a non-negative integer, got '%s'",
-			      opt, text);
-		return -1;
-	}
-	*out = v;
 	return 0;
 }
 
@@ -395,7 +411,8 @@ int usc_cli_explain(int argc, char **argv)
 	usc_status st;
 	int list = 0; /* 1: --input, 2: --device */
 	bool json = false;
-	uint64_t v;
+	usc_cli_num num;
+	int k;
 
 	req.check.inputs = inputs;
 	req.check.devices = devices;
@@ -414,25 +431,18 @@ int usc_cli_explain(int argc, char **argv)
 			element = argv[++i], list = 0;
 		} else if (strcmp(a, "--flat") == 0) {
 			req.flat = true, list = 0;
-		} else if (strcmp(a, "--output") == 0 && i + 1 < argc) {
-			if (parse_count(a, argv[++i], &v) != 0)
+		} else if ((k = usc_cli_num_arg(usc_cli_explain_nums, argc,
+					       argv, &i, &num)) !=
+			   USC_CLI_NUM_NONE) {
+			if (k == USC_CLI_NUM_BAD)
 				return USC_EXIT_USAGE;
-			req.output = (size_t)v, list = 0;
-		} else if (strcmp(a, "--depth") == 0 && i + 1 < argc) {
-			if (parse_count(a, argv[++i], &v) != 0 || v == 0 ||
-			    v > 1000) {
-				usc_cli_error("--depth takes 1 to 1000");
-				return USC_EXIT_USAGE;
-			}
-			req.max_depth = (unsigned)v, list = 0;
-		} else if (strcmp(a, "--terms") == 0 && i + 1 < argc) {
-			if (parse_count(a, argv[++i], &v) != 0)
-				return USC_EXIT_USAGE;
-			if (v > 1000) {
-				usc_cli_error("--terms takes 0 to 1000");
-				return USC_EXIT_USAGE;
-			}
-			req.terms = (size_t)v, list = 0;
+			if (k == EXPLAIN_OUTPUT)
+				req.output = (size_t)num.u;
+			else if (k == EXPLAIN_DEPTH)
+				req.max_depth = (unsigned)num.u;
+			else
+				req.terms = (size_t)num.u;
+			list = 0;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true, list = 0;
 		} else if (strcmp(a, "--no-attribute") == 0) {
@@ -471,12 +481,10 @@ int usc_cli_explain(int argc, char **argv)
 		return USC_EXIT_USAGE;
 	}
 	if (req.flat) {
-		if (parse_count("--element", element, &req.flat_index) != 0)
+		if (usc_cli_num_parse(&element_opt, element, &num) != 0)
 			return USC_EXIT_USAGE;
+		req.flat_index = num.u;
 	} else if (parse_element(element, &req) != 0) {
-		usc_cli_error("--element takes comma-separated non-negative "
-			      "indices (at most %d), got '%s'",
-			      USC_TENSOR_MAX_RANK, element);
 		return USC_EXIT_USAGE;
 	}
 	if (usc_cli_is_dir(target)) {

@@ -2,7 +2,6 @@
  * ulpscope formats | cast | decode | ulp: quick questions about number
  * formats, answered exactly.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -168,20 +167,18 @@ static int print_encoding(usc_dtype t, uint64_t bits)
 	return 0;
 }
 
-/* Parses an unsigned integer option value (decimal or 0x hex). */
-static int parse_u64(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
+enum { CAST_RANDOM, CAST_RANDOM_BITS };
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-') {
-		usc_cli_error("%s expects an unsigned integer, found '%s'", opt,
-			      s);
-		return -1;
-	}
-	return 0;
-}
+/* A stochastic rounding word is any 64-bit value; it uses 1 to 64 bits. */
+const usc_cli_num_opt usc_cli_cast_nums[] = {
+	[CAST_RANDOM] = USC_CLI_HEX_OPT("--random", "WORD", 0, UINT64_MAX,
+					"the random word of stochastic "
+					"rounding (decimal or 0x hex)"),
+	[CAST_RANDOM_BITS] = USC_CLI_INT_OPT("--random-bits", "K", 1, 64,
+					     "how many bits of the word "
+					     "stochastic rounding uses"),
+	USC_CLI_NUM_END,
+};
 
 int usc_cli_cast(int argc, char **argv)
 {
@@ -192,7 +189,8 @@ int usc_cli_cast(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		uint64_t v;
+		usc_cli_num num;
+		int k;
 
 		if (strcmp(a, "--round") == 0 && i + 1 < argc) {
 			if (usc_round_mode_from_name(argv[++i], &r.mode)) {
@@ -212,17 +210,14 @@ int usc_cli_cast(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--ftz") == 0) {
 			r.flush_subnormals = true;
-		} else if (strcmp(a, "--random") == 0 && i + 1 < argc) {
-			if (parse_u64(a, argv[++i], &r.random))
+		} else if ((k = usc_cli_num_arg(usc_cli_cast_nums, argc, argv,
+					       &i, &num)) != USC_CLI_NUM_NONE) {
+			if (k == USC_CLI_NUM_BAD)
 				return USC_EXIT_USAGE;
-		} else if (strcmp(a, "--random-bits") == 0 && i + 1 < argc) {
-			if (parse_u64(a, argv[++i], &v))
-				return USC_EXIT_USAGE;
-			if (v < 1 || v > 64) {
-				usc_cli_error("--random-bits expects 1..64");
-				return USC_EXIT_USAGE;
-			}
-			r.random_bits = (unsigned)v;
+			if (k == CAST_RANDOM)
+				r.random = num.u;
+			else
+				r.random_bits = (unsigned)num.u;
 		} else if (a[0] == '-' && a[1] == '-') {
 			usc_cli_error("unknown or incomplete option '%s'", a);
 			return USC_EXIT_USAGE;
@@ -273,11 +268,8 @@ int usc_cli_cast(int argc, char **argv)
 static int parse_bits(usc_dtype t, const char *s, uint64_t *out)
 {
 	int bits = usc_format_of(t)->bits;
-	char *end;
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-') {
+	if (!usc_cli_parse_u64(s, true, out)) {
 		usc_cli_error("expected an encoding such as 0x3f80, found '%s'",
 			      s);
 		return -1;

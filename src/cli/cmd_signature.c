@@ -281,14 +281,15 @@ static int write_mutant(const char *path, const char *fusion, const char *op,
 	snprintf(kname, sizeof kname, "%s", kind_text);
 	slash = strchr(kname, '/');
 	if (slash) {
-		char *end;
+		/* The library checks the kind's own bound on the variant. */
+		static const usc_cli_num_opt vopt = USC_CLI_INT_OPT(
+			"--mutant KIND/VARIANT", "VARIANT", 0, 1000, "");
+		usc_cli_num num;
 
 		*slash = '\0';
-		variant = (int)strtol(slash + 1, &end, 10);
-		if (*end || end == slash + 1) {
-			usc_cli_error("bad variant in '%s'", kind_text);
+		if (usc_cli_num_parse(&vopt, slash + 1, &num) != 0)
 			return USC_EXIT_USAGE;
-		}
+		variant = (int)num.u;
 	}
 	usc_error_clear(&err);
 	if (usc_mutation_from_name(kname, &kind, &err) != USC_OK) {
@@ -437,19 +438,32 @@ fail:
 	return -1;
 }
 
-static int parse_num(const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
+enum { SIG_TOP, SIG_MAX_SECONDS, SIG_MAX_CANDIDATES, SIG_MIN_FRACTION };
 
-	if (*end || end == s || !(v > 0) || !isfinite(v)) {
-		usc_cli_error("%s expects a positive number, found '%s'", opt,
-			      s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
+/*
+ * The search's bounds: a year of wall time, a billion mutants and a
+ * thousand candidates in the report are past any real run, and keep the
+ * conversions to size_t exact.
+ */
+const usc_cli_num_opt usc_cli_signature_nums[] = {
+	[SIG_TOP] = USC_CLI_INT_OPT("--top", "K", 1, 1000,
+				    "candidates kept in the report, best "
+				    "first (10)"),
+	[SIG_MAX_SECONDS] = USC_CLI_REAL_OPT("--max-seconds", "S", 0,
+					     31536000, true,
+					     "wall-clock budget of the search "
+					     "(60)"),
+	[SIG_MAX_CANDIDATES] = USC_CLI_INT_OPT("--max-candidates", "N", 1,
+					       1000000000,
+					       "at most N mutants evaluated "
+					       "(no cap)"),
+	[SIG_MIN_FRACTION] = USC_CLI_REAL_OPT("--min-fraction", "F", 0, 1,
+					      true,
+					      "the fraction of the differing "
+					      "elements the best mutation "
+					      "must reproduce (0.95)"),
+	USC_CLI_NUM_END,
+};
 
 /* With a profile: the check's verdict; true when it is legit. */
 static int legit_first(const char *target, bool dir, bool quiet,
@@ -514,7 +528,8 @@ int usc_cli_signature(int argc, char **argv)
 	req.devices = devices;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		double v;
+		usc_cli_num num;
+		int k;
 
 		if (strcmp(a, "--input") == 0) {
 			list = 1;
@@ -551,26 +566,19 @@ int usc_cli_signature(int argc, char **argv)
 			}
 			have_profile = true;
 			list = 0;
-		} else if ((strcmp(a, "--top") == 0 ||
-			    strcmp(a, "--max-seconds") == 0 ||
-			    strcmp(a, "--max-candidates") == 0 ||
-			    strcmp(a, "--min-fraction") == 0) &&
-			   i + 1 < argc) {
-			if (parse_num(a, argv[++i], &v) != 0)
+		} else if ((k = usc_cli_num_arg(usc_cli_signature_nums, argc,
+					       argv, &i, &num)) !=
+			   USC_CLI_NUM_NONE) {
+			if (k == USC_CLI_NUM_BAD)
 				return USC_EXIT_USAGE;
-			if (strcmp(a, "--top") == 0)
-				req.options.top = (size_t)v;
-			else if (strcmp(a, "--max-seconds") == 0)
-				req.options.max_seconds = v;
-			else if (strcmp(a, "--max-candidates") == 0)
-				req.options.max_candidates = (size_t)v;
-			else if (v > 1) {
-				usc_cli_error("--min-fraction is a fraction "
-					      "in (0, 1], found '%s'",
-					      argv[i]);
-				return USC_EXIT_USAGE;
-			} else
-				req.options.min_fraction = v;
+			if (k == SIG_TOP)
+				req.options.top = (size_t)num.u;
+			else if (k == SIG_MAX_SECONDS)
+				req.options.max_seconds = num.d;
+			else if (k == SIG_MAX_CANDIDATES)
+				req.options.max_candidates = (size_t)num.u;
+			else
+				req.options.min_fraction = num.d;
 			list = 0;
 		} else if (usc_cli_operand(a,
 					   list == 1   ? inputs

@@ -6,6 +6,24 @@
 #include "cli/cli.h"
 #include "ulpscope/ulpscope.h"
 
+enum { LIMIT_FILE_SIZE, LIMIT_ELEMENTS };
+
+/*
+ * The limits on what is read (include/ulpscope/limits.h), which every
+ * subcommand takes; the upper bounds are where a size in bytes of the
+ * elements could no longer be counted in 64 bits.
+ */
+const usc_cli_num_opt usc_cli_limit_nums[] = {
+	[LIMIT_FILE_SIZE] = USC_CLI_SIZE_OPT(
+		"--max-file-size", "BYTES", 1, UINT64_C(1) << 50,
+		"the largest HLO, case.json or profile file read (256M)"),
+	[LIMIT_ELEMENTS] = USC_CLI_SIZE_OPT(
+		"--max-elements", "N", 1, UINT64_C(1) << 50,
+		"the most elements of any one tensor read or evaluated (256M, "
+		"i.e. 2^28)"),
+	USC_CLI_NUM_END,
+};
+
 static const usc_cli_command commands[] = {
 	{"formats", usc_cli_formats, "formats [--check]",
 	 "list every element type and its descriptor; --check runs the "
@@ -108,13 +126,80 @@ int usc_cli_parse_type(const char *name, usc_dtype *out)
 	return -1;
 }
 
+/* The numeric options of a command, if it has any. */
+static const usc_cli_num_opt *numeric_options(const char *name)
+{
+	static const struct {
+		const char *name;
+		const usc_cli_num_opt *nums;
+	} map[] = {
+		{"cast", usc_cli_cast_nums},
+		{"check", usc_cli_check_nums},
+		{"signature", usc_cli_signature_nums},
+		{"explain", usc_cli_explain_nums},
+		{"batch", usc_cli_batch_nums},
+		{"merge", usc_cli_merge_nums},
+	};
+
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(map[i].name, name) == 0)
+			return map[i].nums;
+	return NULL;
+}
+
+/* "ulpscope COMMAND --help": its synopsis and every numeric range. */
+static void command_help(const usc_cli_command *c)
+{
+	const usc_cli_num_opt *nums = numeric_options(c->name);
+
+	printf("usage: ulpscope %s\n\n%s\n", c->synopsis, c->summary);
+	if (nums) {
+		printf("\nnumeric options:\n");
+		usc_cli_num_help(stdout, nums);
+	}
+	printf("\nlimits on what is read (every command; docs/limits.md):\n");
+	usc_cli_num_help(stdout, usc_cli_limit_nums);
+}
+
+/*
+ * Takes the limit options out of argv (they may stand anywhere after the
+ * command) and sets them.  Returns USC_EXIT_OK, or USC_EXIT_USAGE after
+ * printing why a value is refused.
+ */
+static int take_limits(int *argc, char **argv)
+{
+	usc_limits lim = usc_limits_get();
+	int n = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		usc_cli_num v;
+		int k = usc_cli_num_arg(usc_cli_limit_nums, *argc, argv, &i, &v);
+
+		if (k == USC_CLI_NUM_BAD)
+			return USC_EXIT_USAGE;
+		if (k == LIMIT_FILE_SIZE)
+			lim.max_file_bytes = v.u;
+		else if (k == LIMIT_ELEMENTS)
+			lim.max_elements = v.u;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	*argc = n;
+	usc_limits_set(&lim);
+	return USC_EXIT_OK;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: ulpscope COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  ulpscope %s\n      %s\n", commands[i].synopsis,
 			commands[i].summary);
-	fprintf(out, "\nulpscope --help | --version\n");
+	fprintf(out, "\nulpscope --help | --version | COMMAND --help (its "
+		     "options and their ranges)\n"
+		     "every command takes --max-file-size BYTES and "
+		     "--max-elements N (docs/limits.md)\n");
 }
 
 int main(int argc, char **argv)
@@ -132,9 +217,21 @@ int main(int argc, char **argv)
 		printf("ulpscope %s\n", usc_version());
 		return USC_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		int sub_argc = argc - 1;
+
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		for (int a = 2; a < argc; a++)
+			if (strcmp(argv[a], "--help") == 0 ||
+			    strcmp(argv[a], "-h") == 0) {
+				command_help(&commands[i]);
+				return USC_EXIT_OK;
+			}
+		if (take_limits(&sub_argc, argv + 1) != USC_EXIT_OK)
+			return USC_EXIT_USAGE;
+		return commands[i].run(sub_argc, argv + 1);
+	}
 	usc_cli_error("unknown command '%s'; 'ulpscope --help' lists them",
 		      argv[1]);
 	return USC_EXIT_USAGE;

@@ -6,10 +6,12 @@
  */
 #include "eval_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ulpscope/dtype.h"
+#include "ulpscope/limits.h"
 
 #include "eval_values.h"
 #include "../../oracles/oracle.h"
@@ -1517,6 +1519,57 @@ static bool shape_ok(const usc_hlo_shape *s)
 	return dtype_ok(s->dtype);
 }
 
+/*
+ * Whether every array of shape s has at most the limit's elements
+ * (include/ulpscope/limits.h): checked for every instruction before
+ * anything is allocated, because a 100-byte module may declare a tensor
+ * of billions of elements that a broadcast or an iota would then fill.
+ */
+static usc_status elements_ok(const usc_hlo_instr *in, const usc_hlo_shape *s,
+			      usc_error *err)
+{
+	uint64_t limit = usc_limits_get().max_elements, n = 1;
+	bool over = false;
+
+	if (s->kind == USC_HLO_SHAPE_TUPLE) {
+		for (size_t i = 0; i < s->tuple_count; i++) {
+			usc_status st = elements_ok(in, &s->tuple[i], err);
+
+			if (st != USC_OK)
+				return st;
+		}
+		return USC_OK;
+	}
+	for (size_t i = 0; i < s->rank && !over; i++) {
+		uint64_t d = s->dims[i] < 0 ? 0 : (uint64_t)s->dims[i];
+
+		over = d && n > UINT64_MAX / d;
+		n *= over ? 1 : d;
+	}
+	if (!over && n <= limit)
+		return USC_OK;
+	{
+		char *text = NULL, count[32];
+		usc_error e2;
+		usc_status st;
+
+		if (usc_hlo_shape_print(s, &text, &e2) != USC_OK)
+			text = NULL;
+		if (over)
+			snprintf(count, sizeof count, "more than 2^64");
+		else
+			snprintf(count, sizeof count, "%" PRIu64, n);
+		st = usc__eval_fail(err, USC_ERANGE, in,
+				    "%s has %s elements, more than the limit "
+				    "of %" PRIu64 " on one tensor (raise it "
+				    "with --max-elements, or usc_limits_set; "
+				    "docs/limits.md)",
+				    text ? text : "a shape", count, limit);
+		usc_hlo_text_free(text);
+		return st;
+	}
+}
+
 static usc_status check_instr(usc_eval *ev, const usc_hlo_instr *in,
 			      int depth, usc_error *err)
 {
@@ -1541,6 +1594,9 @@ static usc_status check_instr(usc_eval *ev, const usc_hlo_instr *in,
 		usc_hlo_text_free(text);
 		return st;
 	}
+	st = elements_ok(in, &in->shape, err);
+	if (st != USC_OK)
+		return st;
 	if (in->opcode == USC_HLO_OP_CONSTANT &&
 	    (!in->literal || in->literal->kind != USC_HLO_LITERAL_ARRAY))
 		return usc__eval_fail(err, USC_EUNSUPPORTED, in,

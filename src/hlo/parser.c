@@ -1639,7 +1639,13 @@ usc_status usc_hlo_parse_file(const char *path, usc_hlo_file **out,
 		return usc__fail(err, USC_EINVAL,
 				 "usc_hlo_parse_file: NULL argument");
 	*out = NULL;
-	st = usc__read_file(path, &buf, &len, err);
+	/* "-" asks for standard input, read to its end under the same cap. */
+	if (strcmp(path, "-") == 0) {
+		path = "<stdin>";
+		st = usc__read_stream(stdin, path, 0, &buf, &len, err);
+	} else {
+		st = usc__read_file(path, &buf, &len, err);
+	}
 	if (st == USC_ENOTFOUND) {
 		/* As documented: a file that cannot be opened is an I/O error. */
 		st = USC_EIO;

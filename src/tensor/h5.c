@@ -68,6 +68,21 @@ static usc_status classify(const char *where, const usc__h5_type *h,
 			 "%s: %s is not a tensor element type", where, h->text);
 }
 
+/*
+ * HDF5 opens the file itself: a FIFO or a device is refused first, as
+ * every reader does (usc__open_regular).
+ */
+static usc_status regular_file(const char *path, usc_error *err)
+{
+	FILE *fp;
+	uint64_t size;
+	usc_status st = usc__open_regular(path, &fp, &size, err);
+
+	if (st == USC_OK)
+		fclose(fp);
+	return st;
+}
+
 usc_status usc_tensor_read_h5_dataset(const char *path, const char *dataset,
 				      const usc_tensor_spec *spec,
 				      usc_tensor **out, usc_error *err)
@@ -92,7 +107,9 @@ usc_status usc_tensor_read_h5_dataset(const char *path, const char *dataset,
 		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory", path,
 				 dataset);
 	sprintf(where, "%s:%s", path, dataset);
-	st = usc__h5_file_open_read(path, &f, err);
+	st = regular_file(path, err);
+	if (st == USC_OK)
+		st = usc__h5_file_open_read(path, &f, err);
 	if (st != USC_OK)
 		goto done;
 	st = usc__h5_dataset_open(f, dataset, &d, err);

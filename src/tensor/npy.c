@@ -540,28 +540,6 @@ usc_status usc_tensor_read_npy_mem(const void *data, size_t size,
 	return read_npy(&src, spec, out, err);
 }
 
-/* Opens path for reading and measures it. */
-static usc_status open_sized(const char *path, FILE **fp, uint64_t *size,
-			     usc_error *err)
-{
-	off_t end;
-
-	*fp = fopen(path, "rb");
-	if (!*fp)
-		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
-				 "%s: cannot open: %s", path, strerror(errno));
-	if (fseeko(*fp, 0, SEEK_END) != 0 || (end = ftello(*fp)) < 0) {
-		usc_status st = usc__fail(err, USC_EIO, "%s: cannot seek: %s",
-					  path, strerror(errno));
-
-		fclose(*fp);
-		*fp = NULL;
-		return st;
-	}
-	*size = (uint64_t)end;
-	return USC_OK;
-}
-
 usc_status usc_tensor_read_npy(const char *path, const usc_tensor_spec *spec,
 			       usc_tensor **out, usc_error *err)
 {
@@ -573,7 +551,7 @@ usc_status usc_tensor_read_npy(const char *path, const usc_tensor_spec *spec,
 	if (!path)
 		return usc__fail(err, USC_EINVAL, "usc_tensor_read_npy: path is "
 						  "NULL");
-	st = open_sized(path, &src.fp, &src.size, err);
+	st = usc__open_regular(path, &src.fp, &src.size, err);
 	if (st != USC_OK)
 		return st;
 	st = read_npy(&src, spec, out, err);

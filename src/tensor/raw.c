@@ -23,7 +23,7 @@ usc_status usc_tensor_read_raw(const char *path, const usc_tensor_spec *spec,
 	uint64_t count;
 	size_t nbytes;
 	FILE *fp;
-	off_t end;
+	uint64_t end;
 
 	if (st != USC_OK)
 		return st;
@@ -39,24 +39,17 @@ usc_status usc_tensor_read_raw(const char *path, const usc_tensor_spec *spec,
 		return usc__fail(err, USC_ERANGE, "%s: %s is too large", path,
 				 expected);
 	}
-	fp = fopen(path, "rb");
-	if (!fp)
-		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
-				 "%s: cannot open: %s", path, strerror(errno));
-	if (fseeko(fp, 0, SEEK_END) != 0 || (end = ftello(fp)) < 0 ||
-	    fseeko(fp, 0, SEEK_SET) != 0) {
-		st = usc__fail(err, USC_EIO, "%s: cannot seek: %s", path,
-			       strerror(errno));
-		goto done;
-	}
-	if ((uint64_t)end != nbytes) {
+	st = usc__open_regular(path, &fp, &end, err);
+	if (st != USC_OK)
+		return st;
+	if (end != nbytes) {
 		char expected[USC_ERROR_MESSAGE_SIZE / 2];
 
 		usc__format_expected(expected, sizeof expected, spec);
 		st = usc__fail(err, USC_EINVAL,
 			       "%s: raw file has %" PRIu64 " bytes; %s, takes "
 			       "%zu",
-			       path, (uint64_t)end, expected, nbytes);
+			       path, end, expected, nbytes);
 		goto done;
 	}
 	st = usc__tensor_new(spec->dtype, spec->rank, spec->dims, path, &t, err);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tensor/tensor_internal.h"
+#include "ulpscope/limits.h"
 
 bool usc__shape_size(size_t rank, const int64_t *dims, size_t elem_bytes,
 		     uint64_t *count, size_t *nbytes)
@@ -48,13 +49,29 @@ usc_status usc__tensor_new(usc_dtype dtype, size_t rank, const int64_t *dims,
 	const usc_format *f = usc_format_of(dtype);
 	usc_tensor *t;
 	char shape[64];
+	uint64_t count;
 
 	*out = NULL;
-	if (!usc__shape_size(rank, dims, (size_t)f->container_bytes, &(uint64_t){0},
+	if (!usc__shape_size(rank, dims, (size_t)f->container_bytes, &count,
 			     &(size_t){0})) {
 		usc__format_tuple(shape, sizeof shape, rank, dims);
 		return usc__fail(err, USC_ERANGE, "%s: shape %s is too large",
 				 name, shape);
+	}
+	/*
+	 * Every reader makes its tensor here, after the file's header and
+	 * size are checked and before its data is read: one place for the
+	 * limit (include/ulpscope/limits.h).
+	 */
+	if (count > usc_limits_get().max_elements) {
+		usc__format_tuple(shape, sizeof shape, rank, dims);
+		return usc__fail(err, USC_ERANGE,
+				 "%s: shape %s has %" PRIu64 " elements, more "
+				 "than the limit of %" PRIu64 " on one tensor "
+				 "(raise it with --max-elements, or "
+				 "usc_limits_set; docs/limits.md)",
+				 name, shape, count,
+				 usc_limits_get().max_elements);
 	}
 	t = usc__calloc(1, sizeof *t);
 	if (!t)

@@ -452,8 +452,8 @@ static void test_escalation_tiles(void **state)
  * The profile of a case directory comes from its case.json: "profile"
  * (a built-in or a file beside it), else "platform" (cpu -> xla-cpu, or
  * xla-cpu-fast-math with fast math on); none without either, or with
- * no_profile.  A malformed case.json is an error naming its line and
- * column.  Under strict, one element bumped by one code is the defect,
+ * no_profile.  A malformed case.json, or an unknown platform, is an
+ * error naming its line and column.  Under strict, one element bumped by one code is the defect,
  * and only that element.
  */
 static void test_case_json_profiles(void **state)
@@ -470,7 +470,7 @@ static void test_case_json_profiles(void **state)
 		 "xla-cpu"},
 		{"{\"profile\": \"strict\", \"platform\": \"cpu\"}", "strict"},
 		{"{\"profile\": \"mine.profile\"}", "mine"},
-		{"{\"platform\": \"quantum\"}", NULL},
+		{"{\"platform\": null, \"notes\": \"x\"}", NULL},
 	};
 	char cj[320], mine[320];
 	usc_check_request req = usc_check_request_default();
@@ -514,6 +514,12 @@ static void test_case_json_profiles(void **state)
 	assert_non_null(strstr(err.message,
 			       "case.json:1:20: malformed JSON: expected a "
 			       "member name"));
+	/* A platform ulpscope does not know: an error, not "no profile". */
+	write_text(cj, "{\"platform\": \"quantum\"}");
+	assert_int_equal(usc_check_case(dir, NULL, &r, &err), USC_EPARSE);
+	assert_non_null(strstr(err.message,
+			       "case.json:1:14: \"platform\": 'quantum' is "
+			       "not a platform ulpscope knows"));
 	/* A profile that is neither a built-in nor a file. */
 	write_text(cj, "{\"profile\": \"nope\"}");
 	assert_int_not_equal(usc_check_case(dir, NULL, &r, &err), USC_OK);

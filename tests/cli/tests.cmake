@@ -20,3 +20,24 @@ endforeach()
 add_test(NAME cli_formats_check COMMAND ulpscope_cli formats --check)
 set_tests_properties(cli_formats_check PROPERTIES
   PASS_REGULAR_EXPRESSION "self-check: [0-9]+ values checked, 0 wrong")
+
+# Every numeric option of every subcommand at -1, 0, its maximum, one past
+# it and 2^64: out of range is a usage error naming the option (issue 12).
+add_test(NAME cli_numeric_options
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/num_options.sh
+    $<TARGET_FILE:ulpscope_cli>)
+set_tests_properties(cli_numeric_options PROPERTIES TIMEOUT 300)
+
+# A case.json member of the wrong type or value is a bad input (exit 1)
+# naming the file, line:column and key, for every command that reads it.
+add_test(NAME cli_case_json_invalid
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/case_json.sh
+    $<TARGET_FILE:ulpscope_cli>
+    ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0)
+
+# Limits on what is read through the command line: /dev/zero, a FIFO, a
+# declared tensor of 6 GiB, --max-file-size, --max-elements, stdin.
+add_test(NAME cli_limits
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/limits.sh
+    $<TARGET_FILE:ulpscope_cli>)
+set_tests_properties(cli_limits PROPERTIES TIMEOUT 300)

@@ -541,7 +541,10 @@ static void test_load_and_resolve(void **state)
 	assert_int_equal(usc_profile_resolve(NULL, &p, &err), USC_EINVAL);
 	/* A directory is not a profile. */
 	assert_int_equal(usc_profile_load(tmpdir, &p, &err), USC_EIO);
-	snprintf(msg, sizeof msg, "cannot read '%s': Is a directory", tmpdir);
+	snprintf(msg, sizeof msg,
+		 "%s: is a directory, not a regular file; ulpscope reads its "
+		 "inputs from regular files only",
+		 tmpdir);
 	assert_string_equal(err.message, msg);
 	/* Errors in a file name the file. */
 	snprintf(path, sizeof path, "%s/bad.profile", tmpdir);
