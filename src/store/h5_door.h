@@ -74,6 +74,16 @@ void usc__h5_dataset_close(usc__h5_dataset *d);
 usc_status usc__h5_dataset_shape(usc__h5_dataset *d, size_t max_rank,
 				 size_t *rank, int64_t *dims, usc_error *err);
 
+/*
+ * Whether storage for every element of the dataset exists in the file.
+ * ulpscope's writer writes every element; a dataset that declares more
+ * elements than were ever written (a forged or damaged file can declare
+ * 2^40 of them in a few bytes) has not, and reading it would only give
+ * fill values after a huge allocation.
+ */
+usc_status usc__h5_dataset_stored(usc__h5_dataset *d, bool *all,
+				  usc_error *err);
+
 /* The dataset's element type. */
 usc_status usc__h5_dataset_type(usc__h5_dataset *d, usc__h5_type *out,
 				usc_error *err);

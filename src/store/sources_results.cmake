@@ -2,4 +2,5 @@
 list(APPEND USC_LIB_SOURCES
   src/store/results_write.c
   src/store/results_read.c
+  src/store/results_validate.c
   src/store/results_stats.c)
