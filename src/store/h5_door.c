@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hdf5.h>
 
@@ -137,6 +138,7 @@ static hid_t checked_fapl(void);
 static usc_status open_existing(const char *path, bool write,
 				usc__h5_file **out, usc_error *err)
 {
+	struct stat sb;
 	quiet q;
 	FILE *fp;
 	htri_t is;
@@ -144,6 +146,13 @@ static usc_status open_existing(const char *path, bool write,
 	usc_status st;
 
 	*out = NULL;
+	/* A directory opens with fopen, and a FIFO blocks it: ask first. */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return usc__fail(err, USC_EIO,
+				 "%s is %s, expected a regular HDF5 file", path,
+				 S_ISDIR(sb.st_mode)    ? "a directory"
+				 : S_ISFIFO(sb.st_mode) ? "a FIFO"
+							: "not a regular file");
 	fp = fopen(path, write ? "r+b" : "rb");
 	if (!fp)
 		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
@@ -242,12 +251,36 @@ static usc__h5_dataset *dataset_new(const usc__h5_file *f,
 	return d;
 }
 
+/* Whether s is printable UTF-8: no control bytes, no broken sequences. */
+static bool printable_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t more = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1
+					  : (*p & 0xf0) == 0xe0   ? 2
+					  : (*p & 0xf8) == 0xf0   ? 3
+								  : 4;
+
+		if (more == 4 || *p < 0x20 || *p == 0x7f)
+			return false;
+		p++;
+		for (size_t i = 0; i < more; i++, p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
 /*
  * The members of group g as "a, b, c" in buf (", ..." when they do not
- * fit), or "" when it has none or cannot be listed.  Runs inside a quiet
- * scope.
+ * fit), or "" when it has none or cannot be listed.  *damaged is set when
+ * the listing contradicts a failed lookup: it holds the name looked up
+ * (want), or a name that is not printable text, which only damage to
+ * the group's heap produces.  Runs inside a quiet scope.
  */
-static void members_text(hid_t file, const char *g, char *buf, size_t size)
+static void members_text(hid_t file, const char *g, const char *want,
+			 char *buf, size_t size, bool *damaged)
 {
 	hid_t id = H5Gopen2(file, g, H5P_DEFAULT);
 	H5G_info_t info;
@@ -268,6 +301,9 @@ static void members_text(hid_t file, const char *g, char *buf, size_t size)
 
 		if (len < 0)
 			break;
+		if ((size_t)len < sizeof name &&
+		    (strcmp(name, want) == 0 || !printable_utf8(name)))
+			*damaged = true;
 		/* Room for the name, its separator and a closing ", ...". */
 		if (used + (size_t)len + 2 + 6 >= size) {
 			snprintf(buf + used, size - used, "%s...",
@@ -324,7 +360,14 @@ static usc_status dataset_lookup(usc__h5_file *f, const char *dataset,
 			return read_fail(err, USC_EIO, "%s: cannot look it up",
 					 where);
 		if (ex == 0) {
-			members_text(f->id, parent, list, sizeof list);
+			const char *last = strrchr(prefix, '/') + 1;
+			bool damaged = false;
+
+			members_text(f->id, parent, last, list, sizeof list,
+				     &damaged);
+			if (damaged)
+				return read_fail(err, USC_EIO,
+						 "%s: cannot look it up", where);
 			H5Eclear2(H5E_DEFAULT);
 			if (!list[0])
 				return usc__fail(err, USC_ENOTFOUND,
