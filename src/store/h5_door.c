@@ -329,13 +329,20 @@ static usc_status dataset_lookup(usc__h5_file *f, const char *dataset,
 				 usc_error *err)
 {
 	size_t dlen = strlen(dataset);
-	char prefix[1024], parent[1024] = "/", list[400];
+	char *prefix, *parent, list[400];
+	usc_status st = USC_OK;
 
 	*found = false;
-	if (dlen >= sizeof prefix)
-		return usc__fail(err, USC_EINVAL, "%s: dataset path is too long",
-				 where);
-	for (size_t i = 1; i <= dlen; i++) {
+	/* Result files name kernels of up to 1024 bytes: no fixed buffer. */
+	prefix = usc__malloc(dlen + 2);
+	parent = usc__malloc(dlen + 2);
+	if (!prefix || !parent) {
+		usc__free(prefix);
+		usc__free(parent);
+		return usc__fail(err, USC_ENOMEM, "%s: out of memory", where);
+	}
+	strcpy(parent, "/");
+	for (size_t i = 1; st == USC_OK && i <= dlen; i++) {
 		htri_t ex;
 		hid_t g;
 
@@ -349,39 +356,43 @@ static usc_status dataset_lookup(usc__h5_file *f, const char *dataset,
 		g = H5Gopen2(f->id, parent, H5P_DEFAULT);
 		if (g < 0) {
 			H5Eclear2(H5E_DEFAULT);
-			return usc__fail(err, USC_ENOTFOUND,
-					 "%s: no such dataset (%s is not a "
-					 "group)",
-					 where, parent);
+			st = usc__fail(err, USC_ENOTFOUND,
+				       "%s: no such dataset (%s is not a group)",
+				       where, parent);
+			break;
 		}
 		H5Gclose(g);
 		ex = H5Lexists(f->id, prefix, H5P_DEFAULT);
-		if (ex < 0)
-			return read_fail(err, USC_EIO, "%s: cannot look it up",
-					 where);
-		if (ex == 0) {
+		if (ex < 0) {
+			st = read_fail(err, USC_EIO, "%s: cannot look it up",
+				       where);
+		} else if (ex == 0) {
 			const char *last = strrchr(prefix, '/') + 1;
 			bool damaged = false;
 
 			members_text(f->id, parent, last, list, sizeof list,
 				     &damaged);
 			if (damaged)
-				return read_fail(err, USC_EIO,
-						 "%s: cannot look it up", where);
-			H5Eclear2(H5E_DEFAULT);
-			if (!list[0])
-				return usc__fail(err, USC_ENOTFOUND,
-						 "%s: no such dataset (%s is "
-						 "empty)",
-						 where, parent);
-			return usc__fail(err, USC_ENOTFOUND,
-					 "%s: no such dataset (%s holds: %s)",
-					 where, parent, list);
+				st = read_fail(err, USC_EIO,
+					       "%s: cannot look it up", where);
+			else if (!list[0])
+				st = usc__fail(err, USC_ENOTFOUND,
+					       "%s: no such dataset (%s is "
+					       "empty)",
+					       where, parent);
+			else
+				st = usc__fail(err, USC_ENOTFOUND,
+					       "%s: no such dataset (%s holds: "
+					       "%s)",
+					       where, parent, list);
 		}
 		memcpy(parent, prefix, i + 1);
 	}
-	*found = true;
-	return USC_OK;
+	H5Eclear2(H5E_DEFAULT);
+	usc__free(prefix);
+	usc__free(parent);
+	*found = st == USC_OK;
+	return st;
 }
 
 usc_status usc__h5_dataset_open(usc__h5_file *f, const char *dataset,

@@ -619,6 +619,25 @@ static usc_status device_count(usc_results_reader *r, const char *kg,
 		for (size_t j = 0; j < rank; j++)
 			*count *= (uint64_t)dims[j];
 	}
+	/* The dims against the kernel's output i (its type is checked
+	 * when the output is read). */
+	if (st == USC_OK && r->entry) {
+		const usc_hlo_shape *s = usc__results_hlo_output(r->entry, i);
+		char a[256], b[256];
+
+		if (s && s->kind == USC_HLO_SHAPE_ARRAY &&
+		    (s->rank != rank ||
+		     (rank &&
+		      memcmp(s->dims, dims, rank * sizeof *dims) != 0))) {
+			dims_text(a, sizeof a, rank, dims);
+			dims_text(b, sizeof b, s->rank, s->dims);
+			st = usc__fail(err, USC_EPARSE,
+				       "%s:%s: shape %s (rank %zu), expected "
+				       "%s (rank %zu), the shape of the "
+				       "kernel's output %zu",
+				       r->path, path, a, rank, b, s->rank, i);
+		}
+	}
 	usc__h5_dataset_close(d);
 	return st;
 }
