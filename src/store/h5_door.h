@@ -3,9 +3,10 @@
  *
  * Every function here silences HDF5's automatic printing of its error
  * stack for the duration of the call and turns a failure into a usc_error
- * whose message names the file (and dataset) and ends with HDF5's own
- * innermost description.  Handles are opaque so that hid_t never leaks
- * into the rest of the code.  The tensor readers use the read side now; the
+ * whose message names the file (and dataset).  On the read side a
+ * failure HDF5 reports says "the file is damaged or truncated", never
+ * HDF5's own description (addresses, eof, flags).  Handles are opaque so
+ * that hid_t never leaks into the rest of the code.  The tensor readers use the read side now; the
  * result-file writer builds on the write side.
  */
 #ifndef USC_STORE_H5_DOOR_H

@@ -248,17 +248,23 @@ static usc_status check_outputs(usc_results_reader *r, const char *kg,
 			       "attribute 'output_count' of %s is %zu",
 			       r->path, g, n, n == 1 ? "" : "s", kg,
 			       k->output_count);
+	/*
+	 * As many members as outputs, and each of 0 .. n-1 among them (a
+	 * group written by another tool may list them by name: 0, 1, 10, 2).
+	 */
 	for (size_t i = 0; st == USC_OK && i < n; i++) {
 		char want[32];
 		uint64_t c = 0;
+		bool found = false;
 
 		snprintf(want, sizeof want, "%zu", i);
-		/* Members come back in creation order: 0, 1, ... */
-		if (strcmp(names[i], want) != 0) {
+		for (size_t j = 0; !found && j < n; j++)
+			found = strcmp(names[j], want) == 0;
+		if (!found) {
 			st = usc__fail(err, USC_EPARSE,
-				       "%s:%s: member '%s' is not an output "
-				       "(expected 0 .. %zu)",
-				       r->path, g, names[i], n - 1);
+				       "%s:%s: no output group '%s' (it holds "
+				       "%zu members, expected 0 .. %zu)",
+				       r->path, g, want, n, n - 1);
 			break;
 		}
 		st = device_count(r, kg, i, &c, err);
@@ -1072,6 +1078,12 @@ static usc_status read_attribution(usc_results_reader *r, const char *kg,
 	st = usc__h5_read_ops(r->f, path, &rows, &n, err);
 	if (st != USC_OK)
 		return st;
+	/* Its index column is the row number, what top_ops refers to. */
+	st = usc__results_check_ops(r->path, g, rows, n, NULL, 0, err);
+	if (st != USC_OK) {
+		usc__h5_ops_free(rows, n);
+		return st;
+	}
 	a->ops = usc__calloc(n ? n : 1, sizeof *a->ops);
 	col = usc__calloc(n ? n : 1, sizeof *col);
 	if (!a->ops || !col) {
