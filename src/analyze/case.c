@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,12 +25,63 @@ bool usc__case_file_exists(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/*
+ * Whether the case file at path is there (*present), refusing what is
+ * there but is not a regular file: a directory or a FIFO named like a
+ * case file is a mistake to report, not a file to skip (skipping it
+ * would only surface later as "0 inputs were given").  what names the
+ * expected kind of file in the message (".npy file").
+ */
+static usc_status case_file(const char *path, const char *what,
+			    bool *present, usc_error *err)
+{
+	struct stat sb;
+	const char *kind;
+
+	*present = false;
+	if (lstat(path, &sb) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return USC_OK;
+		return usc__fail(err, USC_EIO, "%s: cannot read: %s", path,
+				 strerror(errno));
+	}
+	if (stat(path, &sb) != 0)
+		return usc__fail(err, USC_EIO,
+				 "%s is a symbolic link to %s, expected a "
+				 "regular %s",
+				 path,
+				 errno == ENOENT ? "nothing (it dangles)"
+						 : "what cannot be read",
+				 what);
+	if (S_ISREG(sb.st_mode)) {
+		*present = true;
+		return USC_OK;
+	}
+	kind = S_ISDIR(sb.st_mode)    ? "a directory"
+	       : S_ISFIFO(sb.st_mode) ? "a FIFO"
+	       : S_ISSOCK(sb.st_mode) ? "a socket"
+	       : S_ISCHR(sb.st_mode)  ? "a character device"
+	       : S_ISBLK(sb.st_mode)  ? "a block device"
+				      : "not a regular file";
+	return usc__fail(err, USC_EIO, "%s is %s, expected a regular %s", path,
+			 kind, what);
+}
+
 usc_status usc__case_kernel(const char *dir, char **hlo, usc_error *err)
 {
+	bool present = false;
+	usc_status st;
+
 	*hlo = usc__case_join(dir, "kernel.hlo");
 	if (!*hlo)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!usc__case_file_exists(*hlo)) {
+	st = case_file(*hlo, "HLO text file", &present, err);
+	if (st != USC_OK) {
+		usc__free(*hlo);
+		*hlo = NULL;
+		return st;
+	}
+	if (!present) {
 		usc__free(*hlo);
 		*hlo = NULL;
 		return usc__fail(err, USC_EIO,
@@ -58,15 +110,23 @@ usc_status usc__case_collect(const char *dir, const char *prefix, char ***out,
 {
 	char **list = NULL;
 	size_t n = 0;
+	usc_status st;
 
 	for (;;) {
 		char name[64], *path, **grown;
+		bool present = false;
 
 		snprintf(name, sizeof name, "%s_%zu.npy", prefix, n);
 		path = usc__case_join(dir, name);
 		if (!path)
 			goto oom;
-		if (!usc__case_file_exists(path)) {
+		st = case_file(path, ".npy file", &present, err);
+		if (st != USC_OK) {
+			usc__free(path);
+			usc__case_free_list(list, n);
+			return st;
+		}
+		if (!present) {
 			usc__free(path);
 			break;
 		}
@@ -81,6 +141,31 @@ usc_status usc__case_collect(const char *dir, const char *prefix, char ***out,
 		}
 		list = grown;
 		list[n++] = path;
+	}
+	/*
+	 * The list ends at the first missing number; a file after the gap
+	 * would be silently left out, so it is an error to say so.
+	 */
+	if (n < MAX_FILES) {
+		char name[64], *next;
+		bool present = false;
+
+		snprintf(name, sizeof name, "%s_%zu.npy", prefix, n + 1);
+		next = usc__case_join(dir, name);
+		if (!next)
+			goto oom;
+		st = case_file(next, ".npy file", &present, err);
+		if (st == USC_OK && present)
+			st = usc__fail(err, USC_EIO,
+				       "%s: %s is there, but %s_%zu.npy is "
+				       "missing (the files are numbered from "
+				       "0 without gaps)",
+				       dir, name, prefix, n);
+		usc__free(next);
+		if (st != USC_OK) {
+			usc__case_free_list(list, n);
+			return st;
+		}
 	}
 	*out = list;
 	*count = n;
@@ -119,8 +204,13 @@ usc_status usc__case_profile(const char *dir, usc_profile *out, bool *have,
 	*have = false;
 	if (!path)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (!usc__case_file_exists(path))
-		goto done;
+	{
+		bool present = false;
+
+		st = case_file(path, "JSON file", &present, err);
+		if (st != USC_OK || !present)
+			goto done;
+	}
 	st = usc__read_file(path, &text, &len, err);
 	if (st == USC_OK)
 		st = usc__case_meta_read(path, text, len, &meta, err);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hdf5.h>
 
@@ -123,6 +124,29 @@ static usc_status h5_fail(usc_error *err, usc_status code, const char *fmt,
 	return usc__fail(err, code, "%s", what);
 }
 
+/*
+ * Fails on the read side: what could not be read, and that the file is
+ * damaged or truncated.  HDF5's own description is left out on purpose:
+ * it speaks of heap addresses and B-tree nodes, which tell a user nothing
+ * they can act on.  The stack is cleared.
+ */
+static usc_status read_fail(usc_error *err, usc_status code, const char *fmt,
+			    ...) USC__PRINTF(3, 4);
+
+static usc_status read_fail(usc_error *err, usc_status code, const char *fmt,
+			    ...)
+{
+	char what[USC_ERROR_MESSAGE_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	H5Eclear2(H5E_DEFAULT);
+	return usc__fail(err, code, "%s: the file is damaged or truncated",
+			 what);
+}
+
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
@@ -153,6 +177,7 @@ static hid_t checked_fapl(void);
 static usc_status open_existing(const char *path, bool write,
 				usc__h5_file **out, usc_error *err)
 {
+	struct stat sb;
 	quiet q;
 	FILE *fp;
 	htri_t is;
@@ -160,6 +185,13 @@ static usc_status open_existing(const char *path, bool write,
 	usc_status st;
 
 	*out = NULL;
+	/* A directory opens with fopen, and a FIFO blocks it: ask first. */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return usc__fail(err, USC_EIO,
+				 "%s is %s, expected a regular HDF5 file", path,
+				 S_ISDIR(sb.st_mode)    ? "a directory"
+				 : S_ISFIFO(sb.st_mode) ? "a FIFO"
+							: "not a regular file");
 	fp = fopen(path, write ? "r+b" : "rb");
 	if (!fp)
 		return usc__fail(err, errno == ENOENT ? USC_ENOTFOUND : USC_EIO,
@@ -172,6 +204,11 @@ static usc_status open_existing(const char *path, bool write,
 		st = usc__fail(err, USC_EPARSE, "%s: not an HDF5 file", path);
 		goto done;
 	}
+	if (is < 0) {
+		st = read_fail(err, USC_EIO, "%s: not a readable HDF5 file",
+			       path);
+		goto done;
+	}
 	if (write)
 		fapl = checked_fapl();
 	if (is > 0 && fapl >= 0)
@@ -179,7 +216,10 @@ static usc_status open_existing(const char *path, bool write,
 	if (write && fapl >= 0)
 		H5Pclose(fapl);
 	if (id < 0) {
-		st = h5_fail(err, USC_EIO, "%s: cannot open HDF5 file", path);
+		st = write ? h5_fail(err, USC_EIO, "%s: cannot open HDF5 file",
+				     path)
+			   : read_fail(err, USC_EIO,
+				       "%s: not a readable HDF5 file", path);
 		goto done;
 	}
 	st = file_new(path, id, out, err);
@@ -265,14 +305,158 @@ static usc__h5_dataset *dataset_new(const usc__h5_file *f,
 	return d;
 }
 
+/* Whether s is printable UTF-8: no control bytes, no broken sequences. */
+static bool printable_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t more = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1
+					  : (*p & 0xf0) == 0xe0   ? 2
+					  : (*p & 0xf8) == 0xf0   ? 3
+								  : 4;
+
+		if (more == 4 || *p < 0x20 || *p == 0x7f)
+			return false;
+		p++;
+		for (size_t i = 0; i < more; i++, p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * The members of group g as "a, b, c" in buf (", ..." when they do not
+ * fit), or "" when it has none or cannot be listed.  *damaged is set when
+ * the listing contradicts a failed lookup: it holds the name looked up
+ * (want), or a name that is not printable text, which only damage to
+ * the group's heap produces.  Runs inside a quiet scope.
+ */
+static void members_text(hid_t file, const char *g, const char *want,
+			 char *buf, size_t size, bool *damaged)
+{
+	hid_t id = H5Gopen2(file, g, H5P_DEFAULT);
+	H5G_info_t info;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (id < 0 || H5Gget_info(id, &info) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		if (id >= 0)
+			H5Gclose(id);
+		return;
+	}
+	for (hsize_t i = 0; i < info.nlinks; i++) {
+		char name[256];
+		ssize_t len = H5Lget_name_by_idx(id, ".", H5_INDEX_NAME,
+						 H5_ITER_INC, i, name,
+						 sizeof name, H5P_DEFAULT);
+
+		if (len < 0)
+			break;
+		if ((size_t)len < sizeof name &&
+		    (strcmp(name, want) == 0 || !printable_utf8(name)))
+			*damaged = true;
+		/* Room for the name, its separator and a closing ", ...". */
+		if (used + (size_t)len + 2 + 6 >= size) {
+			snprintf(buf + used, size - used, "%s...",
+				 used ? ", " : "");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 used ? ", " : "", name);
+	}
+	H5Eclear2(H5E_DEFAULT);
+	H5Gclose(id);
+}
+
+/*
+ * Why dataset (an absolute path) cannot be opened, as a message about
+ * d->where: the first component that is missing, with what its group
+ * holds instead; a component that is a dataset where a group was
+ * needed; or, when HDF5 cannot even answer, a damaged file.  *found is
+ * true when every component exists.  Runs inside a quiet scope.
+ */
+static usc_status dataset_lookup(usc__h5_file *f, const char *dataset,
+				 const char *where, bool *found,
+				 usc_error *err)
+{
+	size_t dlen = strlen(dataset);
+	char *prefix, *parent, list[400];
+	usc_status st = USC_OK;
+
+	*found = false;
+	/* Result files name kernels of up to 1024 bytes: no fixed buffer. */
+	prefix = usc__malloc(dlen + 2);
+	parent = usc__malloc(dlen + 2);
+	if (!prefix || !parent) {
+		usc__free(prefix);
+		usc__free(parent);
+		return usc__fail(err, USC_ENOMEM, "%s: out of memory", where);
+	}
+	strcpy(parent, "/");
+	for (size_t i = 1; st == USC_OK && i <= dlen; i++) {
+		htri_t ex;
+		hid_t g;
+
+		if (i < dlen && dataset[i] != '/')
+			continue;
+		if (i == 1 && dlen == 1)
+			break;
+		memcpy(prefix, dataset, i);
+		prefix[i] = '\0';
+		/* H5Lexists fails below a component that is not a group. */
+		g = H5Gopen2(f->id, parent, H5P_DEFAULT);
+		if (g < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			st = usc__fail(err, USC_ENOTFOUND,
+				       "%s: no such dataset (%s is not a group)",
+				       where, parent);
+			break;
+		}
+		H5Gclose(g);
+		ex = H5Lexists(f->id, prefix, H5P_DEFAULT);
+		if (ex < 0) {
+			st = read_fail(err, USC_EIO, "%s: cannot look it up",
+				       where);
+		} else if (ex == 0) {
+			const char *last = strrchr(prefix, '/') + 1;
+			bool damaged = false;
+
+			members_text(f->id, parent, last, list, sizeof list,
+				     &damaged);
+			if (damaged)
+				st = read_fail(err, USC_EIO,
+					       "%s: cannot look it up", where);
+			else if (!list[0])
+				st = usc__fail(err, USC_ENOTFOUND,
+					       "%s: no such dataset (%s is "
+					       "empty)",
+					       where, parent);
+			else
+				st = usc__fail(err, USC_ENOTFOUND,
+					       "%s: no such dataset (%s holds: "
+					       "%s)",
+					       where, parent, list);
+		}
+		memcpy(parent, prefix, i + 1);
+	}
+	H5Eclear2(H5E_DEFAULT);
+	usc__free(prefix);
+	usc__free(parent);
+	*found = st == USC_OK;
+	return st;
+}
+
 usc_status usc__h5_dataset_open(usc__h5_file *f, const char *dataset,
 				usc__h5_dataset **out, usc_error *err)
 {
 	quiet q;
 	usc__h5_dataset *d;
-	size_t dlen = strlen(dataset);
 	usc_status st = USC_OK;
-	hid_t id;
+	bool found = false;
+	hid_t id, obj;
 
 	*out = NULL;
 	d = dataset_new(f, dataset);
@@ -286,37 +470,30 @@ usc_status usc__h5_dataset_open(usc__h5_file *f, const char *dataset,
 		goto fail;
 	}
 	q = quiet_begin();
-	/*
-	 * H5Lexists fails rather than answers when an inner group is
-	 * missing, so each prefix of the path is asked in turn: the first
-	 * missing one is what the message names.
-	 */
-	for (size_t i = 1; i <= dlen; i++) {
-		char prefix[1024];
-
-		if (i < dlen && dataset[i] != '/')
-			continue;
-		if (i >= sizeof prefix)
-			break;
-		memcpy(prefix, dataset, i);
-		prefix[i] = '\0';
-		if (i == 1 && dlen == 1)
-			break;
-		if (H5Lexists(f->id, prefix, H5P_DEFAULT) <= 0) {
-			H5Eclear2(H5E_DEFAULT);
-			st = usc__fail(err, USC_ENOTFOUND,
-				       "%s: no such dataset", d->where);
-			break;
-		}
-	}
-	if (st == USC_OK) {
+	st = dataset_lookup(f, dataset, d->where, &found, err);
+	if (st == USC_OK && found) {
 		id = H5Dopen2(f->id, dataset, H5P_DEFAULT);
-		if (id < 0) {
-			H5Eclear2(H5E_DEFAULT);
-			st = usc__fail(err, USC_EINVAL, "%s: not a dataset",
-				       d->where);
-		} else {
+		if (id >= 0) {
 			d->id = id;
+		} else {
+			/* A group (or a named type) is no dataset; an object
+			 * HDF5 cannot open at all is damage. */
+			H5Eclear2(H5E_DEFAULT);
+			obj = H5Oopen(f->id, dataset, H5P_DEFAULT);
+			if (obj < 0) {
+				st = read_fail(err, USC_EIO,
+					       "%s: cannot open the dataset",
+					       d->where);
+			} else {
+				st = usc__fail(err, USC_EINVAL,
+					       "%s: not a dataset (it is a "
+					       "%s)",
+					       d->where,
+					       H5Iget_type(obj) == H5I_GROUP
+						       ? "group"
+						       : "named type");
+				H5Oclose(obj);
+			}
 		}
 	}
 	quiet_end(q);
@@ -363,8 +540,8 @@ usc_status usc__h5_dataset_shape(usc__h5_dataset *d, size_t max_rank,
 	int n;
 
 	if (space < 0) {
-		st = h5_fail(err, USC_EIO, "%s: cannot read the dataspace",
-			     d->where);
+		st = read_fail(err, USC_EIO, "%s: cannot read the dataspace",
+			       d->where);
 		goto done;
 	}
 	switch (H5Sget_simple_extent_type(space)) {
@@ -374,8 +551,8 @@ usc_status usc__h5_dataset_shape(usc__h5_dataset *d, size_t max_rank,
 	case H5S_SIMPLE:
 		n = H5Sget_simple_extent_dims(space, hd, NULL);
 		if (n < 0) {
-			st = h5_fail(err, USC_EIO,
-				     "%s: cannot read the dataspace", d->where);
+			st = read_fail(err, USC_EIO,
+				       "%s: cannot read the dataspace", d->where);
 			break;
 		}
 		if ((size_t)n > max_rank) {
@@ -408,6 +585,52 @@ done:
 	return st;
 }
 
+usc_status usc__h5_dataset_stored(usc__h5_dataset *d, bool *all,
+				  usc_error *err)
+{
+	quiet q = quiet_begin();
+	H5D_space_status_t status;
+	usc_status st = USC_OK;
+
+	hid_t dcpl = H5Dget_create_plist(d->id), space = -1;
+	hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK], want = 1, have = 0;
+	int rank;
+
+	*all = false;
+	if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED) {
+		/*
+		 * The space status of a filtered chunked dataset compares
+		 * its compressed size with the full one, so it says "part"
+		 * of a complete one: count the chunks instead.
+		 */
+		space = H5Dget_space(d->id);
+		rank = space < 0 ? -1
+				 : H5Sget_simple_extent_dims(space, dims, NULL);
+		if (rank < 0 || H5Pget_chunk(dcpl, rank, chunk) != rank ||
+		    H5Dget_num_chunks(d->id, space, &have) < 0) {
+			st = read_fail(err, USC_EIO,
+				       "%s: cannot read its storage", d->where);
+		} else {
+			for (int i = 0; i < rank; i++)
+				want *= chunk[i] ? (dims[i] + chunk[i] - 1) /
+							   chunk[i]
+						 : 0;
+			*all = have == want;
+		}
+	} else if (dcpl < 0 || H5Dget_space_status(d->id, &status) < 0) {
+		st = read_fail(err, USC_EIO, "%s: cannot read its storage",
+			       d->where);
+	} else {
+		*all = status == H5D_SPACE_STATUS_ALLOCATED;
+	}
+	if (space >= 0)
+		H5Sclose(space);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	quiet_end(q);
+	return st;
+}
+
 /* Describes one float type's fields. */
 static bool float_fields(hid_t t, usc__h5_type *out)
 {
@@ -435,8 +658,8 @@ usc_status usc__h5_dataset_type(usc__h5_dataset *d, usc__h5_type *out,
 
 	memset(out, 0, sizeof *out);
 	if (t < 0) {
-		st = h5_fail(err, USC_EIO, "%s: cannot read the datatype",
-			     d->where);
+		st = read_fail(err, USC_EIO, "%s: cannot read the datatype",
+			       d->where);
 		goto done;
 	}
 	cls = H5Tget_class(t);
@@ -535,8 +758,8 @@ usc_status usc__h5_dataset_read_raw(usc__h5_dataset *d, void *buf,
 	 */
 	t = H5Dget_type(d->id);
 	if (t < 0 || H5Dread(d->id, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-		st = h5_fail(err, USC_EIO, "%s: cannot read the data",
-			     d->where);
+		st = read_fail(err, USC_EIO, "%s: cannot read the data",
+			       d->where);
 	if (t >= 0)
 		H5Tclose(t);
 	quiet_end(q);
@@ -936,8 +1159,8 @@ usc_status usc__h5_group_list(usc__h5_file *f, const char *group,
 	    (order & H5P_CRT_ORDER_INDEXED))
 		index = H5_INDEX_CRT_ORDER;
 	if (H5Gget_info(g, &info) < 0) {
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot list the group",
-			     f->path, group);
+		st = read_fail(err, USC_EIO, "%s:%s: cannot list the group",
+			       f->path, group);
 		goto done;
 	}
 	if (info.nlinks) {
@@ -954,9 +1177,9 @@ usc_status usc__h5_group_list(usc__h5_file *f, const char *group,
 						 H5P_DEFAULT);
 
 		if (len < 0) {
-			st = h5_fail(err, USC_EIO,
-				     "%s:%s: cannot list the group", f->path,
-				     group);
+			st = read_fail(err, USC_EIO,
+				       "%s:%s: cannot list the group", f->path,
+				       group);
 			break;
 		}
 		list[n] = usc__malloc((size_t)len + 1);
@@ -969,9 +1192,9 @@ usc_status usc__h5_group_list(usc__h5_file *f, const char *group,
 				       list[n], (size_t)len + 1,
 				       H5P_DEFAULT) < 0) {
 			n++;
-			st = h5_fail(err, USC_EIO,
-				     "%s:%s: cannot list the group", f->path,
-				     group);
+			st = read_fail(err, USC_EIO,
+				       "%s:%s: cannot list the group", f->path,
+				       group);
 			break;
 		}
 	}
@@ -1390,14 +1613,14 @@ static usc_status read_one_string(hid_t attr, hid_t dset, hid_t ftype,
 	if (H5Tis_variable_str(ftype) > 0) {
 		mtype = vlen_string_type();
 		if (mtype < 0 || H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0) {
-			st = h5_fail(err, USC_EIO, "%s: cannot read", where);
+			st = read_fail(err, USC_EIO, "%s: cannot read", where);
 			goto done;
 		}
 		rc = attr >= 0 ? H5Aread(attr, mtype, &s)
 			       : H5Dread(dset, mtype, H5S_ALL, H5S_ALL,
 					 H5P_DEFAULT, &s);
 		if (rc < 0) {
-			st = h5_fail(err, USC_EIO, "%s: cannot read", where);
+			st = read_fail(err, USC_EIO, "%s: cannot read", where);
 			goto done;
 		}
 		*out = usc__strndup(s ? s : "", s ? strlen(s) : 0);
@@ -1419,7 +1642,7 @@ static usc_status read_one_string(hid_t attr, hid_t dset, hid_t ftype,
 				       H5P_DEFAULT, buf);
 		if (rc < 0) {
 			usc__free(buf);
-			st = h5_fail(err, USC_EIO, "%s: cannot read", where);
+			st = read_fail(err, USC_EIO, "%s: cannot read", where);
 			goto done;
 		}
 		buf[size] = '\0';
@@ -1572,9 +1795,9 @@ static usc_status attr_open(usc__h5_file *f, const char *obj,
 				 f->path, obj);
 	ex = H5Aexists_by_name(f->id, obj, name, H5P_DEFAULT);
 	if (ex < 0)
-		return h5_fail(err, USC_EIO,
-			       "%s:%s: cannot read attribute '%s'", f->path,
-			       obj, name);
+		return read_fail(err, USC_EIO,
+			         "%s:%s: cannot read attribute '%s'", f->path,
+			         obj, name);
 	if (ex == 0) {
 		return usc__fail(err, USC_ENOTFOUND,
 				 "%s:%s: no attribute '%s'", f->path, obj,
@@ -1582,9 +1805,9 @@ static usc_status attr_open(usc__h5_file *f, const char *obj,
 	}
 	a = H5Aopen_by_name(f->id, obj, name, H5P_DEFAULT, H5P_DEFAULT);
 	if (a < 0)
-		return h5_fail(err, USC_EIO,
-			       "%s:%s: cannot read attribute '%s'", f->path,
-			       obj, name);
+		return read_fail(err, USC_EIO,
+			         "%s:%s: cannot read attribute '%s'", f->path,
+			         obj, name);
 	t = H5Aget_type(a);
 	s = H5Aget_space(a);
 	n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
@@ -1640,9 +1863,9 @@ static usc_status attr_get_integer(usc__h5_file *f, const char *obj,
 		*is_signed = H5Tget_sign(t) == H5T_SGN_2;
 		if ((*is_signed ? H5Aread(a, H5T_NATIVE_INT64, s)
 				: H5Aread(a, H5T_NATIVE_UINT64, u)) < 0)
-			st = h5_fail(err, USC_EIO,
-				     "%s:%s: cannot read attribute '%s'",
-				     f->path, obj, name);
+			st = read_fail(err, USC_EIO,
+				       "%s:%s: cannot read attribute '%s'",
+				       f->path, obj, name);
 		H5Tclose(t);
 		H5Aclose(a);
 	}
@@ -1699,9 +1922,9 @@ usc_status usc__h5_attr_get_double(usc__h5_file *f, const char *obj,
 	st = attr_open(f, obj, name, H5T_FLOAT, "float", &a, &t, err);
 	if (st == USC_OK) {
 		if (H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0)
-			st = h5_fail(err, USC_EIO,
-				     "%s:%s: cannot read attribute '%s'",
-				     f->path, obj, name);
+			st = read_fail(err, USC_EIO,
+				       "%s:%s: cannot read attribute '%s'",
+				       f->path, obj, name);
 		H5Tclose(t);
 		H5Aclose(a);
 	}
@@ -1957,8 +2180,8 @@ usc_status usc__h5_read_ops(usc__h5_file *f, const char *dataset,
 	count = H5Sget_simple_extent_npoints(space);
 	mt = ops_compound(H5T_NATIVE_INT64, str, off, &rowsize);
 	if (count < 0 || mt < 0) {
-		st = h5_fail(err, USC_EIO, "%s: cannot read the table",
-			     d->where);
+		st = read_fail(err, USC_EIO, "%s: cannot read the table",
+			       d->where);
 		goto done;
 	}
 	if (count == 0)
@@ -1970,8 +2193,8 @@ usc_status usc__h5_read_ops(usc__h5_file *f, const char *dataset,
 		goto done;
 	}
 	if (H5Dread(d->id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-		st = h5_fail(err, USC_EIO, "%s: cannot read the table",
-			     d->where);
+		st = read_fail(err, USC_EIO, "%s: cannot read the table",
+			       d->where);
 		goto done;
 	}
 	for (size_t i = 0; i < (size_t)count; i++) {

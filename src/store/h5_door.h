@@ -3,9 +3,10 @@
  *
  * Every function here silences HDF5's automatic printing of its error
  * stack for the duration of the call and turns a failure into a usc_error
- * whose message names the file (and dataset) and ends with HDF5's own
- * innermost description.  Handles are opaque so that hid_t never leaks
- * into the rest of the code.  The tensor readers use the read side now; the
+ * whose message names the file (and dataset).  On the read side a
+ * failure HDF5 reports says "the file is damaged or truncated", never
+ * HDF5's own description (addresses, eof, flags).  Handles are opaque so
+ * that hid_t never leaks into the rest of the code.  The tensor readers use the read side now; the
  * result-file writer builds on the write side.
  */
 #ifndef USC_STORE_H5_DOOR_H
@@ -78,6 +79,16 @@ void usc__h5_dataset_close(usc__h5_dataset *d);
  */
 usc_status usc__h5_dataset_shape(usc__h5_dataset *d, size_t max_rank,
 				 size_t *rank, int64_t *dims, usc_error *err);
+
+/*
+ * Whether storage for every element of the dataset exists in the file.
+ * ulpscope's writer writes every element; a dataset that declares more
+ * elements than were ever written (a forged or damaged file can declare
+ * 2^40 of them in a few bytes) has not, and reading it would only give
+ * fill values after a huge allocation.
+ */
+usc_status usc__h5_dataset_stored(usc__h5_dataset *d, bool *all,
+				  usc_error *err);
 
 /* The dataset's element type. */
 usc_status usc__h5_dataset_type(usc__h5_dataset *d, usc__h5_type *out,

@@ -5,6 +5,7 @@
 #ifndef USC_STORE_RESULTS_INTERNAL_H
 #define USC_STORE_RESULTS_INTERNAL_H
 
+#include "store/h5_door.h"
 #include "ulpscope/results.h"
 
 /* Room for any path the result file uses: a kernel name and a suffix. */
@@ -44,5 +45,48 @@ void usc__results_now(char *buf, size_t size);
 struct usc__h5_file;
 struct usc__h5_file *usc__results_writer_file(usc_results *w);
 struct usc__h5_file *usc__results_reader_file(usc_results_reader *r);
+
+/* ---- What the reader checks (results_validate.c). ---- */
+
+/* A kernel's verdict attribute: "" or one of usc_verdict_name's. */
+usc_status usc__results_check_verdict(const char *path, const char *kg,
+				      const char *verdict, usc_error *err);
+
+/* The shape of output i of computation c (NULL when it has none). */
+const usc_hlo_shape *usc__results_hlo_output(const usc_hlo_computation *c,
+					     size_t i);
+
+/*
+ * A kernel's ops table (n rows) against its HLO: the index column counts
+ * the rows; with the kernel's computation c (NULL when its HLO text is
+ * empty), one row per instruction, each with the instruction's name and
+ * opcode, and output_count equal to the root's outputs.
+ */
+usc_status usc__results_check_ops(const char *path, const char *kg,
+				  const usc__h5_op_row *rows, size_t n,
+				  const usc_hlo_computation *c,
+				  size_t output_count, usc_error *err);
+
+/*
+ * Output i's device dataset shape (dt, rank, dims) against the kernel's
+ * output i in c (when c is not NULL) and against the output group g's
+ * shape attribute, shape_attr.
+ */
+usc_status usc__results_check_shape(const char *path, const char *g,
+				    const char *shape_attr, usc_dtype dt,
+				    size_t rank, const int64_t *dims,
+				    const usc_hlo_computation *c, size_t i,
+				    usc_error *err);
+
+/*
+ * An output's values as read back (group g of f): NaN oracle midpoints
+ * only with NaN errors, half-widths >= 0, undecided 0 or 1, envelope
+ * bounds as their flags say and lo <= hi, the stored statistics and
+ * counts equal to what the datasets give, and top_ops rows below
+ * attr_ops (the kernel's attribution table's rows).
+ */
+usc_status usc__results_check_values(usc__h5_file *f, const char *g,
+				     const usc_results_output_data *o,
+				     size_t attr_ops, usc_error *err);
 
 #endif /* USC_STORE_RESULTS_INTERNAL_H */

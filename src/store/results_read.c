@@ -7,6 +7,12 @@
  * by something else fails with a message naming the dataset rather than
  * being misread.  Names the reader does not know are ignored: later
  * stages add them without a new schema version.
+ *
+ * Beyond types and shapes, what is read is checked against the rest of
+ * the file (results_validate.c): the ops table and the outputs' shapes
+ * against the kernel's own HLO text, counts and statistics against the
+ * datasets they summarize, values against what the schema promises.  The
+ * kernel's HLO is parsed once and kept for the outputs that follow.
  */
 #include "internal.h"
 
@@ -25,6 +31,11 @@ struct usc_results_reader {
 	usc_results_file_info info;
 	char **kernels;
 	size_t kernel_count;
+	/* The last kernel whose HLO text was parsed, and its computation
+	 * (NULL when the text is empty). */
+	char *hlo_kernel;
+	usc_hlo_file *hlo;
+	const usc_hlo_computation *entry;
 };
 
 void usc_results_reader_close(usc_results_reader *r)
@@ -36,6 +47,8 @@ void usc_results_reader_close(usc_results_reader *r)
 	usc__free(r->path);
 	usc__free(r->version);
 	usc__free(r->created);
+	usc__free(r->hlo_kernel);
+	usc_hlo_file_destroy(r->hlo);
 	usc__free(r);
 }
 
@@ -137,6 +150,135 @@ static usc_status find_kernel(usc_results_reader *r, const char *name,
 	}
 	return usc__fail(err, USC_ENOTFOUND, "%s: no kernel '%s'", r->path,
 			 name);
+}
+
+/*
+ * Parses kernel name's HLO text (text, len; kg its group) into the
+ * reader's cache unless it is there already.  An empty text leaves
+ * r->entry NULL: nothing to check against.
+ */
+static usc_status load_hlo(usc_results_reader *r, const char *name,
+			   const char *kg, const char *text, size_t len,
+			   usc_error *err)
+{
+	char where[USC__RESULTS_PATH_SIZE + 1024];
+	usc_hlo_file *file = NULL;
+	usc_status st;
+
+	if (r->hlo_kernel && strcmp(r->hlo_kernel, name) == 0)
+		return USC_OK;
+	usc__free(r->hlo_kernel);
+	usc_hlo_file_destroy(r->hlo);
+	r->hlo_kernel = NULL;
+	r->hlo = NULL;
+	r->entry = NULL;
+	if (len > 0) {
+		snprintf(where, sizeof where, "%s:%s/hlo_text", r->path, kg);
+		st = usc_hlo_parse(text, len, where, &file, err);
+		if (st != USC_OK)
+			return st;
+		if (usc_hlo_file_module_count(file) != 1 ||
+		    !usc_hlo_file_module(file, 0)->entry) {
+			usc_hlo_file_destroy(file);
+			return usc__fail(err, USC_EPARSE,
+					 "%s: expected one HLO module with an "
+					 "ENTRY computation",
+					 where);
+		}
+		r->entry = usc_hlo_file_module(file, 0)->entry;
+	}
+	r->hlo = file;
+	r->hlo_kernel = usc__strndup(name, strlen(name));
+	if (!r->hlo_kernel) {
+		usc_hlo_file_destroy(r->hlo);
+		r->hlo = NULL;
+		r->entry = NULL;
+		return usc__fail(err, USC_ENOMEM, "%s: out of memory",
+				 r->path);
+	}
+	return USC_OK;
+}
+
+/* The same, reading the text from the file first. */
+static usc_status load_hlo_of(usc_results_reader *r, const char *name,
+			      const char *kg, usc_error *err)
+{
+	char path[USC__RESULTS_PATH_SIZE];
+	char *text = NULL;
+	size_t len = 0;
+	usc_status st;
+
+	if (r->hlo_kernel && strcmp(r->hlo_kernel, name) == 0)
+		return USC_OK;
+	usc__results_path(path, sizeof path, "%s/hlo_text", kg);
+	st = usc__h5_read_string(r->f, path, &text, &len, err);
+	if (st == USC_OK)
+		st = load_hlo(r, name, kg, text, len, err);
+	usc__free(text);
+	return st;
+}
+
+static usc_status device_count(usc_results_reader *r, const char *kg,
+			       size_t i, uint64_t *count, usc_error *err);
+
+/*
+ * The outputs group of kernel kg holds exactly the groups 0 ..
+ * output_count - 1, and their device datasets together element_count
+ * elements.
+ */
+static usc_status check_outputs(usc_results_reader *r, const char *kg,
+				const usc_results_kernel_info *k,
+				usc_error *err)
+{
+	char g[USC__RESULTS_PATH_SIZE];
+	char **names = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	usc_status st;
+
+	usc__results_path(g, sizeof g, "%s/outputs", kg);
+	st = usc__h5_group_list(r->f, g, &names, &n, err);
+	if (st == USC_ENOTFOUND && k->output_count == 0)
+		return USC_OK;
+	if (st != USC_OK)
+		return st;
+	if (n != k->output_count)
+		st = usc__fail(err, USC_EPARSE,
+			       "%s:%s: holds %zu output group%s, but "
+			       "attribute 'output_count' of %s is %zu",
+			       r->path, g, n, n == 1 ? "" : "s", kg,
+			       k->output_count);
+	/*
+	 * As many members as outputs, and each of 0 .. n-1 among them (a
+	 * group written by another tool may list them by name: 0, 1, 10, 2).
+	 */
+	for (size_t i = 0; st == USC_OK && i < n; i++) {
+		char want[32];
+		uint64_t c = 0;
+		bool found = false;
+
+		snprintf(want, sizeof want, "%zu", i);
+		for (size_t j = 0; !found && j < n; j++)
+			found = strcmp(names[j], want) == 0;
+		if (!found) {
+			st = usc__fail(err, USC_EPARSE,
+				       "%s:%s: no output group '%s' (it holds "
+				       "%zu members, expected 0 .. %zu)",
+				       r->path, g, want, n, n - 1);
+			break;
+		}
+		st = device_count(r, kg, i, &c, err);
+		total += c;
+	}
+	if (st == USC_OK && total != k->element_count)
+		st = usc__fail(err, USC_EPARSE,
+			       "%s:%s: attribute 'element_count' is %llu, but "
+			       "its outputs hold %llu elements",
+			       r->path, kg,
+			       (unsigned long long)k->element_count,
+			       (unsigned long long)total);
+	usc__h5_names_free(names, n);
+	return st;
 }
 
 void usc_results_kernel_info_free(usc_results_kernel_info *k)
@@ -267,8 +409,16 @@ usc_status usc_results_read_kernel(usc_results_reader *r, const char *name,
 		st = get_optional_string(r->f, kg, "profile", &k->profile,
 					 err);
 	if (st == USC_OK)
+		st = usc__results_check_verdict(r->path, kg, k->verdict, err);
+	if (st == USC_OK)
 		st = usc__h5_attr_get_int(r->f, kg, "oracle_precision_max",
 					  &k->oracle_precision_max, err);
+	if (st == USC_OK && k->oracle_precision_max < 0)
+		st = usc__fail(err, USC_EPARSE,
+			       "%s:%s: attribute 'oracle_precision_max' is "
+			       "%lld, expected a number of bits >= 0",
+			       r->path, kg,
+			       (long long)k->oracle_precision_max);
 	if (st == USC_OK)
 		st = usc__h5_attr_get_uint(r->f, kg, "element_count",
 					   &k->element_count, err);
@@ -286,7 +436,17 @@ usc_status usc_results_read_kernel(usc_results_reader *r, const char *name,
 					 &k->hlo_text_len, err);
 	usc__results_path(path, sizeof path, "%s/ops", kg);
 	if (st == USC_OK)
+		st = load_hlo(r, name, kg, k->hlo_text, k->hlo_text_len, err);
+	if (st == USC_OK)
+		st = check_outputs(r, kg, k, err);
+	if (st == USC_OK)
 		st = usc__h5_read_ops(r->f, path, &rows, &nrows, err);
+	if (st == USC_OK) {
+		st = usc__results_check_ops(r->path, kg, rows, nrows, r->entry,
+					    k->output_count, err);
+		if (st != USC_OK)
+			usc__h5_ops_free(rows, nrows);
+	}
 	if (st == USC_OK)
 		st = take_ops(k, rows, nrows, r->path, kg, err);
 	if (st == USC_OK)
@@ -354,6 +514,46 @@ static void dims_text(char *buf, size_t size, size_t rank,
 }
 
 /*
+ * Checks that a dataset of shape (rank, dims) has an element count that
+ * fits in memory's arithmetic and that the file holds data for every
+ * element, before anything the size of it is allocated: a damaged or
+ * forged file can declare [2^40] elements in a few bytes.
+ */
+static usc_status check_stored(usc__h5_dataset *d, const char *file,
+			       const char *path, size_t rank,
+			       const int64_t *dims, usc_error *err)
+{
+	/* No output of ulpscope comes near 2^48 elements of 8 bytes. */
+	const uint64_t limit = (uint64_t)1 << 48;
+	uint64_t n = 1;
+	bool all = false;
+	char text[256];
+	usc_status st;
+
+	for (size_t i = 0; i < rank; i++) {
+		if (dims[i] != 0 && n > limit / (uint64_t)dims[i]) {
+			dims_text(text, sizeof text, rank, dims);
+			return usc__fail(err, USC_EPARSE,
+					 "%s:%s: shape %s declares more than "
+					 "2^48 elements",
+					 file, path, text);
+		}
+		n *= (uint64_t)dims[i];
+	}
+	if (n == 0)
+		return USC_OK;
+	st = usc__h5_dataset_stored(d, &all, err);
+	if (st == USC_OK && !all) {
+		dims_text(text, sizeof text, rank, dims);
+		st = usc__fail(err, USC_EPARSE,
+			       "%s:%s: shape %s declares %llu elements, but "
+			       "the file holds data for only part of them",
+			       file, path, text, (unsigned long long)n);
+	}
+	return st;
+}
+
+/*
  * Opens dataset g/name, checks its element type against e, and returns
  * its shape (rank and dims, at most USC_TENSOR_MAX_RANK) and the open
  * dataset.
@@ -389,10 +589,62 @@ static usc_status open_checked(usc__h5_file *f, const char *g,
 	if (st == USC_OK)
 		st = usc__h5_dataset_shape(*d, USC_TENSOR_MAX_RANK, rank, dims,
 					   err);
+	if (st == USC_OK)
+		st = check_stored(*d, usc__h5_file_path(f), path, *rank, dims,
+				  err);
 	if (st != USC_OK) {
 		usc__h5_dataset_close(*d);
 		*d = NULL;
 	}
+	return st;
+}
+
+/*
+ * The elements of dataset g/i/device (kernel group kg), from its shape
+ * alone; the dataset is checked for its storage as every dataset is.
+ */
+static usc_status device_count(usc_results_reader *r, const char *kg,
+			       size_t i, uint64_t *count, usc_error *err)
+{
+	char path[USC__RESULTS_PATH_SIZE];
+	int64_t dims[USC_TENSOR_MAX_RANK];
+	usc__h5_dataset *d = NULL;
+	size_t rank = 0;
+	usc_status st;
+
+	*count = 0;
+	usc__results_path(path, sizeof path, "%s/outputs/%zu/device", kg, i);
+	st = usc__h5_dataset_open(r->f, path, &d, err);
+	if (st == USC_OK)
+		st = usc__h5_dataset_shape(d, USC_TENSOR_MAX_RANK, &rank, dims,
+					   err);
+	if (st == USC_OK)
+		st = check_stored(d, r->path, path, rank, dims, err);
+	if (st == USC_OK) {
+		*count = 1;
+		for (size_t j = 0; j < rank; j++)
+			*count *= (uint64_t)dims[j];
+	}
+	/* The dims against the kernel's output i (its type is checked
+	 * when the output is read). */
+	if (st == USC_OK && r->entry) {
+		const usc_hlo_shape *s = usc__results_hlo_output(r->entry, i);
+		char a[256], b[256];
+
+		if (s && s->kind == USC_HLO_SHAPE_ARRAY &&
+		    (s->rank != rank ||
+		     (rank &&
+		      memcmp(s->dims, dims, rank * sizeof *dims) != 0))) {
+			dims_text(a, sizeof a, rank, dims);
+			dims_text(b, sizeof b, s->rank, s->dims);
+			st = usc__fail(err, USC_EPARSE,
+				       "%s:%s: shape %s (rank %zu), expected "
+				       "%s (rank %zu), the shape of the "
+				       "kernel's output %zu",
+				       r->path, path, a, rank, b, s->rank, i);
+		}
+	}
+	usc__h5_dataset_close(d);
 	return st;
 }
 
@@ -528,6 +780,41 @@ static usc_status read_encodings(usc__h5_file *f, const char *g,
 	return st;
 }
 
+/*
+ * The rows of kernel kg's attribution table, which an attributed output
+ * (group g) refers to by row; an attributed output needs one.
+ */
+static usc_status attribution_rows(usc_results_reader *r, const char *kg,
+				   const char *g,
+				   const usc_results_output_data *o,
+				   size_t *rows, usc_error *err)
+{
+	char path[USC__RESULTS_PATH_SIZE];
+	int64_t dims[USC_TENSOR_MAX_RANK];
+	usc__h5_dataset *d = NULL;
+	bool exists = false;
+	size_t rank = 0;
+	usc_status st;
+
+	*rows = 0;
+	if (!o->top_ops)
+		return USC_OK;
+	usc__results_path(path, sizeof path, "%s/attribution/ops", kg);
+	usc__h5_exists(r->f, path, &exists, NULL, NULL);
+	if (!exists)
+		return usc__fail(err, USC_EPARSE,
+				 "%s:%s/top_ops: the output is attributed, but "
+				 "%s has no attribution table",
+				 r->path, g, kg);
+	st = usc__h5_dataset_open(r->f, path, &d, err);
+	if (st == USC_OK)
+		st = usc__h5_dataset_shape(d, 1, &rank, dims, err);
+	if (st == USC_OK)
+		*rows = rank == 1 ? (size_t)dims[0] : 0;
+	usc__h5_dataset_close(d);
+	return st;
+}
+
 usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
 				   size_t i, usc_results_output_data **out,
 				   usc_error *err)
@@ -544,7 +831,7 @@ usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
 	double **arrays[4];
 	char *tag = NULL;
 	bool exists = false;
-	size_t n, rank;
+	size_t n, rank, attr_ops = 0;
 	const int64_t *dims;
 	usc_status st;
 
@@ -578,9 +865,19 @@ usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
 			       "version %d",
 			       r->path, g, tag, USC_RESULTS_SCHEMA_VERSION);
 	usc__free(tag);
+	tag = NULL;
+	if (st == USC_OK)
+		st = load_hlo_of(r, kernel, kg, err);
 	if (st == USC_OK)
 		st = read_encodings(r->f, g, "device", o->dtype, &o->device,
 				    err);
+	if (st == USC_OK)
+		st = usc__h5_attr_get_string(r->f, g, "shape", &tag, err);
+	if (st == USC_OK)
+		st = usc__results_check_shape(
+			r->path, g, tag, o->dtype, usc_tensor_rank(o->device),
+			usc_tensor_dims(o->device), r->entry, i, err);
+	usc__free(tag);
 	if (st == USC_OK)
 		st = read_encodings(r->f, g, "reference", o->dtype,
 				    &o->reference, err);
@@ -632,6 +929,10 @@ usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
 		st = read_classes(r->f, g, o, n, err);
 	if (st == USC_OK)
 		st = read_attr_output(r->f, g, o, n, err);
+	if (st == USC_OK)
+		st = attribution_rows(r, kg, g, o, &attr_ops, err);
+	if (st == USC_OK)
+		st = usc__results_check_values(r->f, g, o, attr_ops, err);
 	if (st != USC_OK)
 		goto fail;
 	*out = o;
@@ -777,6 +1078,12 @@ static usc_status read_attribution(usc_results_reader *r, const char *kg,
 	st = usc__h5_read_ops(r->f, path, &rows, &n, err);
 	if (st != USC_OK)
 		return st;
+	/* Its index column is the row number, what top_ops refers to. */
+	st = usc__results_check_ops(r->path, g, rows, n, NULL, 0, err);
+	if (st != USC_OK) {
+		usc__h5_ops_free(rows, n);
+		return st;
+	}
 	a->ops = usc__calloc(n ? n : 1, sizeof *a->ops);
 	col = usc__calloc(n ? n : 1, sizeof *col);
 	if (!a->ops || !col) {

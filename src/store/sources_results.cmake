@@ -3,5 +3,6 @@ list(APPEND USC_LIB_SOURCES
   src/store/results_write.c
   src/store/results_guard.c
   src/store/results_read.c
+  src/store/results_validate.c
   src/store/results_stats.c
   src/store/results_batch.c)

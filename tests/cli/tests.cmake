@@ -41,3 +41,13 @@ add_test(NAME cli_limits
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/limits.sh
     $<TARGET_FILE:ulpscope_cli>)
 set_tests_properties(cli_limits PROPERTIES TIMEOUT 300)
+
+# Case discovery: a case file that is a directory, a FIFO, a dangling link
+# or numbered with a gap is an error naming it, not a file to skip.
+foreach(kind input_dir input_fifo device_dir input_gap case_json_dir
+        kernel_dangling)
+  add_test(NAME cli_case_discovery_${kind}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/case_discovery.sh
+      $<TARGET_FILE:ulpscope_cli>
+      ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/large_s1 ${kind})
+endforeach()

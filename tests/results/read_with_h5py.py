@@ -109,7 +109,9 @@ def expect_output(g, o, dtype, shape, container):
     hi = np.asarray(g["envelope_hi"][()]).reshape(-1)
     fl = np.asarray(g["envelope_flags"][()]).reshape(-1)
     want_lo = 1.0 + np.ldexp(i.astype(np.float64), -7)
-    check(np.array_equal(lo, want_lo), f"{g.name} envelope_lo")
+    check(np.array_equal(np.isnan(lo), i % 5 == 0) and
+          np.array_equal(lo[i % 5 != 0], want_lo[i % 5 != 0]),
+          f"{g.name} envelope_lo")
     check(np.array_equal(np.isnan(hi), i % 5 == 0) and
           np.array_equal(hi[i % 5 != 0], want_lo[i % 5 != 0] + 0.5),
           f"{g.name} envelope_hi")
@@ -155,7 +157,7 @@ def main():
             expect_output(k["outputs/0"], 0, "bf16", [2, 3, 4], 2)
             expect_output(k["outputs/1"], 1, "f8e4m3fn", [], 1)
             k2 = f["kernels/k2"]
-            check(attr_str(k2, "verdict") == "legitimate", "k2 verdict")
+            check(attr_str(k2, "verdict") == "legit", "k2 verdict")
             check(k2["ops"].shape == (0,), "k2 ops")
             out = k2["outputs/0"]
             # Large datasets are chunked and compressed; small ones are not.

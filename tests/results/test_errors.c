@@ -69,18 +69,6 @@ static usc_status read_all(const char *p, usc_error *err)
 	return st;
 }
 
-/* Expects read_all to fail with code and a message starting with want. */
-static void expect_prefix(usc_status code, const char *want)
-{
-	usc_error err;
-	usc_status st = read_all(path, &err);
-
-	if (st != code || strncmp(err.message, want, strlen(want)) != 0)
-		fail_msg("got %s \"%s\"\nwant %s \"%s...\"",
-			 usc_status_name(st), err.message,
-			 usc_status_name(code), want);
-}
-
 static void expect_exact(usc_status code, const char *want)
 {
 	usc_error err;
@@ -258,10 +246,14 @@ static void test_truncated(void **state)
 	(void)state;
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(truncate(path, sb.st_size / 2), 0);
-	snprintf(want, sizeof want, "%s: cannot open HDF5 file: ", path);
-	expect_prefix(USC_EIO, want);
+	/* Said in words, without HDF5's own description (addresses, eof). */
+	snprintf(want, sizeof want,
+		 "%s: not a readable HDF5 file: the file is damaged or "
+		 "truncated",
+		 path);
+	expect_exact(USC_EIO, want);
 	assert_int_equal(truncate(path, 40), 0);
-	expect_prefix(USC_EIO, want);
+	expect_exact(USC_EIO, want);
 	/* Shorter than the superblock's signature. */
 	assert_int_equal(truncate(path, 4), 0);
 	snprintf(want, sizeof want, "%s: not an HDF5 file", path);
@@ -346,7 +338,7 @@ static void test_flipped(void **state)
 
 static void test_missing(void **state)
 {
-	char want[800];
+	char want[1200];
 	usc__h5_file *f;
 
 	(void)state;
@@ -356,7 +348,11 @@ static void test_missing(void **state)
 			 USC_OK);
 	assert_int_equal(usc__h5_file_close(f, NULL), USC_OK);
 	snprintf(want, sizeof want,
-		 "%s:/kernels/fusion.1/outputs/0/oracle_rad: no such dataset",
+		 "%s:/kernels/fusion.1/outputs/0/oracle_rad: no such dataset "
+		 "(/kernels/fusion.1/outputs/0 holds: class, device, "
+		 "envelope_flags, envelope_hi, envelope_lo, oracle_mid, "
+		 "reference, ulp_error_oracle, ulp_error_reference, "
+		 "undecided)",
 		 path);
 	expect_exact(USC_ENOTFOUND, want);
 }

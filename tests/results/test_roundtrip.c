@@ -186,8 +186,8 @@ static void test_roundtrip(void **state)
 	if (usc_results_read_kernel(r, "k2", &k, &err) != USC_OK)
 		fail_msg("%s", err.message);
 	assert_string_equal(k->fusion, "");
-	assert_string_equal(k->verdict, "legitimate");
-	assert_string_equal(k->hlo_text, "HloModule k2\n");
+	assert_string_equal(k->verdict, "legit");
+	assert_string_equal(k->hlo_text, "");
 	assert_int_equal(k->oracle_precision_max, 64);
 	assert_int_equal(k->element_count, 1280);
 	assert_int_equal(k->output_count, 1);
@@ -257,12 +257,54 @@ static void test_append(void **state)
 	unlink(path);
 }
 
+/*
+ * A kernel name of the longest length allowed reads back: the reader's
+ * paths under it (".../outputs/0/ulp_error_reference") run past 1024
+ * bytes.
+ */
+static void test_long_name(void **state)
+{
+	char path[600], name[USC_RESULTS_MAX_NAME + 1];
+	fixture fx;
+	usc_results *w = NULL;
+	usc_results_reader *r = NULL;
+	usc_results_kernel k;
+	usc_error err;
+
+	(void)state;
+	assert_int_equal(fixture_build(&fx), 0);
+	memset(name, 'k', USC_RESULTS_MAX_NAME);
+	name[USC_RESULTS_MAX_NAME] = '\0';
+	snprintf(path, sizeof path, "%s/long.h5", scratch);
+	k = fx.k2;
+	k.name = name;
+	assert_int_equal(usc_results_create(path, &w, &err), USC_OK);
+	assert_int_equal(usc_results_add_kernel(w, &k, &err), USC_OK);
+	if (usc_results_close(w, &err) != USC_OK)
+		fail_msg("%s", err.message);
+	if (usc_results_open(path, &r, &err) != USC_OK)
+		fail_msg("%s", err.message);
+	{
+		usc_results_kernel_info *ki = NULL;
+
+		if (usc_results_read_kernel(r, name, &ki, &err) != USC_OK)
+			fail_msg("%s", err.message);
+		assert_int_equal(ki->output_count, 1);
+		usc_results_kernel_info_free(ki);
+	}
+	check_output(r, name, 0, 2, &fx);
+	usc_results_reader_close(r);
+	fixture_free(&fx);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_long_name),
 	};
 	int rc;
 

@@ -27,3 +27,22 @@ add_test(NAME cli_check_out_target
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/results/cli_out_target.sh
           $<TARGET_FILE:ulpscope_cli>
           ${PROJECT_SOURCE_DIR}/data/examples/fp8_quantize_f32/ties_s1)
+
+# Damaged result files: written by `ulpscope check` on an example case,
+# damaged one way each with h5py (tests/results/damage_cli.py), and
+# refused by `ulpscope explain` with a message naming the object.
+set(USC_RESULTS_DAMAGE
+  shape_huge shape_rank0 device_huge device_rank0 ops_cut oracle_mid_nan
+  envelope_lo_above_hi class_out_of_range truncated missing_dataset
+  wrong_dtype schema_version undecided_count max_abs_ulp verdict
+  output_count hlo_text undecided_flag)
+foreach(kind ${USC_RESULTS_DAMAGE})
+  add_test(NAME cli_results_damage_${kind}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/results/damage_cli.py
+            $<TARGET_FILE:ulpscope_cli>
+            ${PROJECT_SOURCE_DIR}/data/examples/layer_norm_bf16/normal_s0
+            ${kind})
+  # Exit status 77: h5py or numpy is not installed.
+  set_tests_properties(cli_results_damage_${kind} PROPERTIES
+    SKIP_RETURN_CODE 77)
+endforeach()
