@@ -269,8 +269,11 @@ static void test_not_regular(void **state)
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(src, sizeof src, "%s:/f32", path);
 	assert_int_equal(usc_tensor_read(src, &f32, 0, &t, &err), USC_EIO);
+	/* The readers' one regular-file check (src/util/file.c) says it. */
 	snprintf(want, sizeof want,
-		 "%s is a directory, expected a regular HDF5 file", path);
+		 "%s: is a directory, not a regular file; ulpscope reads its "
+		 "inputs from regular files only",
+		 path);
 	assert_string_equal(err.message, want);
 	rmdir(path);
 	/* Opening a FIFO would block until a writer came. */
@@ -279,7 +282,9 @@ static void test_not_regular(void **state)
 	snprintf(src, sizeof src, "%s:/f32", path);
 	assert_int_equal(usc_tensor_read(src, &f32, 0, &t, &err), USC_EIO);
 	snprintf(want, sizeof want,
-		 "%s is a FIFO, expected a regular HDF5 file", path);
+		 "%s: is a FIFO (named pipe), not a regular file; ulpscope "
+		 "reads its inputs from regular files only",
+		 path);
 	assert_string_equal(err.message, want);
 	unlink(path);
 	rmdir(dir);
