@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 
+#include "fuzz_hdf5.h"
 #include "fuzz_tmpfile.h"
 #include "ulpscope/tensor.h"
 
