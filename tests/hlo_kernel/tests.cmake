@@ -27,17 +27,26 @@ foreach(case ${USC_KERNEL_CLI_CASES})
 endforeach()
 
 # A case on a file of XLA's corpus in ../shared: skipped (exit 77) with a
-# line saying why when that folder is absent, as in a fresh clone.
-add_test(NAME cli_kernel_hlo_corpus_dot_bf16
-  COMMAND bash -c "if [ ! -d \"$2\" ]; then \
+# line saying why when that folder is absent, as in a fresh clone.  The
+# _absent variant points at a missing folder and expects that line.
+foreach(variant "" _absent)
+  if(variant STREQUAL "")
+    set(corpus ${PROJECT_SOURCE_DIR}/../shared/corpus/hlo)
+  else()
+    set(corpus ${CMAKE_CURRENT_BINARY_DIR}/no-shared-folder/corpus/hlo)
+  endif()
+  add_test(NAME cli_kernel_hlo_corpus_dot_bf16${variant}
+    COMMAND bash -c "if [ ! -d \"$2\" ]; then \
 echo \"skipped: ../shared/corpus/hlo is absent ($2)\"; exit 77; fi; \
 exec bash \"$0\" \"$1\" \"$3\""
-    ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_case.sh
-    $<TARGET_FILE:ulpscope_cli>
-    ${PROJECT_SOURCE_DIR}/../shared/corpus/hlo
-    ${CMAKE_CURRENT_SOURCE_DIR}/hlo_kernel/cases/hlo_corpus_dot_bf16.txt)
+      ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_case.sh
+      $<TARGET_FILE:ulpscope_cli> ${corpus}
+      ${CMAKE_CURRENT_SOURCE_DIR}/hlo_kernel/cases/hlo_corpus_dot_bf16.txt)
+endforeach()
 set_tests_properties(cli_kernel_hlo_corpus_dot_bf16 PROPERTIES
   SKIP_RETURN_CODE 77)
+set_tests_properties(cli_kernel_hlo_corpus_dot_bf16_absent PROPERTIES
+  PASS_REGULAR_EXPRESSION "skipped: \\.\\./shared/corpus/hlo is absent")
 
 # What `extract` writes is a module that `hlo --verify` accepts.
 add_test(NAME cli_kernel_extract_roundtrip
