@@ -1,12 +1,14 @@
 /*
- * Every module of the HLO corpus ($USC_SHARED_DIR/corpus/hlo) whose entry
+ * Every module of an HLO corpus whose entry
  * uses only supported ops, has no elided constants and takes at most
  * MAX_PARAM_ELEMS parameter elements evaluates without error on
  * deterministic pseudo-random inputs (floats in [-2, 2), integers in
  * [0, 4), random preds).  The test prints how many modules were evaluated
  * and how many were skipped, by reason; it fails on any other error.
+ * The corpus is the project's own tests/hlo/corpus, or with the argument
+ * "xla" XLA's corpus in the shared folder beside the checkout, skipped
+ * when absent (tests/hlo/corpus_dir.h).
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,8 @@
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
+
+#include "hlo/corpus_dir.h"
 
 /* Sizes evaluated by default; USC_TEST_SCALE multiplies them. */
 #define MAX_PARAM_ELEMS 65536
@@ -41,11 +45,6 @@ static uint64_t rnd(void)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int64_t shape_leaf_elems(const usc_hlo_shape *s)
@@ -162,32 +161,18 @@ static void eval_module(const char *file, const usc_hlo_module *m,
 	usc_eval_destroy(ev);
 }
 
+static char corpus_dir[4096];
+
 static void test_corpus(void **state)
 {
-	const char *shared = getenv("USC_SHARED_DIR");
-	char dir[4096], path[8192];
+	const char *dir = corpus_dir;
+	char path[8192];
 	char *names[1024];
-	size_t n = 0, i, j;
-	struct dirent *e;
+	size_t n, i, j;
 	counts c = {0, 0, 0, 0, 0, 0, 0};
-	DIR *d;
 
 	(void)state;
-	if (!shared)
-		skip();
-	snprintf(dir, sizeof dir, "%s/corpus/hlo", shared);
-	d = opendir(dir);
-	if (!d)
-		skip();
-	while ((e = readdir(d)) && n < 1024) {
-		size_t l = strlen(e->d_name);
-
-		if ((l > 4 && strcmp(e->d_name + l - 4, ".hlo") == 0) ||
-		    (l > 4 && strcmp(e->d_name + l - 4, ".txt") == 0))
-			names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
+	n = corpus_list(dir, names, sizeof names / sizeof names[0]);
 	for (i = 0; i < n; i++) {
 		usc_hlo_file *f = NULL;
 		usc_error err;
@@ -212,11 +197,16 @@ static void test_corpus(void **state)
 	assert_true(c.evaluated > 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
 	};
 
+	if (corpus_is_xla(argc, argv))
+		corpus_xla_dir_or_skip(corpus_dir, sizeof corpus_dir);
+	else
+		corpus_own_dir(corpus_dir, sizeof corpus_dir,
+			       "tests/hlo/corpus");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

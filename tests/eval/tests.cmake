@@ -19,3 +19,5 @@ set_tests_properties(cli_eval_missing_input PROPERTIES WILL_FAIL TRUE)
 # handed over tile by tile (the domain values, read through oracles/).
 usc_add_test(test_eval_tiles eval/test_eval_tiles.c)
 target_include_directories(test_eval_tiles PRIVATE ${PROJECT_SOURCE_DIR})
+# The corpus walk over XLA's corpus in ../shared: skipped when it is absent.
+usc_add_xla_corpus_test(test_eval_corpus_xla test_eval_corpus)

@@ -2,8 +2,9 @@
  * libFuzzer harness for the evaluator: whatever parses and verifies, with
  * every parameter of at most 4096 elements, is evaluated on zero inputs in
  * the reference, tier and oracle domains.  Any status is fine; a crash, a leak or
- * undefined behaviour is not.  Seed it with the HLO corpus:
- *   fuzz_eval -max_total_time=600 CORPUS_DIR /work/shared/corpus/hlo
+ * undefined behaviour is not.  tools/fuzz.sh seeds it with the project's
+ * HLO files (docs/fuzzing.md):
+ *   bash tools/fuzz.sh 600 fuzz_eval
  */
 #include "internal.h"
 

@@ -2,8 +2,9 @@
  * libFuzzer harness for the HLO parser: any byte string must parse or fail
  * with a message, never crash or leak; whatever parses must print in both
  * forms and reparse to an equal module, and the tools built on the IR
- * (verifier, summary, fusion isolation) must answer without crashing.  Seed it with the corpus:
- *   fuzz_hlo_parser -max_total_time=600 CORPUS_DIR /work/shared/corpus/hlo
+ * (verifier, summary, fusion isolation) must answer without crashing.
+ * tools/fuzz.sh seeds it with the project's HLO files (docs/fuzzing.md):
+ *   bash tools/fuzz.sh 600 fuzz_hlo_parser
  */
 #include "internal.h"
 

@@ -1,5 +1,7 @@
 /*
- * Kernel isolation: every fusion of every corpus module, extracted, gives
+ * Kernel isolation: every fusion of every module of a corpus (the
+ * project's own files, or XLA's corpus when run with "xla": see
+ * tests/hlo/corpus_dir.h), extracted, gives
  * text that parses (in both forms) and verifies, whose ENTRY takes one
  * parameter per operand of the fusion with that operand's shape and whose
  * ROOT is the fusion calling a computation structurally equal to the
@@ -21,7 +23,7 @@
 #include "ulpscope/hlo.h"
 #include "ulpscope/hlo_kernel.h"
 
-#include "hlo_kernel/kernel_test_util.h"
+#include "hlo/corpus_dir.h"
 
 static usc_hlo_file *parse(const char *text)
 {
@@ -93,20 +95,24 @@ static void check_kernel(const usc_hlo_instr *fusion, const usc_hlo_module *k,
 	same_comp(fused, root->called[0], ctx);
 }
 
-static void test_corpus(void **state)
+/*
+ * Extracts every fusion of every module of dir's HLO files, in both
+ * forms, and checks each kernel; adds to *files, *fusions and *files_with
+ * (the files that have a fusion).
+ */
+static void extract_dir(const char *dir, size_t *files, size_t *fusions,
+			size_t *files_with)
 {
-	char dir[4096], path[8192], *names[512], ctx[600];
+	char path[8192], *names[512], ctx[600];
 	usc_hlo_print_options shortf = usc_hlo_print_options_default();
-	size_t n, i, mi, c, j, fusions = 0, files_with = 0;
+	size_t n, i, mi, c, j;
 
-	(void)state;
 	shortf.form = USC_HLO_PRINT_SHORT;
-	n = kernel_corpus_files(dir, sizeof dir, names, 512);
-	assert_true(n >= 60);
+	n = corpus_list(dir, names, USC__ARRAY_LEN(names));
 	for (i = 0; i < n; i++) {
 		usc_hlo_file *f = NULL;
 		usc_error err;
-		size_t before = fusions;
+		size_t before = *fusions;
 
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		if (usc_hlo_parse_file(path, &f, &err) != USC_OK)
@@ -125,7 +131,7 @@ static void test_corpus(void **state)
 
 					if (in->opcode != USC_HLO_OP_FUSION)
 						continue;
-					fusions++;
+					(*fusions)++;
 					snprintf(ctx, sizeof ctx, "%s: %s",
 						 names[i], in->name);
 					if (usc_hlo_extract_fusion_file(
@@ -159,13 +165,42 @@ static void test_corpus(void **state)
 					usc_hlo_file_destroy(g);
 				}
 		}
-		files_with += fusions > before;
+		*files_with += *fusions > before;
 		usc_hlo_file_destroy(f);
 		free(names[i]);
 	}
-	print_message("corpus: %zu fusions extracted from %zu files\n",
-		      fusions, files_with);
-	assert_true(fusions >= 20);
+	*files += n;
+}
+
+static bool xla_mode;
+
+/*
+ * XLA's corpus (60 files, 20 fusions at least), or the project's own
+ * files: tests/hlo/corpus has 8 fusions (grep " fusion(": 1 in
+ * long_form.hlo, 2 in lit_split.hlo, 1 in headerless.hlo, 4 in
+ * program_dump.hlo, one of them inside a while body) and kernels/ 114.
+ */
+static void test_corpus(void **state)
+{
+	size_t files = 0, fusions = 0, files_with = 0;
+	char dir[4096];
+
+	(void)state;
+	if (xla_mode) {
+		corpus_xla_dir_or_skip(dir, sizeof dir);
+		extract_dir(dir, &files, &fusions, &files_with);
+		assert_true(files >= 60);
+		assert_true(fusions >= 20);
+	} else {
+		corpus_own_dir(dir, sizeof dir, "tests/hlo/corpus");
+		extract_dir(dir, &files, &fusions, &files_with);
+		assert_int_equal(fusions, 8);
+		corpus_own_dir(dir, sizeof dir, "kernels");
+		extract_dir(dir, &files, &fusions, &files_with);
+		assert_true(fusions >= 8 + 114);
+	}
+	print_message("corpus: %zu fusions extracted from %zu of %zu files\n",
+		      fusions, files_with, files);
 }
 
 #define MOD                                                                  \
@@ -424,7 +459,7 @@ static void test_summary(void **state)
 	usc_hlo_file_destroy(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
@@ -433,6 +468,18 @@ int main(void)
 		cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_summary),
 	};
+	const struct CMUnitTest xla[] = {
+		cmocka_unit_test(test_corpus),
+	};
 
+	xla_mode = corpus_is_xla(argc, argv);
+	if (xla_mode) {
+		char dir[4096];
+
+		/* Skips before cmocka starts when the corpus is absent. */
+		corpus_xla_dir_or_skip(dir, sizeof dir);
+		return cmocka_run_group_tests_name("xla corpus", xla, NULL,
+						   NULL);
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * The verifier: every module of the corpus verifies (except the files
+ * The verifier: every module of a corpus verifies (except the files
  * listed below, with the reason they are invalid), and every rule rejects
  * a hand-written module that breaks it with the exact message expected.
  * The expected messages are written by hand from the rule: the sizes in
@@ -20,41 +20,62 @@
 #include "ulpscope/hlo.h"
 #include "ulpscope/hlo_kernel.h"
 
-#include "hlo_kernel/kernel_test_util.h"
+#include "hlo/corpus_dir.h"
 
-/*
- * Corpus files that are not valid HLO, and the first error each gives.
- * print_indexing_test.hlo declares transpose 'b' as f32[512,256] with the
- * identity permutation dimensions={0,1} of an f32[256,512] operand; XLA's
- * print_indexing tool reads it without running the verifier (its expected
- * output only needs the dot's indexing maps).
- */
-static const struct {
+/* A corpus file that is not valid HLO, and the first error it gives. */
+typedef struct known_invalid {
 	const char *file;
 	const char *error;
-} known_invalid[] = {
+} known_invalid;
+
+/*
+ * XLA's corpus: print_indexing_test.hlo declares transpose 'b' as
+ * f32[512,256] with the identity permutation dimensions={0,1} of an
+ * f32[256,512] operand; XLA's print_indexing tool reads it without running
+ * the verifier (its expected output only needs the dot's indexing maps).
+ */
+static const known_invalid xla_invalid[] = {
 	{"xla__tools__print_indexing_test.hlo",
 	 "10:3: error: transpose 'b' has shape f32[512,256], expected "
 	 "f32[256,512] (the operand's dims in the order of dimensions)\n"
 	 "  in computation 'entry'"},
 };
 
-static void test_corpus(void **state)
-{
-	char dir[4096], path[8192], *names[512];
-	size_t n, i, k, j, modules = 0, verified = 0, invalid = 0;
+/*
+ * The project's files: bad_reshape.hlo reshapes 3 * 5 = 15 elements into
+ * 4 * 4 = 16 (its ROOT is on line 8, the name in column 8).
+ */
+static const known_invalid own_invalid[] = {
+	{"bad_reshape.hlo",
+	 "8:8: error: reshape 'r' has 16 elements, but its operand has 15\n"
+	 "  in computation 'main' of module 'bad_reshape'"},
+};
 
-	(void)state;
-	n = kernel_corpus_files(dir, sizeof dir, names, 512);
-	assert_true(n >= 60);
+static bool xla_mode;
+
+typedef struct verify_counts {
+	size_t files, modules, verified, invalid;
+} verify_counts;
+
+/*
+ * Verifies every module of every HLO file of dir: each verifies, or its
+ * file is listed in inv and fails with exactly the listed message.
+ */
+static void verify_dir(const char *dir, const known_invalid *inv,
+		       size_t ninv, verify_counts *c)
+{
+	char path[8192], *names[512];
+	size_t n, i, k, j;
+
+	n = corpus_list(dir, names, USC__ARRAY_LEN(names));
 	for (i = 0; i < n; i++) {
 		const char *expect = NULL;
 		usc_hlo_file *f = NULL;
 		usc_error err;
 
-		for (j = 0; j < USC__ARRAY_LEN(known_invalid); j++)
-			if (strcmp(known_invalid[j].file, names[i]) == 0)
-				expect = known_invalid[j].error;
+		for (j = 0; j < ninv; j++)
+			if (strcmp(inv[j].file, names[i]) == 0)
+				expect = inv[j].error;
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		if (usc_hlo_parse_file(path, &f, &err) != USC_OK)
 			fail_msg("%s", err.message);
@@ -62,9 +83,9 @@ static void test_corpus(void **state)
 			usc_status st = usc_hlo_verify(
 				usc_hlo_file_module(f, k), &err);
 
-			modules++;
+			c->modules++;
 			if (st == USC_OK) {
-				verified++;
+				c->verified++;
 				continue;
 			}
 			if (!expect)
@@ -72,14 +93,41 @@ static void test_corpus(void **state)
 					 err.message);
 			assert_int_equal(st, USC_EVERIFY);
 			assert_string_equal(err.message, expect);
-			invalid++;
+			c->invalid++;
 		}
 		usc_hlo_file_destroy(f);
 		free(names[i]);
 	}
-	assert_int_equal(invalid, USC__ARRAY_LEN(known_invalid));
+	c->files += n;
+}
+
+/*
+ * XLA's corpus (60 files at least), or the project's own files: the 7 of
+ * tests/hlo/corpus and the 30 or more of the kernel catalogue.
+ */
+static void test_corpus(void **state)
+{
+	verify_counts c = {0, 0, 0, 0};
+	char dir[4096];
+
+	(void)state;
+	if (xla_mode) {
+		corpus_xla_dir_or_skip(dir, sizeof dir);
+		verify_dir(dir, xla_invalid, USC__ARRAY_LEN(xla_invalid), &c);
+		assert_true(c.files >= 60);
+		assert_int_equal(c.invalid, USC__ARRAY_LEN(xla_invalid));
+	} else {
+		corpus_own_dir(dir, sizeof dir, "tests/hlo/corpus");
+		verify_dir(dir, own_invalid, USC__ARRAY_LEN(own_invalid), &c);
+		assert_true(c.files >= 7);
+		assert_int_equal(c.invalid, USC__ARRAY_LEN(own_invalid));
+		corpus_own_dir(dir, sizeof dir, "kernels");
+		verify_dir(dir, NULL, 0, &c);
+		assert_true(c.files >= 37);
+	}
 	print_message("corpus: %zu files, %zu modules, %zu verified, %zu "
-		      "known invalid\n", n, modules, verified, invalid);
+		      "known invalid\n", c.files, c.modules, c.verified,
+		      c.invalid);
 }
 
 static usc_hlo_file *parse(const char *text)
@@ -603,7 +651,7 @@ static void test_format(void **state)
 	usc_hlo_file_destroy(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
@@ -617,6 +665,18 @@ int main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_format),
 	};
+	const struct CMUnitTest xla[] = {
+		cmocka_unit_test(test_corpus),
+	};
 
+	xla_mode = corpus_is_xla(argc, argv);
+	if (xla_mode) {
+		char dir[4096];
+
+		/* Skips before cmocka starts when the corpus is absent. */
+		corpus_xla_dir_or_skip(dir, sizeof dir);
+		return cmocka_run_group_tests_name("xla corpus", xla, NULL,
+						   NULL);
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
