@@ -37,9 +37,9 @@
 
 /* Private flag bits of a value, above the public USC__ENV_* ones. */
 enum {
-	ZPOS = 1u << 8,   /* the finite part's 0 may be +0 */
-	ZNEG = 1u << 9,   /* ... may be -0 */
-	IPOINT = 1u << 10 /* an integer point: bits is its exact encoding */
+	ZPOS = 1u << 12,   /* the finite part's 0 may be +0 */
+	ZNEG = 1u << 13,   /* ... may be -0 */
+	IPOINT = 1u << 14 /* an integer point: bits is its exact encoding */
 };
 
 #define FIN USC__ENV_FINITE
@@ -50,6 +50,7 @@ enum {
 #define CLIP USC__ENV_RANGE_CLIPPED
 #define FLSH USC__ENV_FLUSHED
 #define APRX USC__ENV_APPROX
+#define NOSUB USC__ENV_NO_SUBNORMAL
 
 /* The working precision of the oracle and of the bounds here. */
 #define ENV_PREC 128
@@ -179,12 +180,21 @@ static void hull(value *r, double lo, double hi, unsigned zs)
 		r->flags |= zs & (ZPOS | ZNEG);
 }
 
-/* r |= v (sets). */
+/*
+ * r |= v (sets).  The union has no subnormal only when neither part has
+ * one: a part without finite values has none.
+ */
 static void unite(value *r, const value *v)
 {
+	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
+		     (!(v->flags & FIN) || (v->flags & NOSUB));
+
 	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
 	if (v->flags & FIN)
 		hull(r, v->lo, v->hi, v->flags);
+	r->flags &= ~(unsigned)NOSUB;
+	if (nosub && (r->flags & FIN))
+		r->flags |= NOSUB;
 }
 
 /* Adds one encoding of float type t to r. */
@@ -329,7 +339,8 @@ static usc_status env_to_output(void *state, usc_dtype t, const void *v,
 			*e = loc;
 		return USC_OK;
 	}
-	loc.flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
+	loc.flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX |
+				NOSUB);
 	loc.roundings = x->roundings;
 	if (x->flags & FIN) {
 		value r;
@@ -422,6 +433,16 @@ static usc_status env_to_index(void *state, usc_dtype t, const void *v,
 	return usc__domain_reference.to_index(s->ref, t, &x->bits, out, err);
 }
 
+/* Whether the finite non-zero d is a subnormal of float type t. */
+static bool is_subnormal(usc_dtype t, double d)
+{
+	usc_float_info fi;
+
+	if (usc_float_info_of(t, &fi) != USC_OK)
+		return false;
+	return fabs(d) < fi.min_normal;
+}
+
 usc_envelope usc__envelope_public(const usc__envelope_elem *e)
 {
 	static const struct {
@@ -435,6 +456,7 @@ usc_envelope usc__envelope_public(const usc__envelope_elem *e)
 		{USC__ENV_RANGE_CLIPPED, USC_ENV_RANGE_CLIPPED},
 		{USC__ENV_FLUSHED, USC_ENV_FLUSHED},
 		{USC__ENV_APPROX, USC_ENV_APPROX},
+		{USC__ENV_NO_SUBNORMAL, USC_ENV_NO_SUBNORMAL},
 	};
 	usc_envelope p;
 
@@ -470,6 +492,8 @@ bool usc__envelope_contains(const usc__envelope_elem *e, usc_dtype t,
 		return (e->flags & VNAN) != 0;
 	if (isinf(d))
 		return (e->flags & (d > 0 ? PINF : NINF)) != 0;
+	if ((e->flags & NOSUB) && d != 0 && is_subnormal(t, d))
+		return false;
 	return (e->flags & FIN) && e->lo <= d && d <= e->hi;
 }
 
@@ -820,8 +844,42 @@ static void finish_in(env_state *s, const usc__dom_op *op, value *x,
 			    USC_RND_NEAREST_EVEN, o, y.flags & (ZPOS | ZNEG));
 		mpfr_clears(a, b, (mpfr_ptr)0);
 	}
+	/*
+	 * Rounded once, straight to t: a target that computes the op (an
+	 * FMA above all, whose exact a*b+c is no sum of two t values) with
+	 * one rounding to t.  Double rounding through c may break a tie the
+	 * other way (issue 13: an f16 a*b+c), so neither set holds the
+	 * other.  Within k ulps the c-window above already reaches further.
+	 */
+	add_rounded(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
+		    USC_RND_NEAREST_EVEN, o, zs);
 	if (excess_for(s, t) != USC_DTYPE_INVALID)
 		unite(x, &y);
+}
+
+/*
+ * Whether every result of op (declared type t) is a normal value or a
+ * zero: the profile's flushing of t's results is a fixed mode and forced
+ * for op, and each wider type the op may be computed or kept in flushes
+ * the same way at a threshold no lower than t's.
+ */
+static bool never_subnormal(const env_state *s, const usc__dom_op *op,
+			    usc_dtype t)
+{
+	usc_dtype ws[2];
+
+	if (!flush_forced(s, op->op) || !s->has_info[t] ||
+	    !(s->prof.flush[t] & USC_FLUSH_OUTPUTS))
+		return false;
+	ws[0] = excess_for(s, t);
+	ws[1] = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
+					      : compute_for(s, t);
+	for (int j = 0; j < 2; j++)
+		if (ws[j] != USC_DTYPE_INVALID &&
+		    (!(s->prof.flush[ws[j]] & USC_FLUSH_OUTPUTS) ||
+		     s->info[ws[j]].min_normal < s->info[t].min_normal))
+			return false;
+	return true;
 }
 
 static void finish(env_state *s, const usc__dom_op *op, value *r,
@@ -839,6 +897,8 @@ static void finish(env_state *s, const usc__dom_op *op, value *r,
 		finish_in(s, op, &x, t, c, lo, hi, zs, o, may_skip, k);
 		if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
 			flush_zero_mode(s, &x, t, flush_forced(s, op->op));
+		if (never_subnormal(s, op, t))
+			x.flags |= NOSUB;
 		unite(r, &x);
 		return;
 	}
@@ -860,6 +920,8 @@ static void finish(env_state *s, const usc__dom_op *op, value *r,
 	/* Inside an FMA the product is neither rounded nor flushed. */
 	if (may_skip)
 		add_exact(&x, lo, hi, zs);
+	if (never_subnormal(s, op, t))
+		x.flags |= NOSUB;
 	unite(r, &x);
 }
 
@@ -964,6 +1026,87 @@ static void take_oracle(env_state *s, const usc__dom_op *op, value *r,
 	       op->op == USC_HLO_OP_MULTIPLY && s->prof.fma);
 }
 
+static usc_status continuous(env_state *s, const usc__dom_op *op, value *r,
+			     const value *const *a0, usc_error *err);
+
+/* Whether an instruction is a constant, or a broadcast of one. */
+static bool is_constant(const usc_hlo_instr *in)
+{
+	while (in && in->opcode == USC_HLO_OP_BROADCAST && in->operand_count == 1)
+		in = in->operands[0];
+	return in && in->opcode == USC_HLO_OP_CONSTANT;
+}
+
+/*
+ * Whether the profile lets this divide be x * (1 / y): for any divisor, or
+ * for a constant one (XLA's algebraic simplifier rewrites A / C as
+ * A * (1 / C)).  A synthesized divide without its instruction is taken
+ * to have a constant divisor only when the divisor is a point.
+ */
+static bool reciprocal_allowed(const env_state *s, const usc__dom_op *op,
+			       const value *y)
+{
+	switch (s->prof.divide_reciprocal) {
+	case USC_DIV_RECIP_ANY:
+		return true;
+	case USC_DIV_RECIP_CONSTANT:
+		if (op->instr && op->instr->operand_count == 2)
+			return is_constant(op->instr->operands[1]);
+		return is_point(y);
+	default:
+		return false;
+	}
+}
+
+/*
+ * The divide x / y computed as x * (1 / y): the reciprocal of the divisor
+ * set rounded to nearest in the declared type, the compute type or the
+ * excess type (the rewrite may run before or after float normalization),
+ * then the product with every freedom of a multiply.  This is the
+ * rewrite itself, not an ulp window: 1 / 1 stays 1, and 1 / y for y >= 1
+ * stays at most 1.
+ */
+static usc_status by_reciprocal(env_state *s, const usc__dom_op *op,
+				value *r, const value *const *a, usc_error *err)
+{
+	usc__oracle_value *res = &s->ov[USC__DOM_MAX_ARGS];
+	const void *args[2];
+	usc_dtype ts[3];
+	usc__dom_op m = *op;
+	value one, rec;
+	const value *b[2];
+	usc_status st;
+
+	usc__envelope_value_set(&one, 1, 1);
+	one.flags = FIN | ZPOS;
+	to_oracle(s, &s->ov[0], &one, FIN);
+	to_oracle(s, &s->ov[1], a[1], FIN);
+	args[0] = &s->ov[0];
+	args[1] = &s->ov[1];
+	st = usc__domain_oracle.apply(s->orc, op, 1, res, args, 0, err);
+	if (st != USC_OK)
+		return st;
+	if (res->kind != USC__ORC_FINITE) {
+		/* A divisor that holds 0: the quotient is unbounded anyway. */
+		return USC_OK;
+	}
+	memset(&rec, 0, sizeof rec);
+	ts[0] = op->result;
+	ts[1] = compute_for(s, op->result);
+	ts[2] = excess_for(s, op->result);
+	for (int j = 0; j < 3; j++)
+		if (ts[j] != USC_DTYPE_INVALID)
+			add_rounded(s, &rec, ts[j], &res->x->left,
+				    &res->x->right, USC_RND_NEAREST_EVEN,
+				    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT,
+				    ZPOS | ZNEG);
+	m.op = USC_HLO_OP_MULTIPLY;
+	m.arg[1] = op->result;
+	b[0] = a[0];
+	b[1] = &rec;
+	return continuous(s, &m, r, b, err);
+}
+
 /* One combination of operand components through the oracle. */
 static usc_status combo(env_state *s, const usc__dom_op *op, value *r,
 			const value *const *a, const unsigned *c,
@@ -982,6 +1125,9 @@ static usc_status combo(env_state *s, const usc__dom_op *op, value *r,
 	if (st != USC_OK)
 		return st;
 	take_oracle(s, op, r, op->result, res);
+	if (op->op == USC_HLO_OP_DIVIDE && c[0] == FIN && c[1] == FIN &&
+	    reciprocal_allowed(s, op, a[1]))
+		return by_reciprocal(s, op, r, a, err);
 	return USC_OK;
 }
 
@@ -1287,7 +1433,7 @@ static usc_status exact_unary(env_state *s, const usc__dom_op *op, value *r,
 	memset(r, 0, sizeof *r);
 	switch (op->op) {
 	case USC_HLO_OP_NEGATE:
-		r->flags = f & (VNAN | UNK | CLIP);
+		r->flags = f & (VNAN | UNK | CLIP | NOSUB);
 		r->flags |= (f & PINF) ? NINF : 0;
 		r->flags |= (f & NINF) ? PINF : 0;
 		if (f & FIN) {
@@ -1939,6 +2085,21 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 
 /* ------------------------------------------------ reductions and dots */
 
+/* gamma_n = n u / (1 - n u) for the unit roundoff u, rounded up. */
+static void gamma_u(mpfr_ptr g, double n, mpfr_srcptr u)
+{
+	mpfr_t d;
+
+	mpfr_init2(d, ENV_PREC);
+	mpfr_mul_d(g, u, n, MPFR_RNDU);
+	mpfr_ui_sub(d, 1, g, MPFR_RNDD);
+	if (mpfr_sgn(d) <= 0)
+		mpfr_set_inf(g, 1);
+	else
+		mpfr_div(g, g, d, MPFR_RNDU);
+	mpfr_clear(d);
+}
+
 /* gamma_n = n u / (1 - n u) for unit roundoff u = 2^-p, rounded up. */
 static void gamma_n(mpfr_ptr g, double n, int p)
 {
@@ -1982,6 +2143,31 @@ static void sum_result(env_state *s, value *r, usc_dtype t, mpfr_srcptr big)
 		flush_zero(s, r, t);
 }
 
+static void dot_mode(const env_state *s, const usc__dom_matmul *mm,
+		     double *e_prod, double *abs_split, double *terms_per_k);
+static usc_dtype dot_acc(const env_state *s, const usc__dom_matmul *mm);
+
+/*
+ * Whether a sum is the accumulation of a dot or a convolution (the
+ * interpreter hands their products to the sum entry with the dot or
+ * convolution as the add's instruction), and if so its operand types.
+ */
+static bool dot_like(const usc__dom_op *add, usc__dom_matmul *mm)
+{
+	const usc_hlo_instr *in = add->instr;
+
+	memset(mm, 0, sizeof *mm);
+	if (!in || in->operand_count != 2 ||
+	    (in->opcode != USC_HLO_OP_DOT &&
+	     in->opcode != USC_HLO_OP_CONVOLUTION))
+		return false;
+	mm->a_type = in->operands[0]->shape.dtype;
+	mm->b_type = in->operands[1]->shape.dtype;
+	mm->result = add->result;
+	mm->instr = in;
+	return true;
+}
+
 static usc_status env_sum(void *state, const usc__dom_op *add, size_t n,
 			  const void *values, const void *init, void *out,
 			  usc_error *err)
@@ -1989,19 +2175,36 @@ static usc_status env_sum(void *state, const usc__dom_op *add, size_t n,
 	env_state *s = state;
 	const value *v = values;
 	value *r = out;
-	usc_dtype t = add->result;
+	usc_dtype t = add->result, acc = t, c;
 	usc_dtype w = excess_for(s, t);
 	unsigned any = 0, all = FIN;
-	mpfr_t m, g;
+	mpfr_t m, g, u;
 	size_t i;
-	double eta;
+	double eta, e_prod = 0, abs_split = 0, tpk = 1, terms;
+	usc__dom_matmul mm;
+	bool dot = dot_like(add, &mm);
 
 	(void)err;
 	float nr;
 
-	if (!s->prof.reassociate || !usc_dtype_is_float(t) ||
+	if (!(dot ? s->prof.reassociate_dot : s->prof.reassociate) ||
+	    !usc_dtype_is_float(t) || !s->has_info[t] ||
 	    add->op != USC_HLO_OP_ADD)
 		return USC_EUNSUPPORTED;
+	if (dot) {
+		/*
+		 * The products handed over are already computed (rounded or,
+		 * under fma, exact); an f32 dot's operand rounding (TF32,
+		 * one bf16 pass) moves each product by at most e_prod of
+		 * |a||b|, which is at most (1 + 2u) |ab| of the product set.
+		 * A split into several bf16 terms needs the operands
+		 * themselves (underflow of the parts): declined.
+		 */
+		dot_mode(s, &mm, &e_prod, &abs_split, &tpk);
+		if (abs_split != 0 || tpk != 1)
+			return USC_EUNSUPPORTED;
+		acc = dot_acc(s, &mm);
+	}
 	memset(r, 0, sizeof *r);
 	any = ((const value *)init)->flags;
 	all &= any;
@@ -2045,15 +2248,42 @@ static usc_status env_sum(void *state, const usc__dom_op *add, size_t n,
 		mpfr_add_d(s->hi, s->hi, x.hi, MPFR_RNDU);
 		mpfr_add_d(m, m, fmax(fabs(x.lo), fabs(x.hi)), MPFR_RNDU);
 	}
-	gamma_n(g, (double)n, s->info[t].precision);
+	/*
+	 * Each addition computed in the compute type c and rounded to t
+	 * errs by at most u_t + u_c (1 + u_t) relative, which is the unit
+	 * roundoff of the bound then (double rounding).
+	 */
+	mpfr_init2(u, ENV_PREC);
+	mpfr_set_ui_2exp(u, 1, -s->info[acc].precision, MPFR_RNDU);
+	c = compute_for(s, acc);
+	if (c != USC_DTYPE_INVALID) {
+		mpfr_set_ui_2exp(g, 1, -s->info[c].precision, MPFR_RNDU);
+		mpfr_mul(s->t, g, u, MPFR_RNDU);
+		mpfr_add(s->t, s->t, g, MPFR_RNDU);
+		mpfr_add(u, u, s->t, MPFR_RNDU);
+	}
+	terms = (double)n;
+	gamma_u(g, terms, u);
+	if (e_prod != 0) {
+		/* (e + g (1 + e)) (1 + 2u) m: the operands' rounding too. */
+		mpfr_set_d(s->t, 1 + e_prod, MPFR_RNDU);
+		mpfr_mul(g, g, s->t, MPFR_RNDU);
+		mpfr_add_d(g, g, e_prod, MPFR_RNDU);
+		mpfr_mul_2ui(s->t, u, 1, MPFR_RNDU);
+		mpfr_add_ui(s->t, s->t, 1, MPFR_RNDU);
+		mpfr_mul(g, g, s->t, MPFR_RNDU);
+	}
 	mpfr_mul(s->t, g, m, MPFR_RNDU);
 	eta = 0;
-	if (s->prof.flush[t] || (w != USC_DTYPE_INVALID && s->prof.flush[w]))
-		eta = (double)n * s->info[t].min_normal;
+	if (s->prof.flush[t] || s->prof.flush[acc] ||
+	    (w != USC_DTYPE_INVALID && s->prof.flush[w]))
+		eta = (double)(n + 1) * s->info[acc].min_normal;
 	mpfr_add_d(s->t, s->t, eta, MPFR_RNDU);
 	mpfr_add(m, m, s->t, MPFR_RNDU);
+	if (mpfr_cmp_d(m, s->info[acc].max_finite) >= 0)
+		r->flags |= PINF | NINF | VNAN;
 	sum_result(s, r, t, m);
-	mpfr_clears(m, g, (mpfr_ptr)0);
+	mpfr_clears(m, g, u, (mpfr_ptr)0);
 	return USC_OK;
 }
 
