@@ -38,20 +38,24 @@ static void gamma_u(mpfr_ptr g, double n, mpfr_srcptr u)
 	mpfr_clear(d);
 }
 
-/* gamma_n = n u / (1 - n u) for unit roundoff u = 2^-p, rounded up. */
-static void gamma_n(mpfr_ptr g, double n, int p)
+/*
+ * The unit roundoff of an addition whose result is rounded to t: 2^-p,
+ * or, when the profile computes t's arithmetic in a wider c and rounds
+ * the result to t (double rounding), u_t + u_c (1 + u_t).  Rounded up.
+ */
+static void unit_roundoff(const env_state *s, usc_dtype t, mpfr_ptr u)
 {
-	mpfr_t d;
+	usc_dtype c = usc__env_compute_for(s, t);
+	mpfr_t uc;
 
-	mpfr_init2(d, ENV_PREC);
-	mpfr_set_d(g, n, MPFR_RNDU);
-	mpfr_mul_2si(g, g, -p, MPFR_RNDU);
-	mpfr_ui_sub(d, 1, g, MPFR_RNDD);
-	if (mpfr_sgn(d) <= 0)
-		mpfr_set_inf(g, 1);
-	else
-		mpfr_div(g, g, d, MPFR_RNDU);
-	mpfr_clear(d);
+	mpfr_set_ui_2exp(u, 1, -s->info[t].precision, MPFR_RNDU);
+	if (c == USC_DTYPE_INVALID)
+		return;
+	mpfr_init2(uc, ENV_PREC);
+	mpfr_set_ui_2exp(uc, 1, -s->info[c].precision, MPFR_RNDU);
+	mpfr_fma(uc, uc, u, uc, MPFR_RNDU);
+	mpfr_add(u, u, uc, MPFR_RNDU);
+	mpfr_clear(uc);
 }
 
 /*
@@ -113,12 +117,12 @@ usc_status usc__env_sum(void *state, const usc__dom_op *add, size_t n,
 	env_state *s = state;
 	const value *v = values;
 	value *r = out;
-	usc_dtype t = add->result, acc = t, c;
+	usc_dtype t = add->result, acc = t;
 	usc_dtype w = usc__env_excess_for(s, t);
 	unsigned any = 0, all = FIN;
 	mpfr_t m, g, u;
 	size_t i;
-	double eta, e_prod = 0, abs_split = 0, tpk = 1, terms;
+	double eta, e_prod = 0, abs_split = 0, tpk = 1;
 	usc__dom_matmul mm;
 	bool dot = dot_like(add, &mm);
 
@@ -186,22 +190,9 @@ usc_status usc__env_sum(void *state, const usc__dom_op *add, size_t n,
 		mpfr_add_d(s->hi, s->hi, x.hi, MPFR_RNDU);
 		mpfr_add_d(m, m, fmax(fabs(x.lo), fabs(x.hi)), MPFR_RNDU);
 	}
-	/*
-	 * Each addition computed in the compute type c and rounded to t
-	 * errs by at most u_t + u_c (1 + u_t) relative, which is the unit
-	 * roundoff of the bound then (double rounding).
-	 */
 	mpfr_init2(u, ENV_PREC);
-	mpfr_set_ui_2exp(u, 1, -s->info[acc].precision, MPFR_RNDU);
-	c = usc__env_compute_for(s, acc);
-	if (c != USC_DTYPE_INVALID) {
-		mpfr_set_ui_2exp(g, 1, -s->info[c].precision, MPFR_RNDU);
-		mpfr_mul(s->t, g, u, MPFR_RNDU);
-		mpfr_add(s->t, s->t, g, MPFR_RNDU);
-		mpfr_add(u, u, s->t, MPFR_RNDU);
-	}
-	terms = (double)n;
-	gamma_u(g, terms, u);
+	unit_roundoff(s, acc, u);
+	gamma_u(g, (double)n, u);
 	if (e_prod != 0) {
 		/* (e + g (1 + e)) (1 + 2u) m: the operands' rounding too. */
 		mpfr_set_d(s->t, 1 + e_prod, MPFR_RNDU);
@@ -297,7 +288,7 @@ usc_status usc__env_matmul(void *state, const usc__dom_matmul *mm,
 	double e_prod, abs_split, tpk, eta;
 	size_t bi, i, j, k;
 	mpfi_t S, p, x, y;
-	mpfr_t m, g, sp;
+	mpfr_t m, g, sp, u;
 
 	(void)err;
 	if (!usc_dtype_is_float(t) || !usc_dtype_is_float(mm->a_type) ||
@@ -325,7 +316,10 @@ usc_status usc__env_matmul(void *state, const usc__dom_matmul *mm,
 	 * freedom e_prod |a||b| per product, plus n times the spacing of
 	 * the accumulation type's subnormals (a product that underflows).
 	 */
-	gamma_n(g, (double)mm->k * tpk, s->info[acc].precision);
+	mpfr_init2(u, ENV_PREC);
+	unit_roundoff(s, acc, u);
+	gamma_u(g, (double)mm->k * tpk, u);
+	mpfr_clear(u);
 	eta = (double)mm->k * tpk * s->info[acc].min_subnormal;
 	if (s->prof.flush[acc])
 		eta = (double)mm->k * tpk * s->info[acc].min_normal;
