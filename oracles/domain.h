@@ -182,8 +182,13 @@ typedef struct usc__domain_ops {
 	 * reduce-window whose body is one add of its two parameters
 	 * computes.  NULL, or USC_EUNSUPPORTED for one call, means the
 	 * interpreter combines through the body in its stated order (the
-	 * same contract as matmul).  The envelope uses it for a profile
-	 * that lets reductions reassociate.
+	 * same contract as matmul).  The per-element path of a dot or a
+	 * convolution offers each output element's products the same way
+	 * (the first as init), with add->instr the dot or convolution, so
+	 * that a domain tells an accumulation from a reduction.  The
+	 * envelope uses it for a profile that lets reductions (reassociate)
+	 * or accumulations (reassociate_dot) reassociate; the tier declines
+	 * accumulations.
 	 */
 	usc_status (*sum)(void *state, const usc__dom_op *add, size_t n,
 			  const void *values, const void *init, void *out,

@@ -18,6 +18,12 @@
  *
  * Anything the domain cannot bound soundly is UNKNOWN: the element is
  * then undecided, never a false alarm.
+ *
+ * This file holds the state, the rounding sets and the elementwise float
+ * ops; envelope_value.c the loads, outputs and containment,
+ * envelope_discrete.c compare, integer, pred, convert and
+ * reduce-precision, envelope_sum.c reductions, dots and convolutions
+ * (envelope_internal.h is what they share).
  */
 #include "internal.h"
 
@@ -33,38 +39,8 @@
 
 #include "domain.h"
 #include "envelope.h"
+#include "envelope_internal.h"
 #include "oracle.h"
-
-/* Private flag bits of a value, above the public USC__ENV_* ones. */
-enum {
-	ZPOS = 1u << 8,   /* the finite part's 0 may be +0 */
-	ZNEG = 1u << 9,   /* ... may be -0 */
-	IPOINT = 1u << 10 /* an integer point: bits is its exact encoding */
-};
-
-#define FIN USC__ENV_FINITE
-#define VNAN USC__ENV_NAN
-#define PINF USC__ENV_POS_INF
-#define NINF USC__ENV_NEG_INF
-#define UNK USC__ENV_UNKNOWN
-#define CLIP USC__ENV_RANGE_CLIPPED
-#define FLSH USC__ENV_FLUSHED
-#define APRX USC__ENV_APPROX
-
-/* The working precision of the oracle and of the bounds here. */
-#define ENV_PREC 128
-
-typedef usc__envelope_value value;
-
-typedef struct env_state {
-	usc_profile prof;
-	void *orc;  /* the oracle's state: exact ranges */
-	void *ref;  /* the reference domain's state: integer points */
-	usc__oracle_value ov[USC__DOM_MAX_ARGS + 1];
-	mpfr_t a, b, t, lo, hi;
-	usc_float_info info[USC_DTYPE_COUNT];
-	bool has_info[USC_DTYPE_COUNT];
-} env_state;
 
 void usc__envelope_profile_strict(usc_profile *p)
 {
@@ -157,13 +133,13 @@ static void set_unknown(value *r)
 	r->flags = UNK;
 }
 
-static bool has_zero(const value *v)
+bool usc__env_has_zero(const value *v)
 {
 	return (v->flags & FIN) && v->lo <= 0 && v->hi >= 0;
 }
 
 /* Adds the finite interval [lo, hi] to r (zero signs given). */
-static void hull(value *r, double lo, double hi, unsigned zs)
+void usc__env_hull(value *r, double lo, double hi, unsigned zs)
 {
 	if (!(r->flags & FIN)) {
 		r->lo = lo;
@@ -179,16 +155,25 @@ static void hull(value *r, double lo, double hi, unsigned zs)
 		r->flags |= zs & (ZPOS | ZNEG);
 }
 
-/* r |= v (sets). */
-static void unite(value *r, const value *v)
+/*
+ * r |= v (sets).  The union has no subnormal only when neither part has
+ * one: a part without finite values has none.
+ */
+void usc__env_unite(value *r, const value *v)
 {
+	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
+		     (!(v->flags & FIN) || (v->flags & NOSUB));
+
 	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
 	if (v->flags & FIN)
-		hull(r, v->lo, v->hi, v->flags);
+		usc__env_hull(r, v->lo, v->hi, v->flags);
+	r->flags &= ~(unsigned)NOSUB;
+	if (nosub && (r->flags & FIN))
+		r->flags |= NOSUB;
 }
 
 /* Adds one encoding of float type t to r. */
-static void add_bits(value *r, usc_dtype t, uint64_t bits)
+void usc__env_add_bits(value *r, usc_dtype t, uint64_t bits)
 {
 	double d = 0;
 
@@ -198,7 +183,7 @@ static void add_bits(value *r, usc_dtype t, uint64_t bits)
 	else if (isinf(d))
 		r->flags |= d > 0 ? PINF : NINF;
 	else
-		hull(r, d, d, signbit(d) ? ZNEG : ZPOS);
+		usc__env_hull(r, d, d, signbit(d) ? ZNEG : ZPOS);
 }
 
 static bool is_point(const value *v)
@@ -208,7 +193,7 @@ static bool is_point(const value *v)
 }
 
 /* A float value as one encoding of t, when it is a single one. */
-static bool float_point_bits(const value *v, usc_dtype t, uint64_t *bits)
+bool usc__env_float_point_bits(const value *v, usc_dtype t, uint64_t *bits)
 {
 	unsigned f = v->flags & (FIN | VNAN | PINF | NINF | UNK);
 	unsigned flags = 0;
@@ -229,248 +214,6 @@ static bool float_point_bits(const value *v, usc_dtype t, uint64_t *bits)
 		return false;
 	return !(flags & (USC_FLAG_INEXACT | USC_FLAG_OVERFLOW)) ||
 	       isnan(x);
-}
-
-/* ------------------------------------------------ loads and outputs */
-
-static void load_int(value *r, usc_dtype t, uint64_t bits)
-{
-	const usc_format *f = usc_format_of(t);
-	int64_t sv = 0;
-	uint64_t uv = 0;
-
-	memset(r, 0, sizeof *r);
-	bits &= usc__dom_mask(f->bits);
-	r->bits = bits;
-	(void)usc_decode_int(t, bits, &sv, &uv);
-	if (f->kind == USC_KIND_SINT) {
-		r->lo = (double)sv;
-	} else {
-		r->lo = (double)uv;
-	}
-	r->hi = r->lo;
-	/* Beyond 2^53 the double is the nearest; bits stays exact. */
-	if (fabs(r->lo) > 0x1p53) {
-		r->lo = nextafter(r->lo, -INFINITY);
-		r->hi = nextafter(r->hi, INFINITY);
-	}
-	r->flags = FIN | IPOINT;
-}
-
-static usc_status env_load(void *state, usc_dtype t, uint64_t bits,
-			   void *out, usc_error *err)
-{
-	value *r = out;
-
-	(void)state;
-	memset(r, 0, sizeof *r);
-	if (usc_dtype_is_float(t)) {
-		add_bits(r, t, bits);
-		return USC_OK;
-	}
-	if (usc_dtype_is_integer(t) || t == USC_PRED) {
-		load_int(r, t, bits);
-		return USC_OK;
-	}
-	return usc__fail(err, USC_EUNSUPPORTED,
-			 "the envelope does not hold %s values",
-			 usc_dtype_name(t));
-}
-
-static usc_status env_constant(void *state, usc_dtype t,
-			       const usc_hlo_scalar *sc, void *out,
-			       usc_error *err)
-{
-	env_state *s = state;
-	uint64_t bits;
-	usc_status st;
-
-	st = usc__domain_reference.constant(s->ref, t, sc, &bits, err);
-	if (st != USC_OK)
-		return st;
-	return env_load(state, t, bits, out, err);
-}
-
-/* Rounds the real x (double) to nearest into float type t. */
-static uint64_t rn_double(usc_dtype t, double x)
-{
-	uint64_t b = 0;
-
-	(void)usc_encode_double(t, x, NULL, &b, NULL);
-	return b;
-}
-
-static usc_status env_to_output(void *state, usc_dtype t, const void *v,
-				uint64_t *bits, void *enclosure,
-				usc_error *err)
-{
-	const value *x = v;
-	usc__envelope_elem *e = enclosure;
-	env_state *s = state;
-	usc__envelope_elem loc;
-
-	(void)err;
-	memset(&loc, 0, sizeof loc);
-	if (!usc_dtype_is_float(t)) {
-		if (x->flags & IPOINT)
-			*bits = x->bits;
-		else if (x->flags & FIN) {
-			double m = floor(x->lo / 2 + x->hi / 2);
-			usc_rounding r = USC_ROUNDING_DEFAULT;
-
-			r.mode = USC_RND_TOWARD_ZERO;
-			(void)usc_encode_double(t, m, &r, bits, NULL);
-		} else
-			*bits = 0;
-		loc.lo = x->lo;
-		loc.hi = x->hi;
-		loc.flags = x->flags & (FIN | UNK);
-		if (e)
-			*e = loc;
-		return USC_OK;
-	}
-	loc.flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
-	loc.roundings = x->roundings;
-	if (x->flags & FIN) {
-		value r;
-
-		uint64_t blo = rn_double(t, x->lo), bhi = rn_double(t, x->hi);
-		double dlo = 0, dhi = 0;
-
-		/* Outputs round to their type: RN is monotone. */
-		memset(&r, 0, sizeof r);
-		if (usc_format_of(t)->bits == 8 &&
-		    s->prof.fp8_overflow != USC_FP8_OVF_NONSAT) {
-			/*
-			 * A value kept wide up to here (an elided convert)
-			 * overflows the fp8 output as the target's converts
-			 * do: saturating, or either way.
-			 */
-			usc_rounding sat = USC_ROUNDING_DEFAULT;
-			uint64_t slo = 0, shi = 0;
-
-			sat.overflow = USC_OVF_SATURATE;
-			(void)usc_encode_double(t, x->lo, &sat, &slo, NULL);
-			(void)usc_encode_double(t, x->hi, &sat, &shi, NULL);
-			if (s->prof.fp8_overflow == USC_FP8_OVF_EITHER) {
-				add_bits(&r, t, blo);
-				add_bits(&r, t, bhi);
-			}
-			blo = slo;
-			bhi = shi;
-		}
-		add_bits(&r, t, blo);
-		add_bits(&r, t, bhi);
-		(void)usc_decode_double(t, blo, &dlo);
-		(void)usc_decode_double(t, bhi, &dhi);
-		/*
-		 * An end that overflows (to an infinity, or NaN in a format
-		 * without one) leaves the finite values up to the largest on
-		 * its side.
-		 */
-		if ((r.flags & FIN) && !isfinite(dlo))
-			r.lo = -s->info[t].max_finite;
-		if ((r.flags & FIN) && !isfinite(dhi))
-			r.hi = s->info[t].max_finite;
-		if (!(r.flags & FIN) && x->lo < 0 && x->hi > 0) {
-			/* Both ends overflowed, on opposite sides. */
-			r.lo = -s->info[t].max_finite;
-			r.hi = s->info[t].max_finite;
-			r.flags |= FIN;
-		}
-		loc.flags |= r.flags & (VNAN | PINF | NINF | FIN);
-		loc.lo = r.lo;
-		loc.hi = r.hi;
-		if (x->lo == x->hi && x->lo == 0)
-			*bits = rn_double(t, (x->flags & ZPOS) ? 0.0 : -0.0);
-		else
-			*bits = rn_double(t, x->lo / 2 + x->hi / 2);
-	} else if (x->flags & VNAN) {
-		*bits = rn_double(t, NAN);
-	} else if (x->flags & PINF) {
-		*bits = rn_double(t, INFINITY);
-	} else if (x->flags & NINF) {
-		*bits = rn_double(t, -INFINITY);
-	} else {
-		*bits = rn_double(t, NAN);
-	}
-	if (e)
-		*e = loc;
-	return USC_OK;
-}
-
-static bool env_is_true(void *state, const void *v)
-{
-	const value *x = v;
-
-	(void)state;
-	return (x->flags & FIN) && x->lo >= 1;
-}
-
-static usc_status env_to_index(void *state, usc_dtype t, const void *v,
-			       int64_t *out, usc_error *err)
-{
-	env_state *s = state;
-	const value *x = v;
-
-	if (!(x->flags & IPOINT))
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "the envelope of an index of type %s is not "
-				 "a single value ([%.17g, %.17g]); the "
-				 "envelope is unavailable for this kernel",
-				 usc_dtype_name(t), x->lo, x->hi);
-	return usc__domain_reference.to_index(s->ref, t, &x->bits, out, err);
-}
-
-usc_envelope usc__envelope_public(const usc__envelope_elem *e)
-{
-	static const struct {
-		unsigned from, to;
-	} map[] = {
-		{USC__ENV_FINITE, USC_ENV_FINITE},
-		{USC__ENV_NAN, USC_ENV_NAN},
-		{USC__ENV_POS_INF, USC_ENV_POS_INF},
-		{USC__ENV_NEG_INF, USC_ENV_NEG_INF},
-		{USC__ENV_UNKNOWN, USC_ENV_UNKNOWN},
-		{USC__ENV_RANGE_CLIPPED, USC_ENV_RANGE_CLIPPED},
-		{USC__ENV_FLUSHED, USC_ENV_FLUSHED},
-		{USC__ENV_APPROX, USC_ENV_APPROX},
-	};
-	usc_envelope p;
-
-	p.lo = e->lo;
-	p.hi = e->hi;
-	p.roundings = e->roundings;
-	p.flags = 0;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (e->flags & map[i].from)
-			p.flags |= map[i].to;
-	return p;
-}
-
-bool usc__envelope_contains(const usc__envelope_elem *e, usc_dtype t,
-			    uint64_t device_bits)
-{
-	double d = 0;
-
-	if (e->flags & UNK)
-		return true;
-	if (!usc_dtype_is_float(t)) {
-		int64_t sv = 0;
-		uint64_t uv = 0;
-
-		if (usc_decode_int(t, device_bits, &sv, &uv) != USC_OK)
-			return false;
-		d = usc_format_of(t)->kind == USC_KIND_SINT ? (double)sv
-							     : (double)uv;
-		return (e->flags & FIN) && e->lo <= d && d <= e->hi;
-	}
-	(void)usc_decode_double(t, device_bits, &d);
-	if (isnan(d))
-		return (e->flags & VNAN) != 0;
-	if (isinf(d))
-		return (e->flags & (d > 0 ? PINF : NINF)) != 0;
-	return (e->flags & FIN) && e->lo <= d && d <= e->hi;
 }
 
 /* ------------------------------------------------------- rounding sets */
@@ -548,7 +291,7 @@ static bool range_of(usc_hlo_opcode op, double *lo, double *hi)
 }
 
 /* The excess type W for results of type t, or USC_DTYPE_INVALID. */
-static usc_dtype excess_for(const env_state *s, usc_dtype t)
+usc_dtype usc__env_excess_for(const env_state *s, usc_dtype t)
 {
 	usc_dtype w = s->prof.excess_type;
 
@@ -590,9 +333,9 @@ static uint64_t enc_mpfr(env_state *s, usc_dtype t, mpfr_srcptr x,
  * for the t values inside).  An end that overflows adds its special and
  * extends the finite part to the largest finite value of that side.
  */
-static void add_rounded(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
-			mpfr_srcptr hi, usc_round_mode mode_lo,
-			usc_round_mode mode_hi, usc_overflow o, unsigned zs)
+void usc__env_add_rounded(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
+			  mpfr_srcptr hi, usc_round_mode mode_lo,
+			  usc_round_mode mode_hi, usc_overflow o, unsigned zs)
 {
 	uint64_t b1 = enc_mpfr(s, t, lo, mode_lo, o);
 	uint64_t b2 = enc_mpfr(s, t, hi, mode_hi, o);
@@ -606,22 +349,22 @@ static void add_rounded(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
 	if (mpfr_cmp(lo, hi) > 0 && !(mpfr_inf_p(lo) || mpfr_inf_p(hi)))
 		return; /* empty (RU above RD) */
 	if (!f1)
-		add_bits(r, t, b1);
+		usc__env_add_bits(r, t, b1);
 	if (!f2)
-		add_bits(r, t, b2);
+		usc__env_add_bits(r, t, b2);
 	if (f1 && f2) {
 		if (d1 <= d2)
-			hull(r, d1, d2, 0);
+			usc__env_hull(r, d1, d2, 0);
 		else
 			return;
 	} else if (f1) {
-		hull(r, d1, mx, 0);
+		usc__env_hull(r, d1, mx, 0);
 		d2 = mx;
 	} else if (f2) {
-		hull(r, -mx, d2, 0);
+		usc__env_hull(r, -mx, d2, 0);
 		d1 = -mx;
 	} else if (mpfr_sgn(lo) < 0 && mpfr_sgn(hi) > 0) {
-		hull(r, -mx, mx, 0);
+		usc__env_hull(r, -mx, mx, 0);
 		d1 = -mx;
 		d2 = mx;
 	} else
@@ -654,7 +397,7 @@ static void add_exact(value *r, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs)
 		r->flags |= PINF;
 	}
 	if (l <= h)
-		hull(r, l, h, zs | (l < 0 ? ZNEG : 0) | (h > 0 ? ZPOS : 0));
+		usc__env_hull(r, l, h, zs | (l < 0 ? ZNEG : 0) | (h > 0 ? ZPOS : 0));
 }
 
 /*
@@ -687,11 +430,11 @@ static void flush_zero_mode(const env_state *s, value *r, usc_dtype t,
 		r->flags |= zs;
 		return;
 	}
-	hull(r, 0, 0, ZPOS | ZNEG);
+	usc__env_hull(r, 0, 0, ZPOS | ZNEG);
 }
 
 /* Adds zeros of both signs when [lo, hi] meets t's subnormals. */
-static void flush_zero(const env_state *s, value *r, usc_dtype t)
+void usc__env_flush_zero(const env_state *s, value *r, usc_dtype t)
 {
 	flush_zero_mode(s, r, t, false);
 }
@@ -750,11 +493,11 @@ static void add_within(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
 	r->flags |= APRX;
 	mpfr_sub(l, lo, u, MPFR_RNDD);
 	mpfr_add(h, hi, u, MPFR_RNDU);
-	add_rounded(s, r, t, l, h, USC_RND_UP, USC_RND_DOWN, o, zs);
+	usc__env_add_rounded(s, r, t, l, h, USC_RND_UP, USC_RND_DOWN, o, zs);
 	/* A result past the largest finite value overflows. */
-	add_rounded(s, r, t, l, l, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
+	usc__env_add_rounded(s, r, t, l, l, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
 		    o, zs);
-	add_rounded(s, r, t, h, h, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
+	usc__env_add_rounded(s, r, t, h, h, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
 		    o, zs);
 	mpfr_clears(u, l, h, m, (mpfr_ptr)0);
 }
@@ -767,7 +510,7 @@ static void add_within(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
  * The type an op of declared type t is computed in under the profile's
  * compute_type (a wider float type), or USC_DTYPE_INVALID: in t itself.
  */
-static usc_dtype compute_for(const env_state *s, usc_dtype t)
+usc_dtype usc__env_compute_for(const env_state *s, usc_dtype t)
 {
 	usc_dtype c = s->prof.compute_type;
 
@@ -797,7 +540,7 @@ static void finish_in(env_state *s, const usc__dom_op *op, value *x,
 	mpfr_t a, b;
 
 	memset(&y, 0, sizeof y);
-	add_rounded(s, &y, c, lo, hi, USC_RND_NEAREST_EVEN,
+	usc__env_add_rounded(s, &y, c, lo, hi, USC_RND_NEAREST_EVEN,
 		    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
 	if (k > 0.5)
 		add_within(s, &y, c, lo, hi, k, USC_OVF_DEFAULT, zs);
@@ -809,28 +552,62 @@ static void finish_in(env_state *s, const usc__dom_op *op, value *x,
 		add_exact(&y, lo, hi, zs);
 	x->flags |= y.flags & (VNAN | CLIP | FLSH | APRX);
 	if (y.flags & PINF)
-		add_bits(x, t, rn_double(t, INFINITY));
+		usc__env_add_bits(x, t, usc__env_rn_double(t, INFINITY));
 	if (y.flags & NINF)
-		add_bits(x, t, rn_double(t, -INFINITY));
+		usc__env_add_bits(x, t, usc__env_rn_double(t, -INFINITY));
 	if (y.flags & FIN) {
 		mpfr_inits2(ENV_PREC, a, b, (mpfr_ptr)0);
 		mpfr_set_d(a, y.lo, MPFR_RNDN);
 		mpfr_set_d(b, y.hi, MPFR_RNDN);
-		add_rounded(s, x, t, a, b, USC_RND_NEAREST_EVEN,
+		usc__env_add_rounded(s, x, t, a, b, USC_RND_NEAREST_EVEN,
 			    USC_RND_NEAREST_EVEN, o, y.flags & (ZPOS | ZNEG));
 		mpfr_clears(a, b, (mpfr_ptr)0);
 	}
-	if (excess_for(s, t) != USC_DTYPE_INVALID)
-		unite(x, &y);
+	/*
+	 * Rounded once, straight to t: a target that computes the op (an
+	 * FMA above all, whose exact a*b+c is no sum of two t values) with
+	 * one rounding to t.  Double rounding through c may break a tie the
+	 * other way (issue 13: an f16 a*b+c), so neither set holds the
+	 * other.  Within k ulps the c-window above already reaches further.
+	 */
+	usc__env_add_rounded(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
+		    USC_RND_NEAREST_EVEN, o, zs);
+	if (usc__env_excess_for(s, t) != USC_DTYPE_INVALID)
+		usc__env_unite(x, &y);
 }
 
-static void finish(env_state *s, const usc__dom_op *op, value *r,
-		   usc_dtype t, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs,
-		   usc_overflow o, bool may_skip)
+/*
+ * Whether every result of op (declared type t) is a normal value or a
+ * zero: the profile's flushing of t's results is a fixed mode and forced
+ * for op, and each wider type the op may be computed or kept in flushes
+ * the same way at a threshold no lower than t's.
+ */
+static bool never_subnormal(const env_state *s, const usc__dom_op *op,
+			    usc_dtype t)
 {
-	usc_dtype w = excess_for(s, t);
+	usc_dtype ws[2];
+
+	if (!flush_forced(s, op->op) || !s->has_info[t] ||
+	    !(s->prof.flush[t] & USC_FLUSH_OUTPUTS))
+		return false;
+	ws[0] = usc__env_excess_for(s, t);
+	ws[1] = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
+					      : usc__env_compute_for(s, t);
+	for (int j = 0; j < 2; j++)
+		if (ws[j] != USC_DTYPE_INVALID &&
+		    (!(s->prof.flush[ws[j]] & USC_FLUSH_OUTPUTS) ||
+		     s->info[ws[j]].min_normal < s->info[t].min_normal))
+			return false;
+	return true;
+}
+
+void usc__env_finish(env_state *s, const usc__dom_op *op, value *r,
+		     usc_dtype t, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs,
+		     usc_overflow o, bool may_skip)
+{
+	usc_dtype w = usc__env_excess_for(s, t);
 	usc_dtype c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
-						   : compute_for(s, t);
+						   : usc__env_compute_for(s, t);
 	double k = accuracy_of(s, op->op);
 	value x;
 
@@ -839,15 +616,17 @@ static void finish(env_state *s, const usc__dom_op *op, value *r,
 		finish_in(s, op, &x, t, c, lo, hi, zs, o, may_skip, k);
 		if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
 			flush_zero_mode(s, &x, t, flush_forced(s, op->op));
-		unite(r, &x);
+		if (never_subnormal(s, op, t))
+			x.flags |= NOSUB;
+		usc__env_unite(r, &x);
 		return;
 	}
-	add_rounded(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
+	usc__env_add_rounded(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		    USC_RND_NEAREST_EVEN, o, zs);
 	if (k > 0.5)
 		add_within(s, &x, t, lo, hi, k, o, zs);
 	if (w != USC_DTYPE_INVALID) {
-		add_rounded(s, &x, w, lo, hi, USC_RND_NEAREST_EVEN,
+		usc__env_add_rounded(s, &x, w, lo, hi, USC_RND_NEAREST_EVEN,
 			    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
 		if (k > 0.5)
 			add_within(s, &x, w, lo, hi, k, USC_OVF_DEFAULT, zs);
@@ -860,7 +639,9 @@ static void finish(env_state *s, const usc__dom_op *op, value *r,
 	/* Inside an FMA the product is neither rounded nor flushed. */
 	if (may_skip)
 		add_exact(&x, lo, hi, zs);
-	unite(r, &x);
+	if (never_subnormal(s, op, t))
+		x.flags |= NOSUB;
+	usc__env_unite(r, &x);
 }
 
 /* Cuts x to the range op's function always respects (tanh in [-1, 1]). */
@@ -959,9 +740,90 @@ static void take_oracle(env_state *s, const usc__dom_op *op, value *r,
 	     : (o->flags & USC__ORC_NEG_ZERO) ? ZNEG : ZPOS;
 	if (!mpfr_equal_p(&o->x->left, &o->x->right))
 		zs = ZPOS | ZNEG;
-	finish(s, op, r, t, &o->x->left, &o->x->right, zs,
+	usc__env_finish(s, op, r, t, &o->x->left, &o->x->right, zs,
 	       USC_OVF_DEFAULT,
 	       op->op == USC_HLO_OP_MULTIPLY && s->prof.fma);
+}
+
+static usc_status continuous(env_state *s, const usc__dom_op *op, value *r,
+			     const value *const *a0, usc_error *err);
+
+/* Whether an instruction is a constant, or a broadcast of one. */
+static bool is_constant(const usc_hlo_instr *in)
+{
+	while (in && in->opcode == USC_HLO_OP_BROADCAST && in->operand_count == 1)
+		in = in->operands[0];
+	return in && in->opcode == USC_HLO_OP_CONSTANT;
+}
+
+/*
+ * Whether the profile lets this divide be x * (1 / y): for any divisor, or
+ * for a constant one (XLA's algebraic simplifier rewrites A / C as
+ * A * (1 / C)).  A synthesized divide without its instruction is taken
+ * to have a constant divisor only when the divisor is a point.
+ */
+static bool reciprocal_allowed(const env_state *s, const usc__dom_op *op,
+			       const value *y)
+{
+	switch (s->prof.divide_reciprocal) {
+	case USC_DIV_RECIP_ANY:
+		return true;
+	case USC_DIV_RECIP_CONSTANT:
+		if (op->instr && op->instr->operand_count == 2)
+			return is_constant(op->instr->operands[1]);
+		return is_point(y);
+	default:
+		return false;
+	}
+}
+
+/*
+ * The divide x / y computed as x * (1 / y): the reciprocal of the divisor
+ * set rounded to nearest in the declared type, the compute type or the
+ * excess type (the rewrite may run before or after float normalization),
+ * then the product with every freedom of a multiply.  This is the
+ * rewrite itself, not an ulp window: 1 / 1 stays 1, and 1 / y for y >= 1
+ * stays at most 1.
+ */
+static usc_status by_reciprocal(env_state *s, const usc__dom_op *op,
+				value *r, const value *const *a, usc_error *err)
+{
+	usc__oracle_value *res = &s->ov[USC__DOM_MAX_ARGS];
+	const void *args[2];
+	usc_dtype ts[3];
+	usc__dom_op m = *op;
+	value one, rec;
+	const value *b[2];
+	usc_status st;
+
+	usc__envelope_value_set(&one, 1, 1);
+	one.flags = FIN | ZPOS;
+	to_oracle(s, &s->ov[0], &one, FIN);
+	to_oracle(s, &s->ov[1], a[1], FIN);
+	args[0] = &s->ov[0];
+	args[1] = &s->ov[1];
+	st = usc__domain_oracle.apply(s->orc, op, 1, res, args, 0, err);
+	if (st != USC_OK)
+		return st;
+	if (res->kind != USC__ORC_FINITE) {
+		/* A divisor that holds 0: the quotient is unbounded anyway. */
+		return USC_OK;
+	}
+	memset(&rec, 0, sizeof rec);
+	ts[0] = op->result;
+	ts[1] = usc__env_compute_for(s, op->result);
+	ts[2] = usc__env_excess_for(s, op->result);
+	for (int j = 0; j < 3; j++)
+		if (ts[j] != USC_DTYPE_INVALID)
+			usc__env_add_rounded(s, &rec, ts[j], &res->x->left,
+				    &res->x->right, USC_RND_NEAREST_EVEN,
+				    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT,
+				    ZPOS | ZNEG);
+	m.op = USC_HLO_OP_MULTIPLY;
+	m.arg[1] = op->result;
+	b[0] = a[0];
+	b[1] = &rec;
+	return continuous(s, &m, r, b, err);
 }
 
 /* One combination of operand components through the oracle. */
@@ -982,6 +844,9 @@ static usc_status combo(env_state *s, const usc__dom_op *op, value *r,
 	if (st != USC_OK)
 		return st;
 	take_oracle(s, op, r, op->result, res);
+	if (op->op == USC_HLO_OP_DIVIDE && c[0] == FIN && c[1] == FIN &&
+	    reciprocal_allowed(s, op, a[1]))
+		return by_reciprocal(s, op, r, a, err);
 	return USC_OK;
 }
 
@@ -1014,7 +879,7 @@ static usc_status special_combo(env_state *s, const usc__dom_op *op,
 			usc__envelope_value_set(&reps[k][nrep[k]], -1, -1);
 			nrep[k]++;
 		}
-		if (has_zero(v)) {
+		if (usc__env_has_zero(v)) {
 			reps[k][nrep[k]] = *v;
 			reps[k][nrep[k]].lo = reps[k][nrep[k]].hi = 0;
 			if (!(v->flags & (ZPOS | ZNEG)))
@@ -1043,10 +908,10 @@ static usc_status special_combo(env_state *s, const usc__dom_op *op,
 }
 
 /* Reads subnormal operands as zeros where the profile lets it. */
-static void flush_inputs(const env_state *s, const usc__dom_op *op,
-			 value *x, unsigned k)
+void usc__env_flush_inputs(const env_state *s, const usc__dom_op *op,
+			   value *x, unsigned k)
 {
-	usc_dtype t = op->arg[k], w = excess_for(s, t);
+	usc_dtype t = op->arg[k], w = usc__env_excess_for(s, t);
 
 	/*
 	 * Never forced, even in a fixed flushing mode: an operand may reach
@@ -1127,7 +992,7 @@ static bool domain_clip(env_state *s, const usc__dom_op *op, value *r,
 			mpfr_set_inf(s->a, -1);
 			mpfr_set(s->b, &res->x->right, MPFR_RNDU);
 		}
-		finish(s, op, r, op->result, s->a, s->b, ZPOS | ZNEG,
+		usc__env_finish(s, op, r, op->result, s->a, s->b, ZPOS | ZNEG,
 		       USC_OVF_DEFAULT, false);
 		return false;
 	}
@@ -1144,7 +1009,7 @@ static usc_status continuous(env_state *s, const usc__dom_op *op, value *r,
 
 	for (k = 0; k < op->nargs; k++) {
 		x[k] = *a0[k];
-		flush_inputs(s, op, &x[k], k);
+		usc__env_flush_inputs(s, op, &x[k], k);
 		a[k] = &x[k];
 	}
 	if (op->nargs == 1 && !domain_clip(s, op, r, &x[0], err, &st)) {
@@ -1156,14 +1021,14 @@ static usc_status continuous(env_state *s, const usc__dom_op *op, value *r,
 	 * A divisor whose finite part holds 0 (not as a point): every
 	 * finite quotient, both infinities, and NaN for 0 / 0.
 	 */
-	if (op->op == USC_HLO_OP_DIVIDE && has_zero(&x[1]) &&
+	if (op->op == USC_HLO_OP_DIVIDE && usc__env_has_zero(&x[1]) &&
 	    !is_point(&x[1])) {
 		mpfr_set_inf(s->a, -1);
 		mpfr_set_inf(s->b, 1);
-		finish(s, op, r, op->result, s->a, s->b, ZPOS | ZNEG,
+		usc__env_finish(s, op, r, op->result, s->a, s->b, ZPOS | ZNEG,
 		       USC_OVF_DEFAULT, false);
 		r->flags |= PINF | NINF;
-		if (has_zero(&x[0]) || (x[0].flags & VNAN))
+		if (usc__env_has_zero(&x[0]) || (x[0].flags & VNAN))
 			r->flags |= VNAN;
 		/* The divisor's other components still combine below. */
 		x[1].flags &= ~(unsigned)FIN;
@@ -1218,9 +1083,9 @@ static void maxmin(const env_state *s, value *r, bool is_max, const value *x,
 		if (m != USC_MINMAX_NAN_PROPAGATE) {
 			/* maxNum: the other operand, whatever it is. */
 			if (fx & VNAN)
-				unite(r, y);
+				usc__env_unite(r, y);
 			if (fy & VNAN)
-				unite(r, x);
+				usc__env_unite(r, x);
 		}
 	}
 	/* The non-NaN pairs. */
@@ -1236,7 +1101,7 @@ static void maxmin(const env_state *s, value *r, bool is_max, const value *x,
 			    q->flags & (FIN | PINF | NINF))
 				r->flags |= is_max ? PINF : NINF;
 			if (p->flags & (is_max ? NINF : PINF))
-				unite(r, &(value){q->lo, q->hi, 0,
+				usc__env_unite(r, &(value){q->lo, q->hi, 0,
 						  q->flags & (FIN | PINF | NINF |
 							      ZPOS | ZNEG),
 						  0});
@@ -1247,7 +1112,7 @@ static void maxmin(const env_state *s, value *r, bool is_max, const value *x,
 			double hi = is_max ? fmax(x->hi, y->hi)
 					   : fmin(x->hi, y->hi);
 
-			hull(r, lo, hi, (fx | fy) & (ZPOS | ZNEG));
+			usc__env_hull(r, lo, hi, (fx | fy) & (ZPOS | ZNEG));
 		}
 	}
 	r->flags |= (fx | fy) & CLIP;
@@ -1269,7 +1134,7 @@ static void monotone_exact(env_state *s, const usc__dom_op *op, value *r,
 			zs = x->flags & (ZPOS | ZNEG);
 		mpfr_set_d(s->a, l, MPFR_RNDN);
 		mpfr_set_d(s->b, h, MPFR_RNDN);
-		finish(s, op, r, op->result, s->a, s->b, zs, USC_OVF_DEFAULT,
+		usc__env_finish(s, op, r, op->result, s->a, s->b, zs, USC_OVF_DEFAULT,
 		       false);
 	}
 }
@@ -1287,7 +1152,7 @@ static usc_status exact_unary(env_state *s, const usc__dom_op *op, value *r,
 	memset(r, 0, sizeof *r);
 	switch (op->op) {
 	case USC_HLO_OP_NEGATE:
-		r->flags = f & (VNAN | UNK | CLIP);
+		r->flags = f & (VNAN | UNK | CLIP | NOSUB);
 		r->flags |= (f & PINF) ? NINF : 0;
 		r->flags |= (f & NINF) ? PINF : 0;
 		if (f & FIN) {
@@ -1305,17 +1170,17 @@ static usc_status exact_unary(env_state *s, const usc__dom_op *op, value *r,
 			double lo = x->lo > 0 ? x->lo : x->hi < 0 ? -x->hi : 0;
 			double hi = fmax(fabs(x->lo), fabs(x->hi));
 
-			hull(r, lo, hi, ZPOS);
+			usc__env_hull(r, lo, hi, ZPOS);
 		}
 		return USC_OK;
 	case USC_HLO_OP_SIGN:
 		r->flags = f & (VNAN | UNK | CLIP);
 		if ((f & NINF) || ((f & FIN) && x->lo < 0))
-			hull(r, -1, -1, 0);
+			usc__env_hull(r, -1, -1, 0);
 		if ((f & PINF) || ((f & FIN) && x->hi > 0))
-			hull(r, 1, 1, 0);
-		if (has_zero(x))
-			hull(r, 0, 0, f & (ZPOS | ZNEG));
+			usc__env_hull(r, 1, 1, 0);
+		if (usc__env_has_zero(x))
+			usc__env_hull(r, 0, 0, f & (ZPOS | ZNEG));
 		return USC_OK;
 	case USC_HLO_OP_FLOOR:
 		monotone_exact(s, op, r, x, floor);
@@ -1332,361 +1197,6 @@ static usc_status exact_unary(env_state *s, const usc__dom_op *op, value *r,
 	default:
 		return USC_EUNSUPPORTED;
 	}
-}
-
-/* ------------------------------------------------------- discrete ops */
-
-/* A pred result from which of false / true are possible. */
-static void set_pred(value *r, bool can_false, bool can_true)
-{
-	memset(r, 0, sizeof *r);
-	if (can_false && can_true) {
-		r->lo = 0;
-		r->hi = 1;
-		r->flags = FIN;
-	} else {
-		load_int(r, USC_PRED, can_true ? 1 : 0);
-	}
-}
-
-
-static unsigned order_outcomes(double xl, double xh, double yl, double yh)
-{
-	unsigned o = 0;
-
-	if (xl < yh)
-		o |= USC__POSS_LT;
-	if (xh > yl)
-		o |= USC__POSS_GT;
-	if (xl <= yh && yl <= xh)
-		o |= USC__POSS_EQ;
-	return o;
-}
-
-static unsigned float_outcomes(const value *x, const value *y, bool total)
-{
-	/* Each component as an extended-real interval. */
-	double lo[2][3], hi[2][3];
-	int n[2] = {0, 0}, i, j;
-	const value *v[2] = {x, y};
-	unsigned o = 0;
-
-	for (i = 0; i < 2; i++) {
-		if (v[i]->flags & FIN) {
-			lo[i][n[i]] = v[i]->lo;
-			hi[i][n[i]++] = v[i]->hi;
-		}
-		if (v[i]->flags & PINF) {
-			lo[i][n[i]] = INFINITY;
-			hi[i][n[i]++] = INFINITY;
-		}
-		if (v[i]->flags & NINF) {
-			lo[i][n[i]] = -INFINITY;
-			hi[i][n[i]++] = -INFINITY;
-		}
-	}
-	for (i = 0; i < n[0]; i++)
-		for (j = 0; j < n[1]; j++)
-			o |= order_outcomes(lo[0][i], hi[0][i], lo[1][j],
-					    hi[1][j]);
-	if (total) {
-		/* -0 < +0 in the total order; NaNs sort at both ends. */
-		if ((o & USC__POSS_EQ) && has_zero(x) && has_zero(y))
-			o |= USC__POSS_LT | USC__POSS_GT;
-		if ((x->flags | y->flags) & VNAN)
-			o |= USC__POSS_LT | USC__POSS_EQ | USC__POSS_GT;
-	} else if ((x->flags | y->flags) & VNAN)
-		o |= USC__POSS_UN;
-	return o;
-}
-
-static void compare_sets(const usc__dom_op *op, value *r, unsigned outcomes)
-{
-	bool f = false, t = false;
-	unsigned o;
-
-	for (o = 1; o <= USC__POSS_UN; o <<= 1)
-		if (outcomes & o) {
-			if (usc__cmp_holds(op->cmp_dir, o))
-				t = true;
-			else
-				f = true;
-		}
-	set_pred(r, f, t);
-}
-
-/* Integer values as intervals of their natural (typed) value. */
-static bool int_natural(const usc__dom_op *op)
-{
-	const usc_format *f = usc_format_of(op->arg[0]);
-
-	return (op->cmp_type == USC__CMP_SIGNED &&
-		f->kind == USC_KIND_SINT) ||
-	       (op->cmp_type == USC__CMP_UNSIGNED &&
-		(f->kind == USC_KIND_UINT || f->kind == USC_KIND_PRED));
-}
-
-/* Every op on integer points: the reference's exact semantics. */
-static usc_status int_points(env_state *s, const usc__dom_op *op, value *r,
-			     const value *const *a, usc_error *err)
-{
-	uint64_t b[USC__DOM_MAX_ARGS] = {0, 0, 0}, out = 0;
-	const void *args[USC__DOM_MAX_ARGS];
-	unsigned k;
-	usc_status st;
-
-	for (k = 0; k < op->nargs; k++) {
-		if (usc_dtype_is_float(op->arg[k])) {
-			if (!float_point_bits(a[k], op->arg[k], &b[k]))
-				return USC_EUNSUPPORTED;
-		} else if (!(a[k]->flags & IPOINT))
-			return USC_EUNSUPPORTED;
-		else
-			b[k] = a[k]->bits;
-		args[k] = &b[k];
-	}
-	st = usc__domain_reference.apply(s->ref, op, 1, &out, args, 0, err);
-	if (st != USC_OK)
-		return st;
-	if (usc_dtype_is_float(op->result)) {
-		memset(r, 0, sizeof *r);
-		add_bits(r, op->result, out);
-	} else
-		load_int(r, op->result, out);
-	return USC_OK;
-}
-
-/* Pred operands that are sets: every combination through the reference. */
-static usc_status pred_sets(env_state *s, const usc__dom_op *op, value *r,
-			    const value *const *a, usc_error *err)
-{
-	value p[USC__DOM_MAX_ARGS][2];
-	int n[USC__DOM_MAX_ARGS] = {1, 1, 1}, i0, i1, i2;
-	unsigned k;
-	bool any = false;
-	usc_status st;
-
-	for (k = 0; k < op->nargs; k++) {
-		if (op->arg[k] != USC_PRED)
-			return USC_EUNSUPPORTED;
-		if (a[k]->flags & IPOINT) {
-			p[k][0] = *a[k];
-			continue;
-		}
-		load_int(&p[k][0], USC_PRED, 0);
-		load_int(&p[k][1], USC_PRED, 1);
-		n[k] = 2;
-	}
-	memset(r, 0, sizeof *r);
-	for (i0 = 0; i0 < n[0]; i0++)
-		for (i1 = 0; i1 < n[1]; i1++)
-			for (i2 = 0; i2 < n[2]; i2++) {
-				const value *b[3] = {&p[0][i0], &p[1][i1],
-						     &p[2][i2]};
-				value o;
-
-				st = int_points(s, op, &o, b, err);
-				if (st != USC_OK)
-					return st;
-				if (!any) {
-					*r = o;
-					any = true;
-				} else if (!(o.flags & IPOINT) ||
-					   !(r->flags & IPOINT) ||
-					   o.bits != r->bits) {
-					double lo = fmin(r->lo, o.lo),
-					       hi = fmax(r->hi, o.hi);
-
-					memset(r, 0, sizeof *r);
-					r->lo = lo;
-					r->hi = hi;
-					r->flags = FIN;
-				}
-			}
-	return USC_OK;
-}
-
-/* The integer t-typed value of double x under XLA's float->int convert. */
-static double f2i(usc_dtype t, double x)
-{
-	uint64_t b = 0;
-	value v;
-
-	(void)usc_encode_double(t, x, NULL, &b, NULL);
-	load_int(&v, t, b);
-	return v.lo;
-}
-
-static usc_status convert(env_state *s, const usc__dom_op *op, value *r,
-			  const value *x, usc_error *err)
-{
-	usc_dtype from = op->arg[0], to = op->result;
-	const usc_format *tf = usc_format_of(to);
-	const value *a[1] = {x};
-
-	memset(r, 0, sizeof *r);
-	if (usc_dtype_is_float(from) && usc_dtype_is_float(to)) {
-		value v = *x;
-		usc_overflow o = USC_OVF_DEFAULT;
-		bool fp8 = tf->bits == 8;
-
-		flush_inputs(s, op, &v, 0);
-		r->flags = v.flags & (VNAN | PINF | NINF | UNK | CLIP);
-		if (v.flags & FIN) {
-			mpfr_set_d(s->a, v.lo, MPFR_RNDN);
-			mpfr_set_d(s->b, v.hi, MPFR_RNDN);
-			if (fp8 && s->prof.fp8_overflow == USC_FP8_OVF_SAT)
-				o = USC_OVF_SATURATE;
-			finish(s, op, r, to, s->a, s->b,
-			       v.flags & (ZPOS | ZNEG), o, false);
-			if (fp8 && s->prof.fp8_overflow == USC_FP8_OVF_EITHER)
-				finish(s, op, r, to, s->a, s->b,
-				       v.flags & (ZPOS | ZNEG),
-				       USC_OVF_SATURATE, false);
-		}
-		/* Infinities and NaN convert per the format (and policy). */
-		if (v.flags & (PINF | NINF | VNAN)) {
-			r->flags &= ~(unsigned)(PINF | NINF | VNAN);
-			if (v.flags & VNAN)
-				add_bits(r, to, rn_double(to, NAN));
-			if (v.flags & (PINF | NINF)) {
-				usc_rounding rr = USC_ROUNDING_DEFAULT;
-				uint64_t b;
-				int sg;
-
-				for (sg = 0; sg < 2; sg++) {
-					double inf = sg ? -INFINITY : INFINITY;
-
-					if (!(v.flags & (sg ? NINF : PINF)))
-						continue;
-					add_bits(r, to, rn_double(to, inf));
-					if (fp8 && s->prof.fp8_overflow !=
-							   USC_FP8_OVF_NONSAT) {
-						rr.overflow = USC_OVF_SATURATE;
-						(void)usc_encode_double(
-							to, inf, &rr, &b, NULL);
-						add_bits(r, to, b);
-					}
-				}
-			}
-		}
-		return USC_OK;
-	}
-	if (usc_dtype_is_float(from)) {
-		if (tf->kind == USC_KIND_PRED) {
-			bool t = (x->flags & (VNAN | PINF | NINF)) ||
-				 ((x->flags & FIN) &&
-				  (x->lo != 0 || x->hi != 0));
-
-			set_pred(r, has_zero(x), t);
-			return USC_OK;
-		}
-		if (float_point_bits(x, from, &(uint64_t){0}))
-			return int_points(s, op, r, a, err);
-		/* Truncating, saturating, NaN to 0: monotone but for NaN. */
-		if (x->flags & FIN) {
-			double l = f2i(to, x->lo), h = f2i(to, x->hi);
-
-			r->lo = l;
-			r->hi = h;
-			r->flags = FIN;
-		}
-		if (x->flags & VNAN)
-			hull(r, 0, 0, 0);
-		if (x->flags & PINF) {
-			double h = f2i(to, INFINITY);
-
-			hull(r, h, h, 0);
-		}
-		if (x->flags & NINF) {
-			double l = f2i(to, -INFINITY);
-
-			hull(r, l, l, 0);
-		}
-		if ((r->flags & FIN) && r->lo == r->hi) {
-			uint64_t b = 0;
-
-			(void)usc_encode_double(to, r->lo, NULL, &b, NULL);
-			load_int(r, to, b);
-		}
-		return USC_OK;
-	}
-	/* From an integer or pred. */
-	if (x->flags & IPOINT)
-		return int_points(s, op, r, a, err);
-	if (usc_dtype_is_float(to)) {
-		mpfr_set_d(s->a, x->lo, MPFR_RNDD);
-		mpfr_set_d(s->b, x->hi, MPFR_RNDU);
-		finish(s, op, r, to, s->a, s->b, ZPOS, USC_OVF_DEFAULT, false);
-		return USC_OK;
-	}
-	if (tf->kind == USC_KIND_PRED) {
-		set_pred(r, x->lo <= 0 && x->hi >= 0, x->lo != 0 || x->hi != 0);
-		return USC_OK;
-	}
-	{
-		/* Integer to integer: the same values when they fit. */
-		double tlo, thi;
-
-		if (tf->kind == USC_KIND_SINT) {
-			tlo = -ldexp(1, tf->bits - 1);
-			thi = ldexp(1, tf->bits - 1) - 1;
-		} else {
-			tlo = 0;
-			thi = ldexp(1, tf->bits) - 1;
-		}
-		r->flags = FIN;
-		if (x->lo >= tlo && x->hi <= thi) {
-			r->lo = x->lo;
-			r->hi = x->hi;
-		} else {
-			r->lo = tlo;
-			r->hi = thi;
-		}
-	}
-	return USC_OK;
-}
-
-/* reduce-precision is monotone: its image of [lo, hi] is its ends'. */
-static usc_status reduce_precision(env_state *s, const usc__dom_op *op,
-				   value *r, const value *x, usc_error *err)
-{
-	usc_dtype t = op->arg[0];
-	value e[2];
-	uint64_t b;
-	const value *a[1];
-	int i;
-	usc_status st;
-
-	memset(r, 0, sizeof *r);
-	r->flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP);
-	if (!(x->flags & FIN))
-		return USC_OK;
-	usc__envelope_value_set(&e[0], x->lo, x->lo);
-	usc__envelope_value_set(&e[1], x->hi, x->hi);
-	e[0].flags = FIN | (x->lo == 0 ? x->flags & (ZPOS | ZNEG) : 0);
-	e[1].flags = FIN | (x->hi == 0 ? x->flags & (ZPOS | ZNEG) : 0);
-	if (x->lo == 0 && (x->flags & ZNEG))
-		e[0].flags = FIN | ZNEG;
-	if (x->hi == 0 && (x->flags & ZPOS))
-		e[1].flags = FIN | ZPOS;
-	for (i = 0; i < 2; i++)
-		if (!float_point_bits(&e[i], t, &b)) {
-			r->flags |= UNK;
-			return USC_OK;
-		}
-	for (i = 0; i < 2; i++) {
-		value o;
-
-		a[0] = &e[i];
-		st = int_points(s, op, &o, a, err);
-		if (st != USC_OK)
-			return st;
-		unite(r, &o);
-	}
-	if (x->lo < 0 && x->hi > 0 && has_zero(r))
-		r->flags |= ZPOS | ZNEG;
-	return USC_OK;
 }
 
 static usc_status unsupported(const usc__dom_op *op, usc_error *err)
@@ -1727,7 +1237,7 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		} else {
 			*r = *a[1];
 			r->flags &= ~(unsigned)IPOINT;
-			unite(r, a[2]);
+			usc__env_unite(r, a[2]);
 			if ((a[1]->flags & IPOINT) && (a[2]->flags & IPOINT) &&
 			    a[1]->bits == a[2]->bits)
 				*r = *a[1];
@@ -1744,31 +1254,31 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		break;
 	case USC_HLO_OP_COMPARE:
 		if (usc_dtype_is_float(at)) {
-			compare_sets(op, r, float_outcomes(
+			usc__env_compare_sets(op, r, usc__env_float_outcomes(
 				a[0], a[1],
 				op->cmp_type == USC__CMP_TOTALORDER));
 			return USC_OK;
 		}
-		st = int_points(s, op, r, a, err);
+		st = usc__env_int_points(s, op, r, a, err);
 		if (st != USC_EUNSUPPORTED)
 			return st;
-		if (!int_natural(op)) {
-			set_pred(r, true, true);
+		if (!usc__env_int_natural(op)) {
+			usc__env_set_pred(r, true, true);
 			return USC_OK;
 		}
-		compare_sets(op, r, order_outcomes(a[0]->lo, a[0]->hi,
+		usc__env_compare_sets(op, r, usc__env_order_outcomes(a[0]->lo, a[0]->hi,
 						   a[1]->lo, a[1]->hi));
 		return USC_OK;
 	case USC_HLO_OP_IS_FINITE:
-		set_pred(r, (a[0]->flags & (VNAN | PINF | NINF)) != 0,
+		usc__env_set_pred(r, (a[0]->flags & (VNAN | PINF | NINF)) != 0,
 			 (a[0]->flags & FIN) != 0);
 		return USC_OK;
 	case USC_HLO_OP_CONVERT:
-		st = convert(s, op, r, a[0], err);
+		st = usc__env_convert(s, op, r, a[0], err);
 		r->flags |= cl;
 		return st;
 	case USC_HLO_OP_BITCAST_CONVERT:
-		st = int_points(s, op, r, a, err);
+		st = usc__env_int_points(s, op, r, a, err);
 		if (st == USC_EUNSUPPORTED) {
 			/* The bits of a set that is not one value: unknown. */
 			set_unknown(r);
@@ -1776,15 +1286,15 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		}
 		return st;
 	case USC_HLO_OP_REDUCE_PRECISION:
-		return reduce_precision(s, op, r, a[0], err);
+		return usc__env_reduce_precision(s, op, r, a[0], err);
 	default:
 		break;
 	}
 	if (!usc_dtype_is_float(at)) {
-		st = int_points(s, op, r, a, err);
+		st = usc__env_int_points(s, op, r, a, err);
 		if (st != USC_EUNSUPPORTED)
 			return st;
-		st = pred_sets(s, op, r, a, err);
+		st = usc__env_pred_sets(s, op, r, a, err);
 		if (st != USC_EUNSUPPORTED)
 			return st;
 		/* Integer arithmetic on ranges: not bounded here. */
@@ -1873,7 +1383,7 @@ static bool counts_rounding(usc_hlo_opcode op)
 static bool may_flush_input(const env_state *s, const usc__dom_op *op,
 			    const value *x, unsigned k)
 {
-	usc_dtype t = op->arg[k], w = excess_for(s, t);
+	usc_dtype t = op->arg[k], w = usc__env_excess_for(s, t);
 	usc_dtype ts[2] = {t, w};
 
 	if (!(x->flags & FIN))
@@ -1937,310 +1447,6 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	return st;
 }
 
-/* ------------------------------------------------ reductions and dots */
-
-/* gamma_n = n u / (1 - n u) for unit roundoff u = 2^-p, rounded up. */
-static void gamma_n(mpfr_ptr g, double n, int p)
-{
-	mpfr_t d;
-
-	mpfr_init2(d, ENV_PREC);
-	mpfr_set_d(g, n, MPFR_RNDU);
-	mpfr_mul_2si(g, g, -p, MPFR_RNDU);
-	mpfr_ui_sub(d, 1, g, MPFR_RNDD);
-	if (mpfr_sgn(d) <= 0)
-		mpfr_set_inf(g, 1);
-	else
-		mpfr_div(g, g, d, MPFR_RNDU);
-	mpfr_clear(d);
-}
-
-/*
- * The finite result of a sum whose exact value lies in [s->lo, s->hi],
- * with an error bound err (s->t) on top and partial sums bounded by
- * big in magnitude: every value of type t (or its excess type) the
- * rounded sum may take.
- */
-static void sum_result(env_state *s, value *r, usc_dtype t, mpfr_srcptr big)
-{
-	usc_dtype w = excess_for(s, t);
-
-	mpfr_sub(s->a, s->lo, s->t, MPFR_RNDD);
-	mpfr_add(s->b, s->hi, s->t, MPFR_RNDU);
-	add_rounded(s, r, t, s->a, s->b, USC_RND_NEAREST_EVEN,
-		    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, ZPOS | ZNEG);
-	if (w != USC_DTYPE_INVALID)
-		add_rounded(s, r, w, s->a, s->b, USC_RND_NEAREST_EVEN,
-			    USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT,
-			    ZPOS | ZNEG);
-	if (has_zero(r))
-		r->flags |= ZPOS | ZNEG;
-	/* A partial sum may overflow on the way: then Inf, or Inf - Inf. */
-	if (mpfr_cmp_d(big, s->info[t].max_finite) >= 0)
-		r->flags |= PINF | NINF | VNAN;
-	if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
-		flush_zero(s, r, t);
-}
-
-static usc_status env_sum(void *state, const usc__dom_op *add, size_t n,
-			  const void *values, const void *init, void *out,
-			  usc_error *err)
-{
-	env_state *s = state;
-	const value *v = values;
-	value *r = out;
-	usc_dtype t = add->result;
-	usc_dtype w = excess_for(s, t);
-	unsigned any = 0, all = FIN;
-	mpfr_t m, g;
-	size_t i;
-	double eta;
-
-	(void)err;
-	float nr;
-
-	if (!s->prof.reassociate || !usc_dtype_is_float(t) ||
-	    add->op != USC_HLO_OP_ADD)
-		return USC_EUNSUPPORTED;
-	memset(r, 0, sizeof *r);
-	any = ((const value *)init)->flags;
-	all &= any;
-	nr = ((const value *)init)->roundings + (float)n;
-	for (i = 0; i < n; i++) {
-		any |= v[i].flags;
-		all &= v[i].flags;
-		nr += v[i].roundings;
-	}
-	if (any & UNK) {
-		r->flags = UNK;
-		return USC_OK;
-	}
-	r->flags = any & (PINF | NINF | VNAN | CLIP | FLSH | APRX);
-	r->roundings = nr;
-	if ((any & PINF) && (any & NINF))
-		r->flags |= VNAN;
-	if (!(all & FIN))
-		return USC_OK;
-	/*
-	 * Any order of the n additions: |computed - exact| <= gamma_n *
-	 * sum |x_i| (Higham, Accuracy and Stability of Numerical
-	 * Algorithms, 2nd ed., eq. (4.4) holds for every summation tree), u
-	 * the unit roundoff of t, the least precise type a partial sum may
-	 * be rounded to.  An addition whose result is subnormal is exact
-	 * (Hauser 1996), so gradual underflow adds nothing; a flushed one
-	 * errs by less than the smallest normal.
-	 */
-	mpfr_inits2(ENV_PREC, m, g, (mpfr_ptr)0);
-	mpfr_set_zero(m, 1);
-	mpfr_set_zero(s->lo, 1);
-	mpfr_set_zero(s->hi, 1);
-	for (i = 0; i <= n; i++) {
-		value x = i < n ? v[i] : *(const value *)init;
-
-		if ((s->prof.flush[t] & USC_FLUSH_INPUTS) ||
-		    (w != USC_DTYPE_INVALID &&
-		     (s->prof.flush[w] & USC_FLUSH_INPUTS)))
-			flush_zero(s, &x, t);
-		mpfr_add_d(s->lo, s->lo, x.lo, MPFR_RNDD);
-		mpfr_add_d(s->hi, s->hi, x.hi, MPFR_RNDU);
-		mpfr_add_d(m, m, fmax(fabs(x.lo), fabs(x.hi)), MPFR_RNDU);
-	}
-	gamma_n(g, (double)n, s->info[t].precision);
-	mpfr_mul(s->t, g, m, MPFR_RNDU);
-	eta = 0;
-	if (s->prof.flush[t] || (w != USC_DTYPE_INVALID && s->prof.flush[w]))
-		eta = (double)n * s->info[t].min_normal;
-	mpfr_add_d(s->t, s->t, eta, MPFR_RNDU);
-	mpfr_add(m, m, s->t, MPFR_RNDU);
-	sum_result(s, r, t, m);
-	mpfr_clears(m, g, (mpfr_ptr)0);
-	return USC_OK;
-}
-
-/* How an f32 x f32 dot's operands may be split or rounded. */
-static void dot_mode(const env_state *s, const usc__dom_matmul *mm,
-		     double *e_prod, double *abs_split, double *terms_per_k)
-{
-	usc_profile_dot_f32 m = USC_DOT_F32_FULL;
-	double e;
-
-	if (mm->a_type == USC_F32 && mm->b_type == USC_F32)
-		m = s->prof.dot_f32;
-	*e_prod = 0;
-	*abs_split = 0;
-	*terms_per_k = 1;
-	switch (m) {
-	case USC_DOT_F32_TF32:
-		/* Each operand rounded to 11 bits: |da| <= 2^-11 |a|. */
-		e = 0x1p-11;
-		*e_prod = 2 * e + e * e;
-		break;
-	case USC_DOT_F32_BF16_1:
-		e = 0x1p-8;
-		*e_prod = 2 * e + e * e;
-		break;
-	case USC_DOT_F32_BF16_3:
-		/*
-		 * a = ah + al + ra with ah = bf16(a), al = bf16(a - ah):
-		 * |al| <= 2^-8 (1 + 2^-8) |a|, |ra| <= 2^-16 |a|.  The three
-		 * products ah bh + ah bl + al bh miss al bl, ah rb, ra bh and
-		 * smaller terms: below 3.1 * 2^-16 |a||b|, bounded by 2^-14.
-		 * The split parts may underflow bf16's subnormals: half its
-		 * spacing, 2^-134, times the other factor, four times over.
-		 */
-		*e_prod = 0x1p-14;
-		*abs_split = 0x1p-130;
-		*terms_per_k = 3;
-		break;
-	case USC_DOT_F32_BF16_6:
-		/* Three bf16 terms each: 24 bits, the residual below 2^-21. */
-		*e_prod = 0x1p-21;
-		*abs_split = 0x1p-130;
-		*terms_per_k = 6;
-		break;
-	default:
-		break;
-	}
-}
-
-/* The least precise type a dot may accumulate in. */
-static usc_dtype dot_acc(const env_state *s, const usc__dom_matmul *mm)
-{
-	usc_dtype a = mm->result, d = USC_DTYPE_INVALID;
-	int bits = usc__dom_width(mm->a_type);
-
-	if (bits == 16)
-		d = s->prof.dot_accumulation;
-	else if (bits == 8)
-		d = s->prof.fp8_dot_accumulation;
-	if (d != USC_DTYPE_INVALID && usc_dtype_is_float(d) && s->has_info[d] &&
-	    s->info[d].precision < s->info[a].precision)
-		a = d;
-	return a;
-}
-
-static usc_status env_matmul(void *state, const usc__dom_matmul *mm,
-			     usc_error *err)
-{
-	env_state *s = state;
-	usc_dtype t = mm->result, acc;
-	const value *A = mm->a, *B = mm->b;
-	value *C = mm->c;
-	double e_prod, abs_split, tpk, eta;
-	size_t bi, i, j, k;
-	mpfi_t S, p, x, y;
-	mpfr_t m, g, sp;
-
-	(void)err;
-	if (!usc_dtype_is_float(t) || !usc_dtype_is_float(mm->a_type) ||
-	    !usc_dtype_is_float(mm->b_type) ||
-	    !s->has_info[mm->a_type] || !s->has_info[mm->b_type] ||
-	    s->info[mm->a_type].precision > s->info[t].precision ||
-	    s->info[mm->b_type].precision > s->info[t].precision ||
-	    s->info[mm->a_type].emax > s->info[t].emax ||
-	    s->info[mm->b_type].emax > s->info[t].emax)
-		return USC_EUNSUPPORTED;
-	dot_mode(s, mm, &e_prod, &abs_split, &tpk);
-	acc = dot_acc(s, mm);
-	/* Sequential and exact per product: the per-element path is it. */
-	if (!s->prof.reassociate_dot && e_prod == 0 && acc == t)
-		return USC_EUNSUPPORTED;
-	mpfi_init2(S, ENV_PREC);
-	mpfi_init2(p, ENV_PREC);
-	mpfi_init2(x, ENV_PREC);
-	mpfi_init2(y, ENV_PREC);
-	mpfr_inits2(ENV_PREC, m, g, sp, (mpfr_ptr)0);
-	/*
-	 * Any order, products rounded or fused: |computed - exact| <=
-	 * gamma_n sum |a_k b_k| (Higham, eq. (3.5), for every order), with
-	 * n the number of products, plus the operands' own rounding
-	 * freedom e_prod |a||b| per product, plus n times the spacing of
-	 * the accumulation type's subnormals (a product that underflows).
-	 */
-	gamma_n(g, (double)mm->k * tpk, s->info[acc].precision);
-	eta = (double)mm->k * tpk * s->info[acc].min_subnormal;
-	if (s->prof.flush[acc])
-		eta = (double)mm->k * tpk * s->info[acc].min_normal;
-	for (bi = 0; bi < mm->batch; bi++)
-		for (i = 0; i < mm->m; i++)
-			for (j = 0; j < mm->n; j++) {
-				value *r = &C[(bi * mm->m + i) * mm->n + j];
-				bool ok = true;
-				unsigned fl = 0;
-				float nr = 0;
-
-				memset(r, 0, sizeof *r);
-				mpfi_set_ui(S, 0);
-				mpfr_set_zero(m, 1);
-				mpfr_set_zero(sp, 1);
-				for (k = 0; k < mm->k && ok; k++) {
-					value a = A[(bi * mm->m + i) * mm->k +
-						    k];
-					value b = B[(bi * mm->k + k) * mm->n +
-						    j];
-
-					if ((a.flags | b.flags) &
-						    (UNK | VNAN | PINF | NINF) ||
-					    !(a.flags & b.flags & FIN)) {
-						ok = false;
-						break;
-					}
-					if (s->prof.flush[mm->a_type] &
-					    USC_FLUSH_INPUTS)
-						flush_zero(s, &a, mm->a_type);
-					if (s->prof.flush[mm->b_type] &
-					    USC_FLUSH_INPUTS)
-						flush_zero(s, &b, mm->b_type);
-					fl |= (a.flags | b.flags) & (FLSH | APRX);
-					nr += a.roundings + b.roundings + 2;
-					mpfi_interv_d(x, a.lo, a.hi);
-					mpfi_interv_d(y, b.lo, b.hi);
-					mpfi_mul(p, x, y);
-					mpfi_add(S, S, p);
-					{
-						double ma = fmax(fabs(a.lo),
-								 fabs(a.hi));
-						double mb = fmax(fabs(b.lo),
-								 fabs(b.hi));
-
-						mpfr_set_d(s->t, ma, MPFR_RNDU);
-						mpfr_mul_d(s->t, s->t, mb,
-							   MPFR_RNDU);
-						mpfr_add(m, m, s->t, MPFR_RNDU);
-						mpfr_add_d(sp, sp, ma + mb,
-							   MPFR_RNDU);
-					}
-				}
-				if (!ok) {
-					/* Specials in a reassociated dot. */
-					r->flags = UNK;
-					continue;
-				}
-				mpfi_get_left(s->lo, S);
-				mpfi_get_right(s->hi, S);
-				/* t = (e + g (1 + e)) m + abs sp (1+) + eta */
-				mpfr_set_d(s->t, 1 + e_prod, MPFR_RNDU);
-				mpfr_mul(s->t, s->t, g, MPFR_RNDU);
-				mpfr_add_d(s->t, s->t, e_prod, MPFR_RNDU);
-				mpfr_mul(s->t, s->t, m, MPFR_RNDU);
-				mpfr_mul_d(sp, sp, abs_split * 8, MPFR_RNDU);
-				mpfr_add(s->t, s->t, sp, MPFR_RNDU);
-				mpfr_add_d(s->t, s->t, eta, MPFR_RNDU);
-				mpfr_add(m, m, s->t, MPFR_RNDU);
-				if (mpfr_cmp_d(m, s->info[acc].max_finite) >= 0)
-					r->flags |= PINF | NINF | VNAN;
-				sum_result(s, r, t, m);
-				r->flags |= fl;
-				r->roundings = nr;
-			}
-	mpfi_clear(S);
-	mpfi_clear(p);
-	mpfi_clear(x);
-	mpfi_clear(y);
-	mpfr_clears(m, g, sp, (mpfr_ptr)0);
-	return USC_OK;
-}
-
 const usc__domain_ops usc__domain_envelope = {
 	.name = "envelope",
 	.value_size = sizeof(value),
@@ -2249,12 +1455,12 @@ const usc__domain_ops usc__domain_envelope = {
 	.init = NULL,
 	.clear = NULL,
 	.copy = NULL,
-	.load = env_load,
-	.constant = env_constant,
+	.load = usc__env_load,
+	.constant = usc__env_constant,
 	.apply = env_apply,
-	.to_output = env_to_output,
-	.is_true = env_is_true,
-	.to_index = env_to_index,
-	.matmul = env_matmul,
-	.sum = env_sum,
+	.to_output = usc__env_to_output,
+	.is_true = usc__env_is_true,
+	.to_index = usc__env_to_index,
+	.matmul = usc__env_matmul,
+	.sum = usc__env_sum,
 };

@@ -45,7 +45,16 @@ enum {
 	/* subnormal flushing may have acted on it or on what it came from */
 	USC__ENV_FLUSHED = 1u << 6,
 	/* an approximate function (accuracy above 1/2 ulp) went into it */
-	USC__ENV_APPROX = 1u << 7
+	USC__ENV_APPROX = 1u << 7,
+	/*
+	 * No subnormal of the element's type is in the set, although [lo, hi]
+	 * may span them: the set is {+-0} and the normal values in [lo, hi].
+	 * Set on the results of ops that a fixed flush-to-zero mode always
+	 * flushes (profile flush_mode = always): a subnormal there is
+	 * impossible for a correct compiler, and an interval alone cannot
+	 * leave the gap around zero out.
+	 */
+	USC__ENV_NO_SUBNORMAL = 1u << 8
 };
 
 /*
@@ -66,7 +75,8 @@ typedef struct usc__envelope_elem {
 /*
  * Whether the device encoding device_bits of type t lies inside e: NaN
  * needs USC__ENV_NAN, +-Inf the matching flag, a finite value FINITE and
- * lo <= d <= hi (a zero of either sign is inside when 0 is).  An UNKNOWN
+ * lo <= d <= hi (a zero of either sign is inside when 0 is), and d not
+ * subnormal under USC__ENV_NO_SUBNORMAL.  An UNKNOWN
  * element contains everything: it can never prove a defect.  Integer and
  * pred types compare their exact values.
  */

@@ -2701,6 +2701,13 @@ static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 	size_t k;
 
 	(void)state;
+	/*
+	 * The accumulation of a dot or convolution (the interpreter offers
+	 * it too, domain.h) keeps the tier's per-product path.
+	 */
+	if (add->instr && (add->instr->opcode == USC_HLO_OP_DOT ||
+			   add->instr->opcode == USC_HLO_OP_CONVOLUTION))
+		return USC_EUNSUPPORTED;
 	if (add->op != USC_HLO_OP_ADD || !usc_dtype_is_float(add->result) ||
 	    v0->kind != USC__ORC_FINITE || v0->rad != 0)
 		return USC_EUNSUPPORTED;

@@ -83,14 +83,23 @@ enum {
 	 * its error may be systematic up to the bound, not random, so the
 	 * element is never called suspicious either.
 	 */
-	USC_ENV_APPROX = 128u
+	USC_ENV_APPROX = 128u,
+	/*
+	 * No subnormal of the element's type is in the set, although [lo, hi]
+	 * may span them: the set is {+-0} and the normal values in [lo, hi].
+	 * A profile whose flushing is a fixed mode (flush_mode = always)
+	 * makes a subnormal result of add, subtract, multiply and divide
+	 * impossible.  Not stored in a results file's uint8 envelope_flags
+	 * (docs/results.md); its effect is in the stored class.
+	 */
+	USC_ENV_NO_SUBNORMAL = 256u
 };
 
 /*
  * The legitimate envelope of one element: with USC_ENV_FINITE, every
  * finite value a correct compiler may produce lies in [lo, hi] (both
  * values of the element's type; zeros of either sign count as inside when
- * 0 is).
+ * 0 is), and is not subnormal under USC_ENV_NO_SUBNORMAL.
  */
 typedef struct usc_envelope {
 	double lo, hi;

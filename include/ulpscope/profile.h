@@ -80,6 +80,17 @@ typedef enum usc_profile_minmax_nan {
 	USC_MINMAX_NAN_EITHER
 } usc_profile_minmax_nan;
 
+/*
+ * Whether x / y may be computed as x * (1 / y): the reciprocal rounded to
+ * a type, then a rounded product.  This models the rewrite itself, not an
+ * error bound: a quotient such as 1 / 1 stays exact under it.
+ */
+typedef enum usc_profile_divide_reciprocal {
+	USC_DIV_RECIP_NO,       /* x / y is correctly rounded (IEEE) */
+	USC_DIV_RECIP_CONSTANT, /* for a constant divisor (XLA's simplifier) */
+	USC_DIV_RECIP_ANY       /* for any divisor (LLVM's arcp) */
+} usc_profile_divide_reciprocal;
+
 /* Denormal flushing freedom of one element type (bit set). */
 enum {
 	USC_FLUSH_INPUTS = 1u,  /* an op may read a subnormal operand as 0 */
@@ -150,6 +161,11 @@ typedef struct usc_profile {
 	 * such an op then have no envelope (class undecided).
 	 */
 	bool nonfinite_undefined;
+	/*
+	 * Where a divide may be computed as a multiplication by the rounded
+	 * reciprocal of its divisor (in addition to accuracy.divide).
+	 */
+	usc_profile_divide_reciprocal divide_reciprocal;
 } usc_profile;
 
 /* The names of the built-in profiles, NULL-terminated. */

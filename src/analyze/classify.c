@@ -50,6 +50,17 @@ bool usc_envelope_contains(const usc_envelope *e, usc_dtype t, uint64_t bits)
 		return false;
 	if (isinf(d))
 		return (e->flags & (d > 0 ? USC_ENV_POS_INF : USC_ENV_NEG_INF)) != 0;
+	/*
+	 * A subnormal where the target always flushes results is outside,
+	 * however close to the interval (docs/envelope.md).
+	 */
+	if ((e->flags & USC_ENV_NO_SUBNORMAL) && d != 0) {
+		usc_float_info fi;
+
+		if (usc_float_info_of(t, &fi) == USC_OK &&
+		    fabs(d) < fi.min_normal)
+			return false;
+	}
 	/* -0 and +0 compare equal: either zero is inside when 0 is. */
 	return (e->flags & USC_ENV_FINITE) && e->lo <= d && d <= e->hi;
 }
@@ -80,6 +91,19 @@ static double outside_steps(const usc_envelope *e, usc_dtype t, uint64_t bits,
 	double bound = d < e->lo ? e->lo : e->hi, ulp;
 	uint64_t bb;
 	int64_t dist;
+	usc_float_info fi;
+
+	/*
+	 * A subnormal inside [lo, hi] that the set leaves out: the steps to
+	 * the nearer of zero and the smallest normal of its sign.
+	 */
+	if ((e->flags & USC_ENV_NO_SUBNORMAL) && d >= e->lo && d <= e->hi &&
+	    usc_float_info_of(t, &fi) == USC_OK && fi.min_subnormal > 0) {
+		double a = fabs(d) / fi.min_subnormal;
+		double b = (fi.min_normal - fabs(d)) / fi.min_subnormal;
+
+		return fmax(1, fmin(a, b));
+	}
 
 	if (encode_bound(t, bound, &bb) &&
 	    usc_ulp_distance(t, bb, bits, &dist) == USC_OK && dist != 0)

@@ -53,6 +53,7 @@ static const char *const minmax_nan_names[] = {"propagate", "drop", "either"};
 static const char *const flush_names[] = {"none", "inputs", "outputs", "both"};
 static const char *const flush_mode_names[] = {"may", "always"};
 static const char *const nonfinite_names[] = {"ieee", "undefined"};
+static const char *const divide_reciprocal_names[] = {"no", "constant", "any"};
 
 /* The keys with a fixed spelling, in canonical order. */
 enum key_id {
@@ -74,6 +75,7 @@ enum key_id {
 	K_COMPUTE_TYPE,
 	K_FLUSH_MODE,
 	K_NONFINITE,
+	K_DIV_RECIP,
 	K_COUNT
 };
 
@@ -82,7 +84,7 @@ static const char *const key_names[K_COUNT] = {
 	"fma", "reassociate", "reassociate_dot", "dot_accumulation",
 	"fp8_dot_accumulation", "dot_f32", "accuracy.all", "flush.all",
 	"fp8_overflow", "minmax_nan", "compute_type", "flush_mode",
-	"nonfinite",
+	"nonfinite", "divide_reciprocal",
 };
 
 const char *usc_profile_fn_key(usc_profile_fn fn)
@@ -460,7 +462,7 @@ static usc_status unknown_key(parser *ps, span key)
 			 "reassociate_dot, dot_accumulation, "
 			 "fp8_dot_accumulation, dot_f32, compute_type, "
 			 "accuracy.FN, flush.TYPE, flush_mode, nonfinite, "
-			 "fp8_overflow, minmax_nan; see "
+			 "fp8_overflow, minmax_nan, divide_reciprocal; see "
 			 "docs/profiles.md)",
 			 show(k, sizeof k, key));
 }
@@ -686,6 +688,12 @@ static usc_status set_key(parser *ps, span key, span v)
 				USC__ARRAY_LEN(nonfinite_names), &e);
 		if (st == USC_OK)
 			p->nonfinite_undefined = e == 1;
+		return st;
+	case K_DIV_RECIP:
+		st = parse_enum(ps, key, v, divide_reciprocal_names,
+				USC__ARRAY_LEN(divide_reciprocal_names), &e);
+		if (st == USC_OK)
+			p->divide_reciprocal = (usc_profile_divide_reciprocal)e;
 		return st;
 	case K_BASE:
 	case K_ACC_ALL:
@@ -1039,7 +1047,9 @@ static usc_status check_profile(const usc_profile *p, usc_error *err)
 				 "not a floating-point type", p->name);
 	if ((unsigned)p->dot_f32 >= USC__ARRAY_LEN(dot_f32_names) ||
 	    (unsigned)p->fp8_overflow >= USC__ARRAY_LEN(fp8_overflow_names) ||
-	    (unsigned)p->minmax_nan >= USC__ARRAY_LEN(minmax_nan_names))
+	    (unsigned)p->minmax_nan >= USC__ARRAY_LEN(minmax_nan_names) ||
+	    (unsigned)p->divide_reciprocal >=
+		    USC__ARRAY_LEN(divide_reciprocal_names))
 		return usc__fail(err, USC_EINVAL,
 				 "profile '%s': an enumerated field is out of "
 				 "range", p->name);
@@ -1101,6 +1111,8 @@ usc_status usc_profile_format(const usc_profile *p, char **text,
 	put(&b, "nonfinite = %s\n", nonfinite_names[p->nonfinite_undefined]);
 	put(&b, "fp8_overflow = %s\n", fp8_overflow_names[p->fp8_overflow]);
 	put(&b, "minmax_nan = %s\n", minmax_nan_names[p->minmax_nan]);
+	put(&b, "divide_reciprocal = %s\n",
+	    divide_reciprocal_names[p->divide_reciprocal]);
 	if (b.oom) {
 		usc__free(b.p);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
@@ -1129,7 +1141,8 @@ bool usc_profile_equal(const usc_profile *a, const usc_profile *b)
 	    a->compute_type != b->compute_type ||
 	    a->flush_always != b->flush_always ||
 	    a->nonfinite_undefined != b->nonfinite_undefined ||
-	    a->minmax_nan != b->minmax_nan)
+	    a->minmax_nan != b->minmax_nan ||
+	    a->divide_reciprocal != b->divide_reciprocal)
 		return false;
 	for (int f = 0; f < USC_PFN_COUNT; f++)
 		if (a->accuracy[f] != b->accuracy[f])

@@ -615,14 +615,55 @@ static usc_status sop_tree(sop *p, size_t lo, size_t m, size_t level,
 				 p->rt, dst, l, r, err);
 }
 
+/*
+ * The m >= 2 products through the domain's sum entry (domain.h), the
+ * first as the init: a domain whose sum honours a reassociation freedom
+ * (the envelope under reassociate_dot) sees the accumulation of a dot or
+ * convolution as one sum, told apart from a reduction by the add's
+ * instruction.  *done false when the domain declined (err then clear).
+ */
+static usc_status sop_domain_sum(sop *p, size_t m, void *dst, bool *done,
+				 usc_error *err)
+{
+	usc_eval *ev = p->ev;
+	usc__dom_op add;
+	usc_status st;
+
+	*done = false;
+	memset(&add, 0, sizeof add);
+	add.op = USC_HLO_OP_ADD;
+	add.result = p->rt;
+	add.nargs = 2;
+	add.arg[0] = add.arg[1] = p->rt;
+	add.instr = p->in;
+	st = ev->dom->sum(ev->dstate, &add, m - 1, SV(ev, &p->prods, 1),
+			  SV(ev, &p->prods, 0), dst, err);
+	if (st == USC_EUNSUPPORTED) {
+		if (err) {
+			err->code = USC_OK;
+			err->message[0] = '\0';
+		}
+		return USC_OK;
+	}
+	if (st == USC_OK)
+		*done = true;
+	return st;
+}
+
 static usc_status sop_sum(sop *p, size_t m, void *dst, usc_error *err)
 {
 	usc_eval *ev = p->ev;
 	size_t j;
 	usc_status st;
+	bool done = false;
 
 	if (m == 0)
 		return usc__load_int(ev, p->rt, 0, dst, err);
+	if (ev->dom->sum && m >= 2 && usc_dtype_is_float(p->rt)) {
+		st = sop_domain_sum(p, m, dst, &done, err);
+		if (st != USC_OK || done)
+			return st;
+	}
 	if (ev->opts.reduce_order == USC_REDUCE_PAIRWISE)
 		return sop_tree(p, 0, m, 0, dst, err);
 	usc__copy_values(ev, dst, SV(ev, &p->prods, 0), 1);

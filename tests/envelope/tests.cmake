@@ -1,3 +1,23 @@
 # The legitimate envelope domain (oracles/envelope.c, docs/envelope.md).
 usc_add_test(test_envelope envelope/test_envelope.c)
 target_include_directories(test_envelope PRIVATE ${PROJECT_SOURCE_DIR})
+# Soundness and invariants of issue 13 (docs/envelope.md, "Invariants").
+usc_add_test(test_envelope_invariants envelope/test_envelope_invariants.c)
+target_include_directories(test_envelope_invariants PRIVATE ${PROJECT_SOURCE_DIR})
+# Brute-force soundness: every implementation a profile permits of random
+# small kernels, evaluated with MPFR, lies inside the envelope.
+usc_add_test(test_envelope_brute envelope/test_envelope_brute.c)
+target_include_directories(test_envelope_brute PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(test_envelope_brute PRIVATE PkgConfig::MPFR)
+
+# Real XLA:CPU outputs of issue 13 (tests/envelope/xla_cpu/capture.py): an
+# f32 3x3 conv2d whose 27-product accumulation XLA orders its own way (784
+# of 2048 elements were called defects when the envelope summed them in
+# sequence), and an f16 x*scale+shift at near-ties of f16: legit under
+# xla-cpu, every element inside.
+foreach(case conv2d_f32 affine_f16)
+  add_test(NAME cli_check_xla_cpu_${case}
+    COMMAND ulpscope_cli check ${CMAKE_CURRENT_LIST_DIR}/xla_cpu/${case} --worst 0)
+  set_tests_properties(cli_check_xla_cpu_${case} PROPERTIES PASS_REGULAR_EXPRESSION
+    "verdict under profile xla-cpu: legit\n  legit: all [0-9]+ elements inside the xla-cpu envelope")
+endforeach()

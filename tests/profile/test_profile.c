@@ -181,7 +181,9 @@ static void test_builtin_values(void **state)
 	assert_true(p.accuracy[USC_PFN_TANH] == 3.5);
 	assert_true(p.accuracy[USC_PFN_ERF] == 2.5);
 	assert_true(p.accuracy[USC_PFN_RSQRT] == 1.5);
-	assert_true(p.accuracy[USC_PFN_DIVIDE] == 2);
+	/* IEEE division, with the x * (1 / y) rewrite modelled (issue 13). */
+	assert_true(p.accuracy[USC_PFN_DIVIDE] == 0.5);
+	assert_int_equal(p.divide_reciprocal, USC_DIV_RECIP_ANY);
 	assert_int_equal(p.flush[USC_F32], 3);
 	assert_int_equal(p.flush[USC_F64], 3);
 	assert_int_equal(p.flush[USC_BF16], 3);
@@ -335,7 +337,8 @@ static void test_errors(void **state)
 		 "description, base, excess_precision, excess_type, fma, "
 		 "reassociate, reassociate_dot, dot_accumulation, "
 		 "fp8_dot_accumulation, dot_f32, compute_type, accuracy.FN, "
-		 "flush.TYPE, flush_mode, nonfinite, fp8_overflow, minmax_nan; "
+		 "flush.TYPE, flush_mode, nonfinite, fp8_overflow, minmax_nan, "
+		 "divide_reciprocal; "
 		 "see docs/profiles.md)"},
 		{"name = a\nflush_mode = sometimes\n", USC_EPARSE,
 		 "t.profile:2: bad value 'sometimes' for 'flush_mode' (expected "

@@ -1,0 +1,109 @@
+/*
+ * The envelope domain's internals (oracles/envelope*.c): the value's
+ * private flags, the domain state, and the helpers its files share.
+ * envelope.c holds the state, the rounding sets of every freedom and the
+ * elementwise float ops; envelope_value.c loads, outputs and
+ * containment; envelope_discrete.c compare, integer and pred
+ * ops, convert and reduce-precision; envelope_sum.c the reassociated
+ * reductions and the accumulation of dots and convolutions.
+ */
+#ifndef USC_ORACLES_ENVELOPE_INTERNAL_H
+#define USC_ORACLES_ENVELOPE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mpfr.h>
+
+#include "domain.h"
+#include "envelope.h"
+#include "oracle.h"
+
+/* Private flag bits of a value, above the public USC__ENV_* ones. */
+enum {
+	ZPOS = 1u << 12,   /* the finite part's 0 may be +0 */
+	ZNEG = 1u << 13,   /* ... may be -0 */
+	IPOINT = 1u << 14 /* an integer point: bits is its exact encoding */
+};
+
+#define FIN USC__ENV_FINITE
+#define VNAN USC__ENV_NAN
+#define PINF USC__ENV_POS_INF
+#define NINF USC__ENV_NEG_INF
+#define UNK USC__ENV_UNKNOWN
+#define CLIP USC__ENV_RANGE_CLIPPED
+#define FLSH USC__ENV_FLUSHED
+#define APRX USC__ENV_APPROX
+#define NOSUB USC__ENV_NO_SUBNORMAL
+
+/* The working precision of the oracle and of the bounds here. */
+#define ENV_PREC 128
+
+typedef usc__envelope_value value;
+
+typedef struct env_state {
+	usc_profile prof;
+	void *orc;  /* the oracle's state: exact ranges */
+	void *ref;  /* the reference domain's state: integer points */
+	usc__oracle_value ov[USC__DOM_MAX_ARGS + 1];
+	mpfr_t a, b, t, lo, hi;
+	usc_float_info info[USC_DTYPE_COUNT];
+	bool has_info[USC_DTYPE_COUNT];
+} env_state;
+
+/* envelope.c */
+void usc__env_add_bits(value *r, usc_dtype t, uint64_t bits);
+void usc__env_add_rounded(env_state *s, value *r, usc_dtype t, mpfr_srcptr lo,
+			  mpfr_srcptr hi, usc_round_mode mode_lo,
+			  usc_round_mode mode_hi, usc_overflow o, unsigned zs);
+usc_dtype usc__env_compute_for(const env_state *s, usc_dtype t);
+usc_dtype usc__env_excess_for(const env_state *s, usc_dtype t);
+void usc__env_finish(env_state *s, const usc__dom_op *op, value *r,
+		     usc_dtype t, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs,
+		     usc_overflow o, bool may_skip);
+bool usc__env_float_point_bits(const value *v, usc_dtype t, uint64_t *bits);
+void usc__env_flush_inputs(const env_state *s, const usc__dom_op *op,
+			   value *x, unsigned k);
+void usc__env_flush_zero(const env_state *s, value *r, usc_dtype t);
+bool usc__env_has_zero(const value *v);
+void usc__env_hull(value *r, double lo, double hi, unsigned zs);
+void usc__env_unite(value *r, const value *v);
+
+/* envelope_value.c */
+usc_status usc__env_constant(void *state, usc_dtype t,
+			     const usc_hlo_scalar *sc, void *out,
+			     usc_error *err);
+bool usc__env_is_true(void *state, const void *v);
+usc_status usc__env_load(void *state, usc_dtype t, uint64_t bits,
+			 void *out, usc_error *err);
+usc_status usc__env_to_index(void *state, usc_dtype t, const void *v,
+			     int64_t *out, usc_error *err);
+usc_status usc__env_to_output(void *state, usc_dtype t, const void *v,
+			      uint64_t *bits, void *enclosure,
+			      usc_error *err);
+void usc__env_load_int(value *r, usc_dtype t, uint64_t bits);
+uint64_t usc__env_rn_double(usc_dtype t, double x);
+
+/* envelope_discrete.c */
+void usc__env_compare_sets(const usc__dom_op *op, value *r, unsigned outcomes);
+usc_status usc__env_convert(env_state *s, const usc__dom_op *op, value *r,
+			    const value *x, usc_error *err);
+unsigned usc__env_float_outcomes(const value *x, const value *y, bool total);
+bool usc__env_int_natural(const usc__dom_op *op);
+usc_status usc__env_int_points(env_state *s, const usc__dom_op *op, value *r,
+			       const value *const *a, usc_error *err);
+unsigned usc__env_order_outcomes(double xl, double xh, double yl, double yh);
+usc_status usc__env_pred_sets(env_state *s, const usc__dom_op *op, value *r,
+			      const value *const *a, usc_error *err);
+usc_status usc__env_reduce_precision(env_state *s, const usc__dom_op *op,
+				     value *r, const value *x, usc_error *err);
+void usc__env_set_pred(value *r, bool can_false, bool can_true);
+
+/* envelope_sum.c */
+usc_status usc__env_matmul(void *state, const usc__dom_matmul *mm,
+			   usc_error *err);
+usc_status usc__env_sum(void *state, const usc__dom_op *add, size_t n,
+			const void *values, const void *init, void *out,
+			usc_error *err);
+
+#endif /* USC_ORACLES_ENVELOPE_INTERNAL_H */
