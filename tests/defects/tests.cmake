@@ -24,3 +24,11 @@ add_test(NAME test_defects_xla_cpu
     $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR}/data/defects)
 set_tests_properties(test_defects_xla_cpu PROPERTIES
   ENVIRONMENT "${usc_defects_env}" TIMEOUT 900)
+
+# The corpus against its own HLO (tools/capture/check_cases.py: inputs and
+# device outputs of the entry's shapes and types, case.json's keys,
+# kernel.hlo equal to the catalogue's kernels/<name>.hlo); numpy only.
+add_test(NAME test_defects_cases
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tools/capture/check_cases.py -q
+    ${PROJECT_SOURCE_DIR}/data/defects)
+set_tests_properties(test_defects_cases PROPERTIES TIMEOUT 300)
