@@ -567,7 +567,7 @@ MUTANTS = [
            "swap-clamp-bounds", "clamp.1", note="clamp(448, y, -448)"),
     Mutant("convert-int-truncate", "quantize_int8_f32", quantize_int8_no_round,
            "convert-int-truncate", "convert_element_type.4",
-           equivalent=(("round.2", "drop"),),
+           equivalent=(("round.2", "drop"), ("round.2", "convert-int-truncate")),
            note="round(x / scale) dropped: the s8 convert truncates"),
     Mutant("convert-int-round", "bucketize_f32", bucketize_rounds, "convert-int-round",
            "convert_element_type.0", note="the s32 convert rounds to nearest"),
@@ -577,5 +577,7 @@ MUTANTS = [
            "broadcast-permute", "broadcast_in_dim.10",
            note="the mask broadcast with dimensions {2,1}: mask transposed"),
     Mutant("broadcast-permute", "softmax_sq_f32", softmax_sq_max_bcast_permuted,
-           "broadcast-permute", "sub.1", note="the row maximum broadcast along dimension 1"),
+           "broadcast-permute", "sub.1", expressible=False,
+           note="the row maximum broadcast along dimension 1: a rank-1 operand "
+           "moved to the other dimension, not a permutation of dimensions={0}"),
 ]
