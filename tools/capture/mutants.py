@@ -360,6 +360,18 @@ def adam_b1_plus_2ulps(p, g, m, v, step):
     return p_new, m_new, v_new
 
 
+def adam_b2_minus_1ulp(p, g, m, v, step):
+    b1, b2, eps, lr = 0.9, 0.999, 1e-8, 1e-3
+    b2_bad = np.float32(ulps(b2, -1))
+    t = step.astype(F32)
+    m_new = b1 * m + (1.0 - b1) * g
+    v_new = b2_bad * v + (1.0 - b2) * (g * g)
+    m_hat = m_new / (1.0 - b1 ** t)
+    v_hat = v_new / (1.0 - b2 ** t)
+    p_new = p - lr * m_hat / (jnp.sqrt(v_hat) + eps)
+    return p_new, m_new, v_new
+
+
 def swiglu_f32_stale_rows(gate, up):
     y = jax.nn.silu(gate) * up
     n = y.shape[0]
@@ -573,6 +585,9 @@ MUTANTS = [
            "convert_element_type.0", note="the s32 convert rounds to nearest"),
     Mutant("constant-ulps", "adam_f32", adam_b1_plus_2ulps, "constant-ulps", "constant.19",
            variant="+2", note="b1 = 0.9 two ulps high in m' = b1 m + (1 - b1) g"),
+    Mutant("constant-ulps-minus-1", "adam_f32", adam_b2_minus_1ulp, "constant-ulps",
+           "constant.6", variant="-1",
+           note="b2 = 0.999 one ulp low in v' = b2 v + (1 - b2) g^2"),
     Mutant("broadcast-permute", "attention_logits_f32", attention_mask_bcast_permuted,
            "broadcast-permute", "broadcast_in_dim.10",
            note="the mask broadcast with dimensions {2,1}: mask transposed"),
