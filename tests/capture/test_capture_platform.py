@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The parts of tools/capture/capture.py that --platform relies on and that
-run without jax (CI has none): finding the optimized module in an XLA dump
+"""The parts of tools/capture/capture.py and platform_info.py that
+--platform relies on and that run without jax (CI has none): finding the optimized module in an XLA dump
 (XLA:CPU and XLA:GPU name it differently), reading each dot's precision
 config from the HLO, and the XLA flag values case.json records.
 
@@ -22,6 +22,7 @@ SRC = os.environ.get("USC_SOURCE_DIR",
 sys.path.insert(0, os.path.join(SRC, "tools", "capture"))
 import capture  # noqa: E402  (imports jax only in setup())
 import hlo_text  # noqa: E402
+import platform_info  # noqa: E402
 
 FAILS = []
 
@@ -78,7 +79,7 @@ ENTRY %main (x: f32[4,4], w: f32[4,4]) -> f32[4,4] {
 
 
 def test_dot_precisions():
-    got = capture.dot_precisions(hlo_text.parse_module(HLO))
+    got = platform_info.dot_precisions(hlo_text.parse_module(HLO))
     got = sorted(got, key=lambda r: r["instruction"])
     expect(got, [
         {"instruction": "dot.1", "computation": "fused_computation",
@@ -89,20 +90,16 @@ def test_dot_precisions():
 
 
 def test_flag_values():
-    saved = list(capture._STATE["codegen_flags"])
-    try:
-        capture._STATE["codegen_flags"] = ["--xla_gpu_enable_triton_gemm=true",
-                                           "--xla_gpu_enable_triton_gemm=false"]
-        got = capture.xla_flag_values(
-            ("xla_gpu_enable_triton_gemm", "xla_gpu_enable_fast_min_max",
-             "xla_allow_excess_precision"),
-            {"xla_gpu_enable_fast_min_max": "true"})
-        expect(got, {"xla_gpu_enable_triton_gemm": "false",
-                     "xla_gpu_enable_fast_min_max": "true",
-                     "xla_allow_excess_precision": "default"},
-               "flag values: the last in XLA_FLAGS, else the debug options, else default")
-    finally:
-        capture._STATE["codegen_flags"] = saved
+    got = platform_info.xla_flag_values(
+        ("xla_gpu_enable_triton_gemm", "xla_gpu_enable_fast_min_max",
+         "xla_allow_excess_precision"),
+        ["--xla_dump_hlo_as_text", "--xla_gpu_enable_triton_gemm=true",
+         "--xla_gpu_enable_triton_gemm=false"],
+        {"xla_gpu_enable_fast_min_max": "true"})
+    expect(got, {"xla_gpu_enable_triton_gemm": "false",
+                 "xla_gpu_enable_fast_min_max": "true",
+                 "xla_allow_excess_precision": "default"},
+           "flag values: the last in XLA_FLAGS, else the debug options, else default")
 
 
 def main():

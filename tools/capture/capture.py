@@ -66,6 +66,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import hlo_text  # noqa: E402
+import platform_info  # noqa: E402
 
 DISTRIBUTIONS = ("normal", "uniform", "large", "ties", "denormal")
 
@@ -185,93 +186,6 @@ def _host():
     return {"machine": platform.machine(), "system": platform.system(), "cpu_flags": flags}
 
 
-# XLA:GPU flags whose value changes numerics; recorded in case.json
-# (`xla_gpu_flags`) as given in XLA_FLAGS, else as the dumped debug options
-# say (they list the values that differ from XLA's defaults), else "default".
-GPU_NUMERIC_FLAGS = ("xla_gpu_enable_triton_gemm", "xla_gpu_enable_fast_min_max",
-                     "xla_allow_excess_precision", "xla_gpu_enable_cublaslt")
-
-
-def gpu_info():
-    """What jax reports about the GPU and its CUDA stack: the device kind and
-    compute capability, the CUDA runtime / cuDNN / driver versions (jaxlib's
-    cuda_versions module, where the CUDA plugin provides it) and, where the
-    machine has it, nvidia-smi's name, driver and compute capability.  A
-    value that cannot be had is recorded as "unavailable: why"."""
-    jax = setup()
-    info = {}
-    try:
-        dev = jax.devices()[0]
-        info["platform"] = dev.platform
-        info["device_kind"] = dev.device_kind
-        info["compute_capability"] = getattr(dev, "compute_capability", None)
-        info["platform_version"] = getattr(dev.client, "platform_version", None)
-    except Exception as e:  # pragma: no cover - depends on the machine
-        info["device"] = f"unavailable: {e}"
-    try:
-        from jax._src.lib import cuda_versions
-    except Exception as e:  # pragma: no cover - private API moved
-        cuda_versions = None
-        info["cuda_versions"] = f"unavailable: {e}"
-    if cuda_versions is None:
-        info.setdefault("cuda_versions", "unavailable: jaxlib has no CUDA plugin")
-    else:
-        for fn in ("cuda_runtime_get_version", "cuda_runtime_build_version",
-                   "cudnn_get_version", "cudnn_build_version", "cuda_driver_get_version",
-                   "cublas_get_version", "cufft_get_version", "cusolver_get_version",
-                   "cusparse_get_version"):
-            f = getattr(cuda_versions, fn, None)
-            if f is None:
-                continue
-            try:
-                info[fn.replace("_get_version", "").replace("_version", "_build")] = f()
-            except Exception as e:  # pragma: no cover - depends on the machine
-                info[fn] = f"unavailable: {e}"
-    try:
-        import subprocess
-        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,compute_cap",
-                            "--format=csv,noheader"], capture_output=True, text=True,
-                           timeout=30)
-        info["nvidia_smi"] = q.stdout.strip() if q.returncode == 0 else \
-            f"unavailable: exit {q.returncode}"
-    except (OSError, ValueError) as e:
-        info["nvidia_smi"] = f"unavailable: {e}"
-    return info
-
-
-def xla_flag_values(keys, debug_options):
-    """{key: value} for XLA flags: the last --key= in XLA_FLAGS, else the
-    dumped debug options, else "default"."""
-    out = {}
-    for k in keys:
-        val = None
-        for f in _STATE["codegen_flags"]:
-            if f.startswith(f"--{k}="):
-                val = f.split("=", 1)[1]
-        if val is None and debug_options and k in debug_options:
-            val = debug_options[k]
-        out[k] = val if val is not None else "default"
-    return out
-
-
-def dot_precisions(module):
-    """Per dot / convolution of the module: its precision config as the
-    optimized HLO states it (operand_precision, algorithm; absent means
-    DEFAULT)."""
-    out = []
-    for comp in module.computations.values():
-        for ins in comp.instrs:
-            if ins.opcode in ("dot", "convolution"):
-                # The line, not Instr.attr: operand_precision={highest,highest}
-                # holds a comma.
-                prec = re.search(r"operand_precision=(\{[^}]*\})", ins.line)
-                alg = re.search(r"algorithm=([A-Za-z0-9_]+)", ins.line)
-                out.append({"instruction": ins.name, "computation": comp.name,
-                            "operand_precision": prec.group(1) if prec else "default",
-                            "algorithm": alg.group(1) if alg else "default"})
-    return out
-
-
 def platform_record(comp):
     """case.json's platform keys: `platform`, and for XLA:CPU the fast-math
     setting, for XLA:GPU the GPU and CUDA stack (gpu_info) and the numerics
@@ -281,10 +195,15 @@ def platform_record(comp):
     if plat == "cpu":
         rec["xla_cpu_enable_fast_math"] = fast_math_in_effect(comp.debug_options)
     else:
-        rec["gpu"] = gpu_info()
-        rec["xla_gpu_flags"] = xla_flag_values(GPU_NUMERIC_FLAGS, comp.debug_options)
+        # Asked once per process: the GPU and its stack do not change between
+        # cases, and nvidia-smi takes a while.
+        if _STATE.get("gpu_info") is None:
+            _STATE["gpu_info"] = platform_info.gpu_info(setup())
+        rec["gpu"] = _STATE["gpu_info"]
+        rec["xla_gpu_flags"] = platform_info.xla_flag_values(
+            platform_info.GPU_NUMERIC_FLAGS, _STATE["codegen_flags"], comp.debug_options)
     rec["jax_default_matmul_precision"] = _STATE["matmul_precision"] or "default"
-    rec["dot_precision"] = dot_precisions(comp.module)
+    rec["dot_precision"] = platform_info.dot_precisions(comp.module)
     return rec
 
 
