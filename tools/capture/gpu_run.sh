@@ -52,6 +52,15 @@ step_timeout=${STEP_TIMEOUT:-240}
 here=$(cd "$(dirname "$0")" && pwd)
 limit=$((16 * 1024 * 1024))
 
+if ! command -v "$py" >/dev/null; then
+	echo "gpu_run.sh: no Python '$py' (set PYTHON)" >&2
+	exit 2
+fi
+if ! "$py" -c 'import jax, numpy, ml_dtypes' 2>/dev/null; then
+	echo "gpu_run.sh: $py cannot import jax, numpy and ml_dtypes" >&2
+	exit 2
+fi
+
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -63,6 +72,10 @@ mkdir -p "$tree"
 	echo "python: $($py --version 2>&1)"
 	$py -c 'import jax, jaxlib, numpy, ml_dtypes; print("jax", jax.__version__, "jaxlib", jaxlib.__version__, "numpy", numpy.__version__, "ml_dtypes", ml_dtypes.__version__)'
 	echo "XLA_FLAGS (inherited): ${XLA_FLAGS:-<none>}"
+	jax_platforms=cpu
+	[ "$platform" = gpu ] && jax_platforms=cuda
+	JAX_PLATFORMS=$jax_platforms $py -c 'import jax; print("jax devices:", jax.devices())' ||
+		echo "jax devices: none for JAX_PLATFORMS=$jax_platforms"
 	if command -v nvidia-smi >/dev/null; then
 		nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv
 	else
