@@ -85,6 +85,15 @@ def relu(x):
     return jnp.maximum(x, 0.0)
 
 
+def local_mask(x):
+    # Sliding-window attention mask on [16, 16] logits: position i attends
+    # to j in (i - 4, i].
+    i = jnp.arange(x.shape[0])[:, None]
+    j = jnp.arange(x.shape[1])[None, :]
+    keep = (j <= i) & (i - j < 4)
+    return jnp.where(keep, x, -1e9)
+
+
 EXTRA_KERNELS = [
     K.Kernel("dense_f32", dense,
              (Arg("x", (32, 32), F32), Arg("w", (32, 32), F32), Arg("b", (32,), F32)),
@@ -100,6 +109,9 @@ EXTRA_KERNELS = [
              "jnp.clip((x + 4) * 8, 0, 63).astype(int32)"),
     K.Kernel("relu_f32", relu, (Arg("x", (1024,), F32),), "f32", "f32",
              "y = max(x, 0)", "jnp.maximum(x, 0)"),
+    K.Kernel("local_mask_f32", local_mask, (Arg("x", (16, 16), F32),), "f32", "f32",
+             "y = where(j <= i and i - j < 4, x, -1e9)",
+             "jnp.where((j <= i) & (i - j < 4), x, -1e9)"),
 ]
 EXTRA_BY_NAME = {k.name: k for k in EXTRA_KERNELS}
 
@@ -420,6 +432,14 @@ def attention_causal_gt(q, k):
     return logits.astype(q.dtype)
 
 
+def local_mask_window_le(x):
+    # The window's bound compared with <= instead of <: five positions.
+    i = jnp.arange(x.shape[0])[:, None]
+    j = jnp.arange(x.shape[1])[None, :]
+    keep = (j <= i) & (i - j <= 4)
+    return jnp.where(keep, x, -1e9)
+
+
 def dense_lhs_transposed(x, w, b):
     return jnp.dot(x.T, w) + b
 
@@ -552,7 +572,10 @@ MUTANTS = [
            "output-zero", "add_convert_fusion", note="the last quarter of the rows left zero"),
     # --- the kinds of issue 13, item 2
     Mutant("dot-transpose-output", "attention_logits_f32", attention_output_transposed,
-           "dot-transpose-output", "dot_general.0", note="q k^T written transposed"),
+           "dot-transpose-output", "dot_general.0",
+           equivalent=(("dot_general.0", "swap-operands"),),
+           note="q k^T written transposed (the same bits as k q^T: the dot's operands "
+           "swapped)"),
     Mutant("dot-transpose-output", "dense_f32", dense_output_transposed,
            "dot-transpose-output", "dot_general.0", note="x @ w written transposed"),
     Mutant("dot-transpose-lhs", "dense_f32", dense_lhs_transposed, "dot-transpose-operand",
@@ -574,7 +597,14 @@ MUTANTS = [
            "wrong-window", "reduce-window.3", variant="stride",
            note="sum windows of 32 at stride 31"),
     Mutant("flip-compare", "attention_logits_causal_bf16", attention_causal_gt,
-           "flip-compare", "ge.0", note="causal mask i > j instead of i >= j"),
+           "flip-compare", "ge.0", variant="GE->GT",
+           equivalent=(("iota.8", "off-by-one"),),
+           note="causal mask i > j instead of i >= j (the same bits as j read one "
+           "higher: i >= j + 1)"),
+    Mutant("flip-compare-lt", "local_mask_f32", local_mask_window_le, "flip-compare",
+           "lt.0", variant="LT->LE", equivalent=(("iota.12", "off-by-one"),),
+           note="the window bound i - j < 4 compared with <= (the same bits as the "
+           "j of i - j read one higher: i - (j + 1) < 4)"),
     Mutant("swap-clamp-bounds", "fp8_quantize_f32", fp8_quantize_clamp_swapped,
            "swap-clamp-bounds", "clamp.1", note="clamp(448, y, -448)"),
     Mutant("convert-int-truncate", "quantize_int8_f32", quantize_int8_no_round,
