@@ -1,17 +1,28 @@
 #!/usr/bin/python3
 """The acceptance corpus: `ulpscope check` on every case of data/acceptance/.
 
-  run_acceptance.py ULPSCOPE_CLI ACCEPTANCE_DIR
+  run_acceptance.py ULPSCOPE_CLI ACCEPTANCE_DIR [TREE...]
 
 data/acceptance/ holds real XLA:CPU captures of every catalogue kernel, in
-several input distributions, with fast math off and on (its README.md).  For
-every case the built command line is run as
+several input distributions, with fast math off and on (its README.md), and
+may hold XLA:GPU captures (xla-gpu/<setting>/..., written by
+tools/capture/gpu_run.sh).  TREE names the subdirectories of ACCEPTANCE_DIR
+to walk (fastmath-off fastmath-on, or xla-gpu); without any, all of it.  A
+TREE that does not exist makes the test skip (exit 77): the GPU tree is
+committed only once a GPU has made it.  The layout below ACCEPTANCE_DIR is
+SETTING/KERNEL/DIST_sSEED, where SETTING is one directory
+(fastmath-off) or more (xla-gpu/default); settings that are siblings must
+hold the same cases (the same draws under each setting).  For every case
+the built command line is run as
 
   ULPSCOPE_CLI check CASE_DIR --json --worst 0 EXTRA_ARGS...
 
 and the test asserts, per case: the exit status is one of EXPECT_STATUS
 (legit, suspicious or undecided, docs/check.md: never defect); the case
-is classified under the profile its fast-math setting calls for; stdout is exactly one JSON object
+is classified under the profile its case.json calls for (expected_profile:
+its `profile`, else by `platform`: xla-cpu or, with fast math,
+xla-cpu-fast-math; xla-gpu; xla-tpu), and a fastmath-off / fastmath-on
+case under that setting's profile; stdout is exactly one JSON object
 that Python's own json module parses (no NaN or Infinity literals, which
 docs/check.md says are written as null); the object describes the case (the
 module jit_<kernel>, one output per device_<i>.npy, element counts that are
@@ -60,6 +71,9 @@ EXPECT_STATUS = (0, 3, 5)
 EXPECT_PROFILE = {"fastmath-off": "xla-cpu",
                   "fastmath-on": "xla-cpu-fast-math"}
 
+# The profile a case's platform calls for (docs/cases.md).
+PLATFORM_PROFILE = {"cpu": "xla-cpu", "gpu": "xla-gpu", "tpu": "xla-tpu"}
+
 FLAGGED = ("defect", "nan-mismatch", "inf-mismatch", "sign-mismatch")
 
 # (what, predicate on one element of the JSON "outputs" array).
@@ -88,6 +102,51 @@ def find_cases(root):
         if "case.json" in filenames:
             cases.append(os.path.relpath(dirpath, root))
     return sorted(cases)
+
+
+def expected_profile(rel, case):
+    """The profile `ulpscope check` must pick for the case, worked out here
+    from case.json and the case's place in the tree, not by the CLI."""
+    if case.get("profile"):
+        return case["profile"]
+    want = PLATFORM_PROFILE.get(case.get("platform", "cpu"), "?")
+    if want == "xla-cpu" and case.get("xla_cpu_enable_fast_math"):
+        want = "xla-cpu-fast-math"
+    setting = rel.split(os.sep)[0]
+    if setting in EXPECT_PROFILE and EXPECT_PROFILE[setting] != want:
+        return f"{EXPECT_PROFILE[setting]} (the {setting} tree) but case.json says {want}"
+    return want
+
+
+def setting_of(rel):
+    """SETTING of SETTING/KERNEL/DIST_sSEED (one directory or more)."""
+    return os.path.dirname(os.path.dirname(rel))
+
+
+def layout_errors(cases):
+    """Sibling settings must hold the same KERNEL/DIST cases; fastmath-off
+    and fastmath-on go together."""
+    by_setting = {}
+    for c in cases:
+        s = setting_of(c)
+        if not s:
+            return [f"{c}: not SETTING/KERNEL/DIST_sSEED"]
+        by_setting.setdefault(s, set()).add(os.path.relpath(c, s))
+    errors = []
+    groups = {}
+    for s in by_setting:
+        groups.setdefault(os.path.dirname(s), []).append(s)
+    for parent, settings in sorted(groups.items()):
+        settings.sort()
+        first = by_setting[settings[0]]
+        for s in settings[1:]:
+            if by_setting[s] != first:
+                errors.append(f"{settings[0]} ({len(first)} cases) and {s} "
+                              f"({len(by_setting[s])}) do not hold the same cases")
+    have = [s for s in SETTINGS if s in by_setting]
+    if len(have) == 1:
+        errors.append(f"{have[0]} without {[s for s in SETTINGS if s not in have][0]}")
+    return errors
 
 
 def select(cases, subset):
@@ -133,7 +192,7 @@ def check_case(cli, root, rel, args):
         return fails, dt
     with open(os.path.join(d, "case.json")) as f:
         case = json.load(f)
-    want = EXPECT_PROFILE[rel.split(os.sep)[0]]
+    want = expected_profile(rel, case)
     if doc.get("profile") != want:
         fails.append(f"classified under {doc.get('profile')!r}, expected "
                      f"{want!r}")
@@ -162,24 +221,29 @@ def check_case(cli, root, rel, args):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) < 3:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    cli, root = argv[1], argv[2]
+    cli, root, trees = argv[1], argv[2], argv[3:]
     subset = os.environ.get("USC_ACCEPTANCE_SUBSET") or "all"
     args = EXTRA_ARGS + os.environ.get("USC_ACCEPTANCE_ARGS", "").split()
     jobs = max(1, int(os.environ.get("USC_ACCEPTANCE_JOBS", "1")))
 
-    cases = find_cases(root)
-    # The corpus itself: both settings present, with the same cases, so that
-    # a half-committed recapture cannot pass unnoticed.
-    halves = {s: sorted(c.split(os.sep, 1)[1] for c in cases if c.split(os.sep)[0] == s)
-          for s in SETTINGS}
-    if not cases or not halves[SETTINGS[0]] or halves[SETTINGS[0]] != halves[SETTINGS[1]] \
-            or sum(len(h) for h in halves.values()) != len(cases):
-        print(f"{root}: expected the same cases under {' and '.join(SETTINGS)} "
-              f"and nothing else; found {len(cases)} cases "
-              f"({', '.join(f'{s}: {len(h)}' for s, h in halves.items())})")
+    missing = [t for t in trees if not os.path.isdir(os.path.join(root, t))]
+    if missing:
+        print(f"{root}: no {', '.join(missing)} tree: nothing to check (skipped)")
+        return 77
+    if trees:
+        cases = [os.path.join(t, c) for t in trees
+                 for c in find_cases(os.path.join(root, t))]
+    else:
+        cases = find_cases(root)
+    # The corpus itself: sibling settings with the same cases, so that a
+    # half-committed recapture cannot pass unnoticed.
+    errors = layout_errors(cases) if cases else [f"no case under {root}"]
+    if errors:
+        for e in errors:
+            print(f"{root}: {e}")
         return 1
     chosen = select(cases, subset)
     if not chosen:

@@ -66,22 +66,34 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import hlo_text  # noqa: E402
+import platform_info  # noqa: E402
 
 DISTRIBUTIONS = ("normal", "uniform", "large", "ties", "denormal")
 
-_STATE = {"dump_dir": None, "flags": None, "codegen_flags": [], "jax": None}
+_STATE = {"dump_dir": None, "flags": None, "codegen_flags": [], "jax": None,
+          "platform": "cpu", "matmul_precision": None}
+
+# --platform: the capture platform -> the JAX_PLATFORMS value that selects it.
+PLATFORMS = {"cpu": "cpu", "gpu": "cuda"}
 
 
 # ---------------------------------------------------------------------------
 # XLA / jax setup
 # ---------------------------------------------------------------------------
 
-def setup(fast_math=None, dump_dir=None, extra_flags=()):
+def setup(fast_math=None, dump_dir=None, extra_flags=(), platform="cpu",
+          matmul_precision=None):
     """Set XLA_FLAGS (dump to a directory, HLO as text) and import jax.
 
-    Must run before jax initialises its CPU backend.  fast_math: None leaves
-    XLA's default (off), True/False pass --xla_cpu_enable_fast_math.
+    Must run before jax initialises its backend.  fast_math: None leaves
+    XLA's default (off), True/False pass --xla_cpu_enable_fast_math (CPU
+    only).  platform: 'cpu' (XLA:CPU) or 'gpu' (XLA:GPU through jax's CUDA
+    plugin: JAX_PLATFORMS=cuda).  extra_flags: more XLA flags (e.g.
+    --xla_gpu_enable_triton_gemm=false).  matmul_precision: None leaves
+    jax's default, else jax_default_matmul_precision ('highest', ...).
     """
+    if platform not in PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}; use one of {', '.join(PLATFORMS)}")
     if _STATE["jax"] is not None:
         return _STATE["jax"]
     if "jax" in sys.modules:
@@ -97,6 +109,9 @@ def setup(fast_math=None, dump_dir=None, extra_flags=()):
         dump_dir = tempfile.mkdtemp(prefix="ulpscope_xla_dump_")
         atexit.register(shutil.rmtree, dump_dir, True)
     codegen = []
+    if fast_math is not None and platform != "cpu":
+        raise ValueError("--fast-math is an XLA:CPU flag; it does not apply to --platform "
+                         + platform)
     if fast_math is not None:
         codegen.append("--xla_cpu_enable_fast_math=" + ("true" if fast_math else "false"))
     codegen += list(extra_flags)
@@ -105,11 +120,31 @@ def setup(fast_math=None, dump_dir=None, extra_flags=()):
     codegen = prior + codegen
     flags = [f"--xla_dump_to={dump_dir}", "--xla_dump_hlo_as_text"] + codegen
     os.environ["XLA_FLAGS"] = " ".join(flags)
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ["JAX_PLATFORMS"] = PLATFORMS[platform]
     import jax
+    if matmul_precision is not None:
+        jax.config.update("jax_default_matmul_precision", matmul_precision)
+    if platform != "cpu":
+        # Say so now, not deep inside the first compilation, when jax has no
+        # backend for the platform (no CUDA plugin, no visible GPU).
+        try:
+            devs = jax.devices()
+        except Exception as e:
+            raise RuntimeError(f"--platform {platform}: jax has no backend for "
+                               f"JAX_PLATFORMS={PLATFORMS[platform]} ({type(e).__name__}: "
+                               f"{str(e).strip() or 'no message'}); install jax's CUDA plugin "
+                               f"and run on a machine with an NVIDIA GPU") from None
+        if not devs or devs[0].platform not in ("gpu", "cuda"):
+            raise RuntimeError(f"--platform {platform}: jax's devices are {devs}, not GPUs")
     # Source locations in the dumped HLO: repository-relative, not /home/...
-    jax.config.update("jax_hlo_source_file_canonicalization_regex",
-                      "^" + re.escape(REPO + os.sep))
+    # (A jax without the option, such as a GPU machine's newer one, keeps
+    # absolute paths: a warning, not a lost run.)
+    try:
+        jax.config.update("jax_hlo_source_file_canonicalization_regex",
+                          "^" + re.escape(REPO + os.sep))
+    except (AttributeError, KeyError, ValueError) as e:  # pragma: no cover
+        print(f"capture: warning: source paths in the HLO stay absolute ({e})",
+              file=sys.stderr)
     # Keep this tool's own frames out of the HLO's stack frames: the dumped
     # module then depends on the kernel source only, not on how it was called.
     try:
@@ -117,7 +152,8 @@ def setup(fast_math=None, dump_dir=None, extra_flags=()):
         source_info_util.register_exclusion(os.path.abspath(__file__))
     except Exception:  # pragma: no cover - private API moved
         pass
-    _STATE.update(dump_dir=dump_dir, flags=flags, codegen_flags=codegen, jax=jax)
+    _STATE.update(dump_dir=dump_dir, flags=flags, codegen_flags=codegen, jax=jax,
+                  platform=platform, matmul_precision=matmul_precision)
     return jax
 
 
@@ -150,6 +186,27 @@ def _host():
     return {"machine": platform.machine(), "system": platform.system(), "cpu_flags": flags}
 
 
+def platform_record(comp):
+    """case.json's platform keys: `platform`, and for XLA:CPU the fast-math
+    setting, for XLA:GPU the GPU and CUDA stack (gpu_info) and the numerics
+    flags; both: jax's default matmul precision and each dot's precision."""
+    plat = _STATE["platform"]
+    rec = {"platform": plat}
+    if plat == "cpu":
+        rec["xla_cpu_enable_fast_math"] = fast_math_in_effect(comp.debug_options)
+    else:
+        # Asked once per process: the GPU and its stack do not change between
+        # cases, and nvidia-smi takes a while.
+        if _STATE.get("gpu_info") is None:
+            _STATE["gpu_info"] = platform_info.gpu_info(setup())
+        rec["gpu"] = _STATE["gpu_info"]
+        rec["xla_gpu_flags"] = platform_info.xla_flag_values(
+            platform_info.GPU_NUMERIC_FLAGS, _STATE["codegen_flags"], comp.debug_options)
+    rec["jax_default_matmul_precision"] = _STATE["matmul_precision"] or "default"
+    rec["dot_precision"] = platform_info.dot_precisions(comp.module)
+    return rec
+
+
 def _debug_options(path):
     """The dumped .debug_options file: 'key: value' lines -> dict."""
     out = {}
@@ -169,6 +226,24 @@ def _debug_options(path):
 # ---------------------------------------------------------------------------
 # Compile and find the dump
 # ---------------------------------------------------------------------------
+
+# The optimized module's dump: XLA:CPU writes
+# module_NNNN.<module>.cpu_after_optimizations.txt, XLA:GPU
+# module_NNNN.<module>.sm_9.0_gpu_after_optimizations.txt (the compute
+# capability in the name).
+def _dumps_of(d, module_name):
+    """[(after_optimizations path, stem)] of module_name's dumps, oldest first;
+    stem + '.before_optimizations.txt' / '.debug_options' are its siblings."""
+    after = re.compile(r"module_(\d+)\." + re.escape(module_name) +
+                       r"\.(?:[A-Za-z0-9_.]*_)?after_optimizations\.txt$")
+    hits = []
+    for path in glob.glob(os.path.join(d, f"module_*.{module_name}.*after_optimizations.txt")):
+        m = after.match(os.path.basename(path))
+        if m:
+            stem = os.path.join(d, f"module_{m.group(1)}.{module_name}")
+            hits.append((int(m.group(1)), path, stem))
+    return [(p, st) for _, p, st in sorted(hits)]
+
 
 class Compiled:
     """One jitted function compiled at fixed argument shapes."""
@@ -208,13 +283,10 @@ class Compiled:
         d = _STATE["dump_dir"]
         if not d:
             return None, None, None
-        pat = os.path.join(d, f"module_*.jit_{self.name}.cpu_after_optimizations.txt")
-        hits = sorted(glob.glob(pat),
-                      key=lambda p: int(re.search(r"module_(\d+)", p).group(1)))
+        hits = _dumps_of(d, f"jit_{self.name}")
         if not hits:
             return None, None, None
-        after = hits[-1]
-        stem = after[: -len(".cpu_after_optimizations.txt")]
+        after, stem = hits[-1]
         before = stem + ".before_optimizations.txt"
         debug = stem + ".debug_options"
         return after, before if os.path.exists(before) else None, \
@@ -515,11 +587,12 @@ def check_outputs(module, outputs):
 def _auto_notes(comp, dist, outputs):
     notes = []
     text = comp.hlo
-    if "reduce-window(" in text:
+    cpu = _STATE["platform"] == "cpu"
+    if "reduce-window(" in text and cpu:
         notes.append("XLA:CPU split the reductions: a reduce-window over fixed windows "
                      "(see window={size=...}) then a reduce of the partial results; the "
                      "summation order is that tree, not a sequential loop.")
-    if dist == "denormal":
+    if dist == "denormal" and cpu:
         notes.append("XLA:CPU runs its f32 arithmetic with FTZ/DAZ: values subnormal in "
                      "f32 (every f32 and bf16 subnormal) act as zeros and such results "
                      "come out as zeros; f16 and fp8 subnormals are normal f32 numbers "
@@ -573,10 +646,9 @@ def write_case(out_dir, comp, inputs, outputs, *, function, kernel_name, dtype,
         "fusion": names[0] if len(names) == 1 else None,
         "fusions": names,
         "main_fusion": main,
-        "platform": "cpu",
+        **platform_record(comp),
         **_versions(),
         "xla_flags": _flags_for_record(),
-        "xla_cpu_enable_fast_math": fast_math_in_effect(comp.debug_options),
         "function": function,
         "kernel": kernel_name,
         "dtype": dtype,
@@ -632,12 +704,11 @@ def _newest_dump(module_name):
     d = _STATE["dump_dir"]
     if not d:
         return None, None
-    pat = os.path.join(d, f"module_*.{module_name}.cpu_after_optimizations.txt")
-    hits = sorted(glob.glob(pat), key=lambda p: int(re.search(r"module_(\d+)", p).group(1)))
+    hits = _dumps_of(d, module_name)
     if not hits:
         return None, None
-    debug = hits[-1][: -len(".cpu_after_optimizations.txt")] + ".debug_options"
-    return hits[-1], debug if os.path.exists(debug) else None
+    debug = hits[-1][1] + ".debug_options"
+    return hits[-1][0], debug if os.path.exists(debug) else None
 
 
 def compile_hlo_text(text):
@@ -715,6 +786,9 @@ def capture_intermediates(case_dir, which="all"):
     about and recorded, never hidden.  Returns the record."""
     import intermediates as inter
     setup()
+    if _STATE["platform"] != "cpu":
+        raise ValueError("--intermediates recompiles the module on XLA:CPU; it does not "
+                         "apply to --platform " + _STATE["platform"])
     case_path = os.path.join(case_dir, "case.json")
     with open(case_path) as f:
         case = json.load(f)
@@ -1072,6 +1146,16 @@ def main(argv=None):
     ap.add_argument("--seed", default="0", help="comma list of seeds")
     ap.add_argument("--fast-math", choices=("true", "false"), default=None,
                     help="pass --xla_cpu_enable_fast_math (default: XLA's default, off)")
+    ap.add_argument("--platform", choices=tuple(PLATFORMS), default="cpu",
+                    help="capture on XLA:CPU (default) or XLA:GPU (jax's CUDA plugin); "
+                         "case.json records the platform, and for gpu the device, its "
+                         "compute capability and the CUDA/cuDNN/driver versions")
+    ap.add_argument("--xla-flag", metavar="FLAG", action="append", default=[],
+                    help="one more XLA flag, e.g. --xla-flag=--xla_gpu_enable_triton_gemm=false "
+                         "(repeatable; recorded in case.json's xla_flags)")
+    ap.add_argument("--matmul-precision", metavar="P", default=None,
+                    help="jax_default_matmul_precision (default, high, highest, ...); "
+                         "default: jax's")
     ap.add_argument("--intermediates", metavar="SPEC", default=None,
                     help="with --case/--cases/--examples: also record the values of "
                          "instructions as intermediate_<name>.npy (for ulpscope bisect): "
@@ -1093,7 +1177,17 @@ def main(argv=None):
     if a.keep_dump:
         os.makedirs(a.keep_dump, exist_ok=True)
     fm = None if a.fast_math is None else (a.fast_math == "true")
-    setup(fast_math=fm, dump_dir=os.path.abspath(a.keep_dump) if a.keep_dump else None)
+    if a.platform != "cpu" and (fm is not None or a.acceptance or a.intermediates
+                                or a.add_intermediates):
+        ap.error("--fast-math, --acceptance and --intermediates are XLA:CPU only; "
+                 f"not with --platform {a.platform}")
+    try:
+        setup(fast_math=fm, dump_dir=os.path.abspath(a.keep_dump) if a.keep_dump else None,
+              extra_flags=a.xla_flag, platform=a.platform,
+              matmul_precision=a.matmul_precision)
+    except RuntimeError as e:
+        print(f"capture: error: {e}", file=sys.stderr)
+        return 1
     import kernels as K
 
     try:
@@ -1134,13 +1228,24 @@ def main(argv=None):
                                     intermediates=a.intermediates)
                 print(a.case)
             else:
+                failed = []
                 for n in names:
                     for d in dists:
                         for s in seeds:
                             out = os.path.join(a.cases, n, f"{d}_s{s}")
-                            capture_kernel_case(K.BY_NAME[n], d, s, out,
-                                                intermediates=a.intermediates)
+                            try:
+                                capture_kernel_case(K.BY_NAME[n], d, s, out,
+                                                    intermediates=a.intermediates)
+                            except Exception as e:  # noqa: BLE001
+                                # One kernel XLA (or this tool's HLO reader)
+                                # cannot take must not cost the others: a
+                                # GPU run is one short try.  Named at the end.
+                                failed.append(f"{n}/{d}_s{s}: {type(e).__name__}: {e}")
+                                print(f"capture: error: {failed[-1]}", file=sys.stderr)
+                                continue
                             print(out)
+                if failed:
+                    raise ValueError(f"{len(failed)} case(s) failed: " + "; ".join(failed))
     except ValueError as e:
         # A name that is not in the module, an instruction that cannot be an
         # output, a case captured with another fast-math setting: say which.
