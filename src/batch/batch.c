@@ -26,6 +26,7 @@
 
 #include "batch/batch_index.h"
 #include "batch/batch_internal.h"
+#include "util/process.h"
 #include "ulpscope/results.h"
 
 usc_batch_options usc_batch_options_default(void)
@@ -286,7 +287,7 @@ static void sweep_temporaries(const char *dir)
 		pid = strtol(t + 5, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!usc__process_gone((pid_t)pid))
 			continue; /* its writer is alive */
 		p = fmt("%s/%s", dir, e->d_name);
 		if (p)

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/process.h"
 #include "store/h5_door.h"
 #include "store/results_guard.h"
 #include "util/io_error.h"
@@ -249,8 +250,8 @@ void usc__results_sweep_temps(const char *path)
 
 		if (pid <= 0 || pid == (long)getpid())
 			continue;
-		/* Only where no process has that PID: ESRCH, not EPERM. */
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		/* Only where no process runs under that PID. */
+		if (!usc__process_gone((pid_t)pid))
 			continue;
 		if (fstatat(dfd, e->d_name, &s, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(s.st_mode))

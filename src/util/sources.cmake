@@ -4,4 +4,5 @@ list(APPEND USC_LIB_SOURCES
   src/util/version.c
   src/util/file.c
   src/util/io_error.c
-  src/util/limits.c)
+  src/util/limits.c
+  src/util/process.c)
