@@ -93,11 +93,12 @@ extern "C" {
 	  "a rank-2 dot operand (lhs, rhs) read with its contracting and "    \
 	  "free dimensions swapped")                                           \
 	X(NARROW_ACCUMULATOR, "narrow-accumulator", 2,                         \
-	  "a reduce or reduce-window summed in bf16 or f16: operand, init "   \
-	  "and every partial sum in the narrow type")                          \
-	X(WRONG_WINDOW, "wrong-window", 4,                                     \
+	  "a reduce or reduce-window summed in bf16 or f16 (operand, init "   \
+	  "and every partial sum in the narrow type), or the op feeding it "  \
+	  "computed in that type")                                             \
+	X(WRONG_WINDOW, "wrong-window", 6,                                     \
 	  "a reduce-window's window one shorter, one longer, with another "   \
-	  "stride, or over another dimension")                                 \
+	  "stride, over another dimension, half or twice as long")             \
 	X(FLIP_COMPARE, "flip-compare", 2,                                     \
 	  "a compare's direction flipped: LT<->LE, GT<->GE (or EQ<->NE)")      \
 	X(SWAP_CLAMP_BOUNDS, "swap-clamp-bounds", 1,                           \

@@ -15,11 +15,9 @@
  * reference domain (cheap) and scores it by the translated envelope
  * (signature_score.c); a mutant equal to the reference everywhere has no
  * effect and is dropped.  Under a profile, the second pass evaluates the
- * envelope of the mutants whose widened translated envelope holds at
- * least one defect element, the most promising first, while the budget
- * lasts: the envelope costs several times the reference, and a mutant
- * whose strict output comes nowhere near the device's defect values
- * cannot explain them.
+ * envelopes of the others, the most promising first, while the budget
+ * lasts and up to USC__SIG_MAX_ENVELOPES: the envelope costs several
+ * times the reference.
  */
 #include "internal.h"
 #include "analyze/case_internal.h"
@@ -178,6 +176,16 @@ static usc_status envelope_of(const usc_hlo_module *m,
 	return USC_OK;
 }
 
+/*
+ * At most this many mutant envelopes per search, the most promising
+ * first (usc__sig_score_strict's order: the defect elements a mutant
+ * brings near the device, then those it changes): the envelope costs
+ * several reference evaluations (10 to 300 ms on the kernels of
+ * data/defects), and the right mutant is among the first few dozen in
+ * that order.  The others keep their translated envelope (pruned).
+ */
+#define USC__SIG_MAX_ENVELOPES 96
+
 /* A mutant waiting for its envelope: where its candidates are. */
 typedef struct pending {
 	const usc_hlo_instr *in;
@@ -208,6 +216,7 @@ typedef struct search {
 	usc_tensor **ref, **mut;
 	usc_envelope *env, *menv;
 	uint64_t *offset;
+	const usc_hlo_instr **producers; /* the op writing each output */
 	uint64_t elements;
 	double *scratch;
 	usc__sig_text bt;
@@ -355,15 +364,9 @@ static usc_status first_pass(search *s, const usc_hlo_instr *in,
 			near_max = near;
 	}
 	free_outputs(s->mut, s->nout);
-	if (st == USC_OK && s->env) {
-		if (near_max > 0) {
-			if (!add_pending(s, in, k, v, near_max, index))
-				st = usc__fail(err, USC_ENOMEM,
-					       "out of memory");
-		} else if (effective) {
-			s->pruned++;
-		}
-	}
+	if (st == USC_OK && s->env && effective &&
+	    !add_pending(s, in, k, v, near_max, index))
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
 	usc__free(index);
 	return st;
 }
@@ -483,9 +486,27 @@ static usc_status set_up(search *s, size_t k, const usc_tensor *const *dev,
 		return USC_OK;
 	}
 	r->verdict = USC_SIGNATURE_UNEXPLAINED;
-	if (!usc__sig_score_output_zero(ss))
+	if (!usc__sig_score_output_zero(
+		    ss, (const usc_hlo_instr *const *)s->producers))
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	return USC_OK;
+}
+
+/* The op writing each output: the entry's root, or its tuple's operands. */
+static void find_producers(const usc_hlo_module *m,
+			   const usc_hlo_instr **out, size_t n)
+{
+	const usc_hlo_instr *root = NULL;
+
+	for (size_t i = 0; i < m->computation_count && !root; i++)
+		if (m->computations[i]->is_entry)
+			root = m->computations[i]->root;
+	for (size_t i = 0; i < n; i++)
+		out[i] = !root ? NULL
+			 : root->opcode != USC_HLO_OP_TUPLE ? (n == 1 ? root
+								       : NULL)
+			 : i < root->operand_count	  ? root->operands[i]
+							  : NULL;
 }
 
 /* Checks the device sets against the reference's outputs. */
@@ -545,6 +566,10 @@ static usc_status run_search(search *s, usc_error *err)
 		return st;
 	qsort(s->pend, s->npend, sizeof *s->pend, cmp_pending);
 	for (size_t i = 0; st == USC_OK && i < s->npend; i++) {
+		if (i == USC__SIG_MAX_ENVELOPES) {
+			s->pruned += s->npend - i;
+			break;
+		}
 		if (now_seconds() - s->t0 > s->o.max_seconds) {
 			s->pruned += s->npend - i;
 			s->envelope_cut = true;
@@ -605,6 +630,13 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 		s.offset[i] = s.elements;
 		s.elements += usc_tensor_count(s.ref[i]);
 	}
+	s.producers = usc__calloc(device_count ? device_count : 1,
+				  sizeof *s.producers);
+	if (!s.producers) {
+		st = usc__fail(err, USC_ENOMEM, "out of memory");
+		goto done;
+	}
+	find_producers(m, s.producers, device_count);
 	s.scratch = usc__calloc(s.elements ? s.elements : 1, sizeof *s.scratch);
 	if (!s.scratch) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
@@ -656,12 +688,20 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 			r->pruned = s.pruned;
 			r->budget_exhausted = s.skipped > 0 || s.envelope_cut;
 		}
-		usc__sig_rank(&s.sets[k], &s.o);
+		if (!usc__sig_rank(&s.sets[k], &s.o)) {
+			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			goto done;
+		}
 		r->seconds = now_seconds() - s.t0;
 		out[k] = r;
 		s.sets[k].r = NULL;
 	}
 done:
+	if (st != USC_OK)
+		for (size_t k = 0; k < set_count; k++) {
+			usc_signature_report_destroy(out[k]);
+			out[k] = NULL;
+		}
 	usc_hlo_text_free(s.bt.text);
 	free_outputs(s.ref, device_count);
 	free_outputs(s.mut, device_count);
@@ -679,6 +719,7 @@ done:
 	usc__free(s.ref);
 	usc__free(s.mut);
 	usc__free(s.offset);
+	usc__free(s.producers);
 	usc__free(s.scratch);
 	usc__free(s.env);
 	usc__free(s.menv);

@@ -118,6 +118,8 @@ void usc__sig_slice_txt(char *buf, size_t n, const usc_hlo_shape *sh,
  * of the module sums with (the narrow-accumulator's op, not this one).
  */
 bool usc__sig_accumulator_region(const usc_hlo_instr *in);
+/* Whether in is float arithmetic feeding such a reduction as its input. */
+bool usc__sig_feeds_accumulator(const usc_hlo_instr *in);
 
 /* The mutation families: the replacement lines, false if not applicable. */
 bool usc__sig_mut_narrow(usc__sig_ctx *c, int v);
@@ -189,9 +191,12 @@ typedef struct usc__sig_set {
  * the reference) against the set: reproduced, differing_reproduced and
  * median_ulps, and, without an envelope of its own, explained, broken
  * and width by the translated envelope (docs/signatures.md).  *no_effect:
- * the outputs equal the reference everywhere.  *near (optional): the
- * defect elements the translated envelope, widened by its own width and
- * one code each side, holds: zero prunes the mutant's envelope.
+ * the outputs equal the reference everywhere.  *near (optional): how
+ * promising the mutant is, for the order of the envelopes: first the
+ * defect elements it brings near the device (its strict value closer to
+ * the device than the reference's, or the device inside the translated
+ * envelope widened by its own width and one code each side), then the
+ * defect elements it changes less the legit ones it changes.
  */
 void usc__sig_score_strict(usc__sig_set *s, const usc_tensor *const *outs,
 			   usc_signature_candidate *cand, bool *no_effect,
@@ -206,15 +211,20 @@ void usc__sig_score_envelope(usc__sig_set *s, const usc_tensor *const *outs,
 			     const usc_envelope *menv,
 			     usc_signature_candidate *cand);
 
-/* The elements left zero candidate; false on out of memory. */
-bool usc__sig_score_output_zero(usc__sig_set *s);
+/*
+ * The elements left zero candidate, named after producers[o], the op
+ * that writes output o (NULL: unnamed); false on out of memory.
+ */
+bool usc__sig_score_output_zero(usc__sig_set *s,
+				const usc_hlo_instr *const *producers);
 
 /* Appends a candidate (copying in's names); false on out of memory. */
 bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 		   const usc_hlo_instr *in);
 void usc__sig_cand_free(usc_signature_candidate *c);
 
-/* Sorts the set's candidates, sets the verdict, keeps the top and ties. */
-void usc__sig_rank(usc__sig_set *s, const usc_signature_options *o);
+/* Sorts the set's candidates, sets the verdict, keeps the top and ties;
+ * false on out of memory. */
+bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o);
 
 #endif /* USC_ANALYZE_SIGNATURE_INTERNAL_H */

@@ -98,33 +98,81 @@ static bool is_round(const usc_hlo_instr *in)
 }
 
 /*
+ * The path from v up to a round op through the bound ops a quantizer puts
+ * between the round and the convert (clamp's operand, maximum, minimum):
+ * path[0] is the round, path[n-1] is v; at most 4 steps.  0 when there is
+ * no round.  which[i]: the operand of path[i + 1] that path[i] is.
+ */
+static size_t round_path(const usc_hlo_instr *v, const usc_hlo_instr **path,
+			 size_t *which, size_t depth)
+{
+	if (depth == 0)
+		return 0;
+	if (is_round(v) && v->operand_count == 1) {
+		path[0] = v;
+		return 1;
+	}
+	if (v->opcode == USC_HLO_OP_CLAMP || v->opcode == USC_HLO_OP_MAXIMUM ||
+	    v->opcode == USC_HLO_OP_MINIMUM) {
+		for (size_t k = 0; k < v->operand_count; k++) {
+			size_t n;
+
+			if (v->opcode == USC_HLO_OP_CLAMP && k != 1)
+				continue;
+			n = round_path(v->operands[k], path, which, depth - 1);
+			if (n) {
+				which[n - 1] = k;
+				path[n] = v;
+				return n + 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
  * convert-int-truncate: convert(round(x)) -> convert(x), the rounding a
- * kernel asked for dropped (HLO's float -> int convert truncates).
- * convert-int-round: convert(x) of an unrounded x -> convert(round-
- * nearest-even(x)), a truncation the kernel asked for done as rounding.
- * Both name the convert.
+ * kernel asked for dropped (HLO's float -> int convert truncates); the
+ * round may sit under a clamp to the integer range, which is then
+ * written again on x.  convert-int-round: convert(x) of an unrounded x ->
+ * convert(round-nearest-even(x)), a truncation the kernel asked for done
+ * as rounding.  Both name the convert.
  */
 bool usc__sig_mut_convert_int(usc__sig_ctx *c, usc_mutation kind)
 {
 	const usc_hlo_instr *in = c->in;
-	const usc_hlo_instr *x;
-	char st[256], sx[256], r[160];
+	const usc_hlo_instr *x, *path[5];
+	size_t which[5], n;
+	char st[256], sx[256], r[160], prev[160], args[1024];
 
 	if (!float_to_int(in))
 		return false;
 	x = in->operands[0];
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
+	n = round_path(x, path, which, 4);
 	if (kind == USC_MUT_CONVERT_INT_TRUNCATE) {
-		if (!is_round(x) || x->operand_count != 1)
+		if (!n)
 			return false;
-		usc__sig_emit(c, in->is_root, in->name, st, "convert",
-			      x->operands[0]->name, NULL);
-		usc__sig_set_detail(c, "'%s' truncated: its %s dropped",
-				    x->operands[0]->name,
-				    usc_hlo_opcode_name(x->opcode));
+		snprintf(prev, sizeof prev, "%s", path[0]->operands[0]->name);
+		for (size_t i = 1; i < n; i++) {
+			usc__sig_args_with(path[i], which[i - 1], prev, args,
+					   sizeof args);
+			usc__sig_shape_txt(sx, sizeof sx,
+					   path[i]->shape.dtype,
+					   &path[i]->shape);
+			usc__sig_emit(c, false, usc__sig_hname(c, r), sx,
+				      usc_hlo_opcode_name(path[i]->opcode),
+				      args, NULL);
+			snprintf(prev, sizeof prev, "%s", r);
+		}
+		usc__sig_emit(c, in->is_root, in->name, st, "convert", prev,
+			      NULL);
+		usc__sig_set_detail(c, "truncated: '%s' (%s) dropped",
+				    path[0]->name,
+				    usc_hlo_opcode_name(path[0]->opcode));
 		return true;
 	}
-	if (is_round(x))
+	if (n)
 		return false;
 	usc__sig_shape_txt(sx, sizeof sx, x->shape.dtype, &x->shape);
 	usc__sig_emit(c, false, usc__sig_hname(c, r), sx,

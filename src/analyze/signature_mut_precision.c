@@ -26,9 +26,11 @@ bool usc__sig_mut_narrow(usc__sig_ctx *c, int v)
 	if (usc__sig_float_arith(in)) {
 		if (usc__sig_fbits(n) >= usc__sig_fbits(t))
 			return false;
-		/* The add of a reduction's region narrowed to bf16 or f16 is
-		 * the reduction's narrow-accumulator: named there, once. */
-		if (v < 2 && usc__sig_accumulator_region(in))
+		/* The add of a reduction's region, or the op feeding it,
+		 * narrowed to bf16 or f16 is a narrow-accumulator: named
+		 * there, once. */
+		if (v < 2 && (usc__sig_accumulator_region(in) ||
+			      usc__sig_feeds_accumulator(in)))
 			return false;
 		usc__sig_shape_txt(sh, sizeof sh, n, &in->shape);
 		usc__sig_convert_operands(c, sh, args, sizeof args);

@@ -92,11 +92,53 @@ static const char *wrong_init_text(const usc_hlo_scalar *s)
 	return "0";
 }
 
+/* A scalar constant's literal. */
+static const usc_hlo_literal *scalar_literal(const usc_hlo_instr *in)
+{
+	return in->opcode == USC_HLO_OP_CONSTANT && in->literal &&
+			       in->literal->kind == USC_HLO_LITERAL_ARRAY &&
+			       in->literal->count == 1
+		       ? in->literal
+		       : NULL;
+}
+
+/*
+ * The constant a reduction's init is: the operand itself, or, for a
+ * parameter of a fused computation (XLA wraps a reduce-window in one and
+ * passes its init in), the constant its caller passes.
+ */
+static const usc_hlo_literal *init_constant(const usc_hlo_instr *init)
+{
+	const usc_hlo_computation *comp = init->parent;
+	const usc_hlo_module *m = comp ? comp->parent : NULL;
+
+	if (scalar_literal(init))
+		return scalar_literal(init);
+	if (init->opcode != USC_HLO_OP_PARAMETER || !m || comp->is_entry ||
+	    init->parameter_number < 0)
+		return NULL;
+	for (size_t i = 0; i < m->computation_count; i++)
+		for (size_t j = 0; j < m->computations[i]->instr_count; j++) {
+			const usc_hlo_instr *call =
+				m->computations[i]->instrs[j];
+
+			if (call->opcode == USC_HLO_OP_FUSION &&
+			    call->called_count == 1 &&
+			    call->called[0] == comp &&
+			    (size_t)init->parameter_number <
+				    call->operand_count)
+				return scalar_literal(
+					call->operands[init->parameter_number]);
+		}
+	return NULL;
+}
+
 bool usc__sig_mut_wrong_init(usc__sig_ctx *c)
 {
 	const usc_hlo_instr *in = c->in;
 	char st[256], sc[64], args[1024], rest[1024], k[160];
 	size_t half, j;
+	const usc_hlo_literal *lit = NULL;
 
 	if (in->opcode != USC_HLO_OP_REDUCE &&
 	    in->opcode != USC_HLO_OP_REDUCE_WINDOW)
@@ -105,28 +147,23 @@ bool usc__sig_mut_wrong_init(usc__sig_ctx *c)
 	    in->operand_count % 2)
 		return false;
 	half = in->operand_count / 2;
-	for (j = half; j < in->operand_count; j++) {
-		const usc_hlo_instr *init = in->operands[j];
-
-		if (init->opcode == USC_HLO_OP_CONSTANT && init->literal &&
-		    init->literal->kind == USC_HLO_LITERAL_ARRAY &&
-		    init->literal->count == 1)
+	for (j = half; j < in->operand_count; j++)
+		if ((lit = init_constant(in->operands[j])) != NULL)
 			break;
-	}
 	if (j == in->operand_count)
 		return false;
 	snprintf(sc, sizeof sc, "%s[]",
 		 usc_dtype_name(in->operands[j]->shape.dtype));
 	usc__sig_hname(c, k);
 	usc__sig_emit(c, false, k, sc, "constant",
-	     wrong_init_text(&in->operands[j]->literal->elems[0]), NULL);
+	     wrong_init_text(&lit->elems[0]), NULL);
 	usc__sig_args_with(in, j, k, args, sizeof args);
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
 	usc__sig_emit(c, in->is_root, in->name, st, usc_hlo_opcode_name(in->opcode),
 	     args, usc__sig_rest_dup(c, rest, sizeof rest));
 	usc__sig_set_detail(c, "init %s instead of %s",
-		   wrong_init_text(&in->operands[j]->literal->elems[0]),
-		   in->operands[j]->literal->elems[0].text);
+		   wrong_init_text(&lit->elems[0]),
+		   lit->elems[0].text);
 	return true;
 }
 

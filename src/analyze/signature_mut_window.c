@@ -189,11 +189,112 @@ bool usc__sig_accumulator_region(const usc_hlo_instr *in)
 	return false;
 }
 
+/* The fusion that calls comp, or NULL. */
+static const usc_hlo_instr *caller_of(const usc_hlo_computation *comp)
+{
+	const usc_hlo_module *m = comp->parent;
+
+	for (size_t i = 0; m && i < m->computation_count; i++)
+		for (size_t j = 0; j < m->computations[i]->instr_count; j++) {
+			const usc_hlo_instr *f = m->computations[i]->instrs[j];
+
+			if (f->opcode == USC_HLO_OP_FUSION &&
+			    f->called_count == 1 && f->called[0] == comp)
+				return f;
+		}
+	return NULL;
+}
+
+/* Parameter k of comp, or NULL. */
+static const usc_hlo_instr *param_of(const usc_hlo_computation *comp,
+				     size_t k)
+{
+	for (size_t j = 0; j < comp->instr_count; j++)
+		if (comp->instrs[j]->opcode == USC_HLO_OP_PARAMETER &&
+		    comp->instrs[j]->parameter_number == (int64_t)k)
+			return comp->instrs[j];
+	return NULL;
+}
+
+/*
+ * Whether in feeds summing reductions only, as their input, following
+ * its value through fusions (a fusion's root to the fusion's users, a
+ * fusion operand to the called computation's parameter), at most depth
+ * levels: an op with any other user narrowed is `narrow`, not an
+ * accumulator.
+ */
+static bool feeds_sum(const usc_hlo_instr *in, int depth)
+{
+	const usc_hlo_computation *comp = in->parent;
+	bool any = false;
+
+	if (!comp || depth <= 0)
+		return false;
+	if (in->is_root) {
+		const usc_hlo_instr *f = comp->is_entry ? NULL : caller_of(comp);
+
+		return f && feeds_sum(f, depth - 1);
+	}
+	for (size_t j = 0; j < comp->instr_count; j++) {
+		const usc_hlo_instr *u = comp->instrs[j];
+
+		for (size_t k = 0; k < u->operand_count; k++) {
+			const usc_hlo_instr *p;
+
+			if (u->operands[k] != in)
+				continue;
+			if (sum_region(u) && k == 0) {
+				any = true;
+				continue;
+			}
+			if (u->opcode != USC_HLO_OP_FUSION ||
+			    u->called_count != 1 ||
+			    !(p = param_of(u->called[0], k)) ||
+			    !feeds_sum(p, depth - 1))
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+bool usc__sig_feeds_accumulator(const usc_hlo_instr *in)
+{
+	return usc__sig_float_arith(in) && feeds_sum(in, 4);
+}
+
+/*
+ * The op feeding a summing reduction computed in the narrow type (the
+ * products of a sum of squares in bf16): its operands and result rounded
+ * to it, as `narrow` writes it.
+ */
+static bool feeding_narrowed(usc__sig_ctx *c, int v)
+{
+	const usc_hlo_instr *in = c->in;
+	usc_dtype n = acc_types[v], t = in->shape.dtype;
+	char sh[256], args[1024], nm[160], rest[1024];
+
+	if (!usc__sig_feeds_accumulator(in) ||
+	    usc__sig_precision_of(n) >= usc__sig_precision_of(t))
+		return false;
+	usc__sig_shape_txt(sh, sizeof sh, n, &in->shape);
+	usc__sig_convert_operands(c, sh, args, sizeof args);
+	usc__sig_hname(c, nm);
+	usc__sig_emit(c, false, nm, sh, usc_hlo_opcode_name(in->opcode), args,
+		      usc__sig_rest_dup(c, rest, sizeof rest));
+	usc__sig_shape_txt(sh, sizeof sh, t, &in->shape);
+	usc__sig_emit(c, in->is_root, in->name, sh, "convert", nm, NULL);
+	usc__sig_set_detail(c, "feeding a sum, computed in %s",
+			    usc_dtype_name(n));
+	return true;
+}
+
 /*
  * narrow-accumulator/0 (bf16), /1 (f16): a reduce or reduce-window whose
  * region adds its two parameters, computed with the operand, the init
  * and every partial sum in the narrow type, the result converted back: a
- * narrowed accumulator.
+ * narrowed accumulator.  On the float op that feeds such a reduction,
+ * that op computed in the narrow type (feeding_narrowed).
  */
 bool usc__sig_mut_narrow_accumulator(usc__sig_ctx *c, int v)
 {
@@ -202,8 +303,10 @@ bool usc__sig_mut_narrow_accumulator(usc__sig_ctx *c, int v)
 	char sn[256], st[256], sc[64], rg[192], x[160], i0[160], r[160];
 	char args[512], rest[1024];
 
-	if (v < 0 || v > 1 || !sum_region(in))
+	if (v < 0 || v > 1)
 		return false;
+	if (!sum_region(in))
+		return feeding_narrowed(c, v);
 	t = in->shape.dtype;
 	n = acc_types[v];
 	if (usc__sig_precision_of(n) >= usc__sig_precision_of(t))
@@ -289,8 +392,9 @@ static void window_txt(char *buf, size_t n, const usc_hlo_window_dim *w,
  * wrong-window on a single-input reduce-window, along its first windowed
  * dimension d (size above 1): /0 the window one shorter, /1 one longer
  * (padded by one more init at the high end), /2 the stride one less (or
- * one more), /3 the window moved to another dimension.  Only when the
- * result keeps its shape.
+ * one more), /3 the window moved to another dimension, /4 half as long,
+ * /5 twice as long (padded likewise).  Only when the result keeps its
+ * shape.
  */
 bool usc__sig_mut_wrong_window(usc__sig_ctx *c, int v)
 {
@@ -303,7 +407,7 @@ bool usc__sig_mut_wrong_window(usc__sig_ctx *c, int v)
 	const char *what = "";
 
 	if (in->opcode != USC_HLO_OP_REDUCE_WINDOW || in->operand_count != 2 ||
-	    !usc__sig_is_array(&in->shape) || v < 0 || v > 3)
+	    !usc__sig_is_array(&in->shape) || v < 0 || v > 5)
 		return false;
 	at = usc_hlo_instr_attr(in, "window");
 	os = &in->operands[0]->shape;
@@ -333,6 +437,15 @@ bool usc__sig_mut_wrong_window(usc__sig_ctx *c, int v)
 			w[d].stride++;
 		}
 		what = "with another stride";
+		break;
+	case 4:
+		w[d].size /= 2;
+		what = "half as long";
+		break;
+	case 5:
+		w[d].pad_hi += w[d].size;
+		w[d].size *= 2;
+		what = "twice as long";
 		break;
 	default: {
 		size_t e;

@@ -18,6 +18,7 @@
 #include "analyze/signature_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,23 @@ static bool translated(usc_dtype t, const usc_envelope *e, uint64_t ref,
 	return a <= x && x <= b;
 }
 
+/*
+ * How specific the explanation of one element is: the envelope's width
+ * in values, or, when the device lies closer than that to the mutant's
+ * strict value a (d codes away), 2d + 1: a wide envelope whose strict
+ * value still lands next to the device predicted it.
+ */
+static double specific(usc_dtype t, double w, uint64_t a, uint64_t b)
+{
+	int64_t d;
+
+	if (same_value(t, a, b))
+		return 1;
+	if (!usc_dtype_is_float(t) || usc_ulp_distance(t, a, b, &d) != USC_OK)
+		return w;
+	return fmin(w, 2 * fabs((double)d) + 1);
+}
+
 /* The running score of one candidate. */
 typedef struct tally {
 	uint64_t explained, broken;
@@ -168,6 +186,7 @@ void usc__sig_score_strict(usc__sig_set *s, const usc_tensor *const *outs,
 			   uint64_t *near)
 {
 	uint64_t rep = 0, drep = 0, nr = 0, k = 0;
+	int64_t overlap = 0;
 	size_t nd = 0;
 	bool same_ref = true;
 	tally y = {0, 0, 0};
@@ -201,9 +220,13 @@ void usc__sig_score_strict(usc__sig_set *s, const usc_tensor *const *outs,
 			}
 			count(&y, defect, !(e->flags & USC_ENV_UNKNOWN),
 			      translated(t, e, r, a, b, false),
-			      env_values(t, e));
-			if (defect && near && translated(t, e, r, a, b, true))
+			      specific(t, env_values(t, e), a, b));
+			if (defect && near &&
+			    (translated(t, e, r, a, b, true) ||
+			     distance(t, a, b) < distance(t, r, b)))
 				nr++;
+			if (a != r)
+				overlap += defect ? 1 : -1;
 		}
 	}
 	cand->reproduced = rep;
@@ -220,8 +243,11 @@ void usc__sig_score_strict(usc__sig_set *s, const usc_tensor *const *outs,
 	cand->envelope = false;
 	if (no_effect)
 		*no_effect = same_ref;
+	/* The promise: the defect elements brought near first, then the
+	 * changed defect elements less the changed legit ones. */
 	if (near)
-		*near = s->env ? nr : y.explained;
+		*near = (s->env ? nr : y.explained) * (s->elements + 1) +
+			(uint64_t)(overlap > 0 ? overlap : 0);
 }
 
 void usc__sig_score_envelope(usc__sig_set *s, const usc_tensor *const *outs,
@@ -252,29 +278,40 @@ void usc__sig_score_envelope(usc__sig_set *s, const usc_tensor *const *outs,
 				count(&y, defect, judged,
 				      e ? translated(t, e, r, a, b, false)
 					: same_value(t, a, b),
-				      e ? env_values(t, e) : 1);
+				      e ? specific(t, env_values(t, e), a, b)
+					: 1);
 				continue;
 			}
 			count(&y, defect, judged,
 			      usc_envelope_contains(me, t, b),
-			      env_values(t, me));
+			      specific(t, env_values(t, me), a, b));
 		}
 	}
 	finish(&y, cand);
 	cand->envelope = true;
 }
 
-/* Better first: see the comment of usc__sig_rank. */
-static int cmp_cand(const void *pa, const void *pb)
+static int64_t net_of(const usc_signature_candidate *c)
 {
-	const usc_signature_candidate *a = pa, *b = pb;
-	int64_t na = (int64_t)a->explained - (int64_t)a->broken;
-	int64_t nb = (int64_t)b->explained - (int64_t)b->broken;
+	return (int64_t)c->explained - (int64_t)c->broken;
+}
+
+/* Better first (band_floor: the lowest net count of the leading band);
+ * see the comment of usc__sig_rank. */
+static int cmp_cand(const usc_signature_candidate *a,
+		    const usc_signature_candidate *b, int64_t band_floor)
+{
+	int64_t na = net_of(a), nb = net_of(b);
+	bool ba = na >= band_floor, bb = nb >= band_floor;
 	double wa = isnan(a->width) ? INFINITY : a->width;
 	double wb = isnan(b->width) ? INFINITY : b->width;
 	double ma = isnan(a->median_ulps) ? -1 : a->median_ulps;
 	double mb = isnan(b->median_ulps) ? -1 : b->median_ulps;
 
+	if (ba != bb)
+		return ba ? -1 : 1;
+	if (ba && wa != wb)
+		return wa < wb ? -1 : 1;
 	if (na != nb)
 		return na > nb ? -1 : 1;
 	if (wa != wb)
@@ -301,6 +338,39 @@ static bool tied(const usc_signature_candidate *a,
 	       (wn || fabs(a->width - b->width) <= 1e-9 * b->width) &&
 	       mn == isnan(b->median_ulps) &&
 	       (mn || a->median_ulps == b->median_ulps);
+}
+
+/* A stable merge sort of list by cmp_cand (qsort has no context). */
+static bool sort_cands(usc_signature_candidate *list, size_t n,
+		       int64_t band_floor)
+{
+	usc_signature_candidate *tmp;
+
+	if (n < 2)
+		return true;
+	tmp = usc__malloc(n * sizeof *tmp);
+	if (!tmp)
+		return false;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				tmp[k++] = cmp_cand(&list[j], &list[i],
+						    band_floor) < 0
+						   ? list[j++]
+						   : list[i++];
+			while (i < mid)
+				tmp[k++] = list[i++];
+			while (j < hi)
+				tmp[k++] = list[j++];
+		}
+		memcpy(list, tmp, n * sizeof *tmp);
+	}
+	usc__free(tmp);
+	return true;
 }
 
 void usc__sig_cand_free(usc_signature_candidate *c)
@@ -353,22 +423,36 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 
 /*
  * The order: the net count explained - broken first (the defect elements
- * a mutant accounts for without spoiling what was right), then the
- * tighter envelope (the more specific explanation: a mutant whose
- * envelope holds the device value among fewer values says more), then
- * the strict bit-identical count and the median distance of the rest,
- * then catalogue order and op name (deterministic).  The verdict is
+ * a mutant accounts for without spoiling what was right), then the more
+ * specific explanation (the smaller width: a mutant whose envelope holds
+ * the device value among fewer values says more).  The net count is
+ * compared within a band: every candidate within (1 - min_fraction) of
+ * the defect elements of the best net count is in the leading band, and
+ * the band is ordered by width first, since a vacuously wide envelope
+ * (a sum reassociated in bf16 holds nearly anything) explains as many
+ * elements as the right mutant and a few more.  Then the strict
+ * bit-identical count and the median distance of the rest, then
+ * catalogue order and op name (deterministic).  The verdict is
  * "explained" when the best's net count reaches min_fraction of the
  * defect elements.
  */
-void usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
+bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 {
 	usc_signature_report *r = s->r;
 	usc_signature_candidate *list = s->list;
 	size_t n = s->n, keep;
+	int64_t best = INT64_MIN, band_floor;
 
-	if (n)
-		qsort(list, n, sizeof *list, cmp_cand);
+	for (size_t i = 0; i < n; i++)
+		if (net_of(&list[i]) > best)
+			best = net_of(&list[i]);
+	band_floor = n ? best - (int64_t)floor((1 - o->min_fraction) *
+					       (double)r->defects)
+		       : 0;
+	if (band_floor < 1)
+		band_floor = best > 0 ? 1 : best;
+	if (!sort_cands(list, n, band_floor))
+		return false;
 	if (r->verdict != USC_SIGNATURE_NO_DIFFERENCE &&
 	    r->verdict != USC_SIGNATURE_LEGIT) {
 		double net = n ? (double)list[0].explained -
@@ -395,6 +479,7 @@ void usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 	r->candidates = list;
 	s->list = NULL;
 	s->n = 0;
+	return true;
 }
 
 /*
@@ -402,8 +487,10 @@ void usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
  * zero where it is.  Scored directly, without an evaluation: it explains
  * the defect elements the device holds a zero at and breaks nothing.
  */
-bool usc__sig_score_output_zero(usc__sig_set *s)
+bool usc__sig_score_output_zero(usc__sig_set *s,
+				const usc_hlo_instr *const *producers)
 {
+	size_t first = SIZE_MAX;
 	usc_signature_report *r = s->r;
 	usc_signature_candidate cand;
 	uint64_t zero_diff = 0, k = 0;
@@ -426,6 +513,8 @@ bool usc__sig_score_output_zero(usc__sig_set *s)
 			zero = (b & ~smask) == 0;
 			if (zero && !same_value(t, b, rr))
 				zero_diff++;
+			if (zero && s->defect[k] && first == SIZE_MAX)
+				first = oi;
 			count(&y, s->defect[k] != 0, false, zero, 1);
 		}
 	}
@@ -441,5 +530,8 @@ bool usc__sig_score_output_zero(usc__sig_set *s)
 		 (unsigned long long)y.explained);
 	/* The rest are as far off as the identity's. */
 	cand.median_ulps = r->identity.median_ulps;
-	return usc__sig_push(s, &cand, NULL);
+	/* Named after the op that writes the first output it zeroes. */
+	return usc__sig_push(s, &cand,
+			     producers && first != SIZE_MAX ? producers[first]
+							    : NULL);
 }

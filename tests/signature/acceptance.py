@@ -464,7 +464,12 @@ def run_case(case, tmp, full, per_kind, table):
             op, kind, kv = muts[j][0], muts[j][2].split("/")[0], muts[j][2]
         cands = r["candidates"]
         label = "%s: %s %s" % (case, op, kv)
-        names = [(c["op"], c["mutation"]) for c in cands]
+        # output-zero is named after the op that writes the output: any
+        # op counts, the mutation is what is checked.
+        def key(c):
+            return (None if c["mutation"] == OUTPUT_ZERO else c["op"],
+                    c["mutation"])
+        names = [key(c) for c in cands]
         row = table[(case, kind)]
         row[3] += 1
         if r["budget_exhausted"] or r["verdict"] != "explained":
@@ -473,7 +478,7 @@ def run_case(case, tmp, full, per_kind, table):
                                         if r["budget_exhausted"] else ""))
             row[7] += 1
             continue
-        tied = [(c["op"], c["mutation"]) for c in cands if c["tied_best"]]
+        tied = [key(c) for c in cands if c["tied_best"]]
         # Several (op, mutation) tied with the best reproduce the whole
         # output, as the true one does: bit-identical outputs, ambiguous
         # by construction.

@@ -100,6 +100,13 @@ def main():
         cands = r["candidates"]
         names = [(c["op"], c["mutation"]) for c in cands]
         tied = {(c["op"], c["mutation"]) for c in cands if c["tied_best"]}
+        # "Elements left zero" names the op that writes the output; a
+        # label may name the fusion or its root: the mutation decides.
+        if label["mutation"] == "output-zero":
+            names = [(label["op"], m) if m == "output-zero" else (o, m)
+                     for o, m in names]
+            tied = {(label["op"], m) if m == "output-zero" else (o, m)
+                    for o, m in tied}
         rank = next((i + 1 for i, x in enumerate(names) if x in want), None)
         is_first = bool(want & tied) or rank == 1
         best = cands[0] if cands else None
