@@ -92,10 +92,10 @@ extern "C" {
 	X(DOT_TRANSPOSE_OPERAND, "dot-transpose-operand", 2,                   \
 	  "a rank-2 dot operand (lhs, rhs) read with its contracting and "    \
 	  "free dimensions swapped")                                           \
-	X(NARROW_ACCUMULATOR, "narrow-accumulator", 2,                         \
+	X(NARROW_ACCUMULATOR, "narrow-accumulator", 4,                         \
 	  "a reduce or reduce-window summed in bf16 or f16 (operand, init "   \
-	  "and every partial sum in the narrow type), or the op feeding it "  \
-	  "computed in that type")                                             \
+	  "and every partial sum in the narrow type; or operand and result "  \
+	  "rounded to it), or the op feeding it computed in that type")        \
 	X(WRONG_WINDOW, "wrong-window", 6,                                     \
 	  "a reduce-window's window one shorter, one longer, with another "   \
 	  "stride, over another dimension, half or twice as long")             \

@@ -665,8 +665,8 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 		st = set_up(&s, k, devices + k * device_count, err);
 		if (st == USC_OK && why[0])
 			snprintf(s.sets[k].r->note, sizeof s.sets[k].r->note,
-				 "the kernel's envelope under %s is unknown (%s): "
-				 "reproduced means bit for bit",
+				 "the kernel's envelope under %.63s is unknown "
+				 "(%.160s): reproduced means bit for bit",
 				 s.o.profile->name, why);
 		searching += st == USC_OK &&
 			     s.sets[k].r->verdict == USC_SIGNATURE_UNEXPLAINED;

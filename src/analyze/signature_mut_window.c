@@ -290,11 +290,44 @@ static bool feeding_narrowed(usc__sig_ctx *c, int v)
 }
 
 /*
+ * The reduction done the way XLA:CPU computes a bf16 or f16 reduction
+ * (float normalization): its operand rounded to n, summed in the wide
+ * type, the result rounded to n once.
+ */
+static bool rounded_sum(usc__sig_ctx *c, usc_dtype n)
+{
+	const usc_hlo_instr *in = c->in;
+	usc_dtype t = in->shape.dtype;
+	char sn[256], st[256], x[160], xw[160], r[160], rn[160];
+	char args[512], rest[1024];
+
+	usc__sig_shape_txt(sn, sizeof sn, n, &in->operands[0]->shape);
+	usc__sig_shape_txt(st, sizeof st, t, &in->operands[0]->shape);
+	usc__sig_emit(c, false, usc__sig_hname(c, x), sn, "convert",
+		      in->operands[0]->name, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, xw), st, "convert", x,
+		      NULL);
+	snprintf(args, sizeof args, "%s, %s", xw, in->operands[1]->name);
+	usc__sig_shape_txt(st, sizeof st, t, &in->shape);
+	usc__sig_emit(c, false, usc__sig_hname(c, r), st,
+		      usc_hlo_opcode_name(in->opcode), args,
+		      usc__sig_rest_dup(c, rest, sizeof rest));
+	usc__sig_shape_txt(sn, sizeof sn, n, &in->shape);
+	usc__sig_emit(c, false, usc__sig_hname(c, rn), sn, "convert", r, NULL);
+	usc__sig_emit(c, in->is_root, in->name, st, "convert", rn, NULL);
+	usc__sig_set_detail(c, "in %s, summed in %s, rounded once",
+			    usc_dtype_name(n), usc_dtype_name(t));
+	return true;
+}
+
+/*
  * narrow-accumulator/0 (bf16), /1 (f16): a reduce or reduce-window whose
  * region adds its two parameters, computed with the operand, the init
  * and every partial sum in the narrow type, the result converted back: a
- * narrowed accumulator.  On the float op that feeds such a reduction,
- * that op computed in the narrow type (feeding_narrowed).
+ * narrowed accumulator.  /2 (bf16), /3 (f16): the same reduction as
+ * XLA:CPU computes a narrow one (rounded_sum).  On the float op that
+ * feeds such a reduction (/0, /1), that op computed in the narrow type
+ * (feeding_narrowed).
  */
 bool usc__sig_mut_narrow_accumulator(usc__sig_ctx *c, int v)
 {
@@ -303,14 +336,16 @@ bool usc__sig_mut_narrow_accumulator(usc__sig_ctx *c, int v)
 	char sn[256], st[256], sc[64], rg[192], x[160], i0[160], r[160];
 	char args[512], rest[1024];
 
-	if (v < 0 || v > 1)
+	if (v < 0 || v > 3)
 		return false;
 	if (!sum_region(in))
-		return feeding_narrowed(c, v);
+		return v < 2 && feeding_narrowed(c, v);
 	t = in->shape.dtype;
-	n = acc_types[v];
+	n = acc_types[v % 2];
 	if (usc__sig_precision_of(n) >= usc__sig_precision_of(t))
 		return false;
+	if (v >= 2)
+		return rounded_sum(c, n);
 	/* The narrow region, before the first computation. */
 	snprintf(rg, sizeof rg, "%s.sgacc", in->name);
 	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(n));

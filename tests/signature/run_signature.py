@@ -559,7 +559,12 @@ def test_legit(tmp):
     if r["verdict"] != "legit" or rc != 0:
         fail("softmax_f32 real output under xla-cpu: verdict %s" %
              r["verdict"])
+    # The case names its platform (cpu): xla-cpu without --profile too.
     rc, r = signature([d])
+    if r["verdict"] != "legit" or r["profile"] != "xla-cpu":
+        fail("softmax_f32 real output under the case's profile: verdict "
+             "%s, profile %s" % (r["verdict"], r["profile"]))
+    rc, r = signature([d, "--no-profile"])
     if r["verdict"] == "explained":
         fail("softmax_f32 real output explained by %s" % r["candidates"][0])
     print("real outputs: layer_norm no difference, softmax legit under "
