@@ -117,7 +117,7 @@ static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
 		if (k >= c->elements)
 			continue;
 		st = usc__domain_envelope.to_output(
-			usc__eval_domain_state(c->ev), t, v, &bits, &e, err);
+		    usc__eval_domain_state(c->ev), t, v, &bits, &e, err);
 		if (st != USC_OK)
 			return st;
 		c->env[k] = usc__envelope_public(&e);
@@ -131,12 +131,10 @@ static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
  * cannot evaluate: a mutant's helper arithmetic) leaves every element
  * unknown and *why says so; only out of memory is an error.
  */
-static usc_status envelope_of(const usc_hlo_module *m,
-			      const usc_tensor *const *inputs, size_t ni,
-			      const usc_signature_options *o,
-			      const uint64_t *offset, size_t nout,
-			      uint64_t elements, usc_envelope *env,
-			      char *why, size_t why_size)
+static usc_status
+envelope_of(const usc_hlo_module *m, const usc_tensor *const *inputs, size_t ni,
+	    const usc_signature_options *o, const uint64_t *offset, size_t nout,
+	    uint64_t elements, usc_envelope *env, char *why, size_t why_size)
 {
 	usc__eval_stream s;
 	env_ctx c;
@@ -191,8 +189,8 @@ typedef struct pending {
 	const usc_hlo_instr *in;
 	usc_mutation kind;
 	int variant;
-	uint64_t near;  /* the most defect elements near it in any set */
-	size_t *index;  /* per set: its candidate, or SIZE_MAX */
+	uint64_t near; /* the most defect elements near it in any set */
+	size_t *index; /* per set: its candidate, or SIZE_MAX */
 } pending;
 
 static int cmp_pending(const void *pa, const void *pb)
@@ -237,15 +235,15 @@ static void free_outputs(usc_tensor **outs, size_t n)
 }
 
 /* The mutant's module parsed from its text; NULL (counted) on failure. */
-static usc_hlo_file *parse_mutant(const usc_hlo_instr *in,
-			      usc_mutation k, int v, char **text)
+static usc_hlo_file *parse_mutant(const usc_hlo_instr *in, usc_mutation k,
+				  int v, char **text)
 {
 	usc_hlo_file *mf = NULL;
 	usc_error e2;
 
 	usc_error_clear(&e2);
 	if (usc_hlo_parse(*text, strlen(*text), "<mutant>", &mf, &e2) !=
-		    USC_OK ||
+		USC_OK ||
 	    usc_hlo_file_module_count(mf) < 1) {
 		if (getenv("USC_SIGNATURE_DEBUG"))
 			fprintf(stderr, "signature: %s %s/%d: %s\n", in->name,
@@ -291,9 +289,8 @@ static bool add_pending(search *s, const usc_hlo_instr *in, usc_mutation k,
  * every set that has defects; under a profile, remembered for the second
  * pass when some set has a defect element near it.
  */
-static usc_status first_pass(search *s, const usc_hlo_instr *in,
-			     usc_mutation k, int v, double deadline,
-			     usc_error *err)
+static usc_status first_pass(search *s, const usc_hlo_instr *in, usc_mutation k,
+			     int v, double deadline, usc_error *err)
 {
 	usc_signature_candidate cand;
 	usc_hlo_file *mf;
@@ -320,8 +317,8 @@ static usc_status first_pass(search *s, const usc_hlo_instr *in,
 	s->evaluated++;
 	mf = parse_mutant(in, k, v, &text);
 	usc_error_clear(&e2);
-	if (!mf || evaluate(usc_hlo_file_module(mf, 0), s->inputs, s->ni,
-			    &s->o, s->mut, s->nout, &e2) != USC_OK) {
+	if (!mf || evaluate(usc_hlo_file_module(mf, 0), s->inputs, s->ni, &s->o,
+			    s->mut, s->nout, &e2) != USC_OK) {
 		if (mf && getenv("USC_SIGNATURE_DEBUG"))
 			fprintf(stderr, "signature: %s %s/%d: %s\n", in->name,
 				usc_mutation_name(k), v, e2.message);
@@ -379,8 +376,8 @@ static usc_status second_pass(search *s, const pending *p, usc_error *err)
 	bool applies = false;
 	usc_status st;
 
-	st = usc__sig_build_mutant(&s->bt, p->in, p->kind, p->variant,
-				   &applies, NULL, 0, &text, err);
+	st = usc__sig_build_mutant(&s->bt, p->in, p->kind, p->variant, &applies,
+				   NULL, 0, &text, err);
 	if (st != USC_OK || !applies)
 		return st;
 	mf = parse_mutant(p->in, p->kind, p->variant, &text);
@@ -407,9 +404,8 @@ static usc_status second_pass(search *s, const pending *p, usc_error *err)
 	for (size_t si = 0; si < s->set_count; si++)
 		if (p->index[si] != SIZE_MAX)
 			usc__sig_score_envelope(
-				&s->sets[si],
-				(const usc_tensor *const *)s->mut, s->menv,
-				&s->sets[si].list[p->index[si]]);
+			    &s->sets[si], (const usc_tensor *const *)s->mut,
+			    s->menv, &s->sets[si].list[p->index[si]]);
 	free_outputs(s->mut, s->nout);
 	return USC_OK;
 }
@@ -460,9 +456,8 @@ static usc_status set_up(search *s, size_t k, const usc_tensor *const *dev,
 			differing += !same;
 			if (s->env)
 				ss->defect[idx] =
-					!(s->env[idx].flags & USC_ENV_UNKNOWN) &&
-					!usc_envelope_contains(&s->env[idx], t,
-							       b);
+				    !(s->env[idx].flags & USC_ENV_UNKNOWN) &&
+				    !usc_envelope_contains(&s->env[idx], t, b);
 			else
 				ss->defect[idx] = !same;
 			r->defects += ss->defect[idx];
@@ -487,14 +482,14 @@ static usc_status set_up(search *s, size_t k, const usc_tensor *const *dev,
 	}
 	r->verdict = USC_SIGNATURE_UNEXPLAINED;
 	if (!usc__sig_score_output_zero(
-		    ss, (const usc_hlo_instr *const *)s->producers))
+		ss, (const usc_hlo_instr *const *)s->producers))
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	return USC_OK;
 }
 
 /* The op writing each output: the entry's root, or its tuple's operands. */
-static void find_producers(const usc_hlo_module *m,
-			   const usc_hlo_instr **out, size_t n)
+static void find_producers(const usc_hlo_module *m, const usc_hlo_instr **out,
+			   size_t n)
 {
 	const usc_hlo_instr *root = NULL;
 
@@ -503,10 +498,10 @@ static void find_producers(const usc_hlo_module *m,
 			root = m->computations[i]->root;
 	for (size_t i = 0; i < n; i++)
 		out[i] = !root ? NULL
-			 : root->opcode != USC_HLO_OP_TUPLE ? (n == 1 ? root
-								       : NULL)
-			 : i < root->operand_count	  ? root->operands[i]
-							  : NULL;
+			 : root->opcode != USC_HLO_OP_TUPLE
+			     ? (n == 1 ? root : NULL)
+			 : i < root->operand_count ? root->operands[i]
+						   : NULL;
 }
 
 /* Checks the device sets against the reference's outputs. */
@@ -522,16 +517,16 @@ static usc_status check_devices(search *s, const usc_tensor *const *devices,
 			char sa[256], sb2[256];
 
 			if (a.dtype != b.dtype || a.rank != b.rank ||
-			    memcmp(a.dims, b.dims,
-				   a.rank * sizeof *a.dims) != 0) {
+			    memcmp(a.dims, b.dims, a.rank * sizeof *a.dims) !=
+				0) {
 				usc_tensor_spec_format(&a, sa, sizeof sa);
 				usc_tensor_spec_format(&b, sb2, sizeof sb2);
 				return usc__fail(
-					err, USC_EINVAL,
-					"device output %zu%s is %s; the "
-					"kernel computes %s",
-					i, s->set_count > 1 ? " of a set" : "",
-					sb2, sa);
+				    err, USC_EINVAL,
+				    "device output %zu%s is %s; the "
+				    "kernel computes %s",
+				    i, s->set_count > 1 ? " of a set" : "", sb2,
+				    sa);
 			}
 		}
 	}
@@ -586,8 +581,7 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 				     const usc_tensor *const *devices,
 				     size_t device_count, size_t set_count,
 				     const usc_signature_options *opts,
-				     usc_signature_report **out,
-				     usc_error *err)
+				     usc_signature_report **out, usc_error *err)
 {
 	search s;
 	size_t searching = 0;
@@ -726,18 +720,15 @@ done:
 	return st;
 }
 
-usc_status usc_signature_search(const usc_hlo_module *m,
-				const usc_tensor *const *inputs,
-				size_t input_count,
-				const usc_tensor *const *devices,
-				size_t device_count,
-				const usc_signature_options *opts,
-				usc_signature_report **out, usc_error *err)
+usc_status
+usc_signature_search(const usc_hlo_module *m, const usc_tensor *const *inputs,
+		     size_t input_count, const usc_tensor *const *devices,
+		     size_t device_count, const usc_signature_options *opts,
+		     usc_signature_report **out, usc_error *err)
 {
 	return usc_signature_search_sets(m, inputs, input_count, devices,
 					 device_count, 1, opts, out, err);
 }
-
 
 /* -------------------------------------------------------- from files */
 

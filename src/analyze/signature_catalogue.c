@@ -20,7 +20,7 @@ static const struct {
 	const char *summary;
 } catalogue[] = {
 #define USC__MUT_ROW(id, name, variants, summary) {name, variants, summary},
-	USC_MUTATION_LIST(USC__MUT_ROW)
+    USC_MUTATION_LIST(USC__MUT_ROW)
 #undef USC__MUT_ROW
 };
 
@@ -50,11 +50,9 @@ usc_status usc_mutation_from_name(const char *name, usc_mutation *out,
 			*out = (usc_mutation)k;
 			return USC_OK;
 		}
-		used += (size_t)snprintf(list + used,
-					 used < sizeof list ? sizeof list - used
-							    : 0,
-					 "%s%s", k ? " " : "",
-					 catalogue[k].name);
+		used += (size_t)snprintf(
+		    list + used, used < sizeof list ? sizeof list - used : 0,
+		    "%s%s", k ? " " : "", catalogue[k].name);
 		if (used >= sizeof list)
 			used = sizeof list;
 	}
@@ -160,4 +158,3 @@ bool usc__sig_mutate_lines(usc__sig_ctx *c, usc_mutation kind, int v)
 		return false;
 	}
 }
-

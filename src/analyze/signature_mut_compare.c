@@ -20,8 +20,8 @@
 bool usc__sig_mut_flip_compare(usc__sig_ctx *c, int v)
 {
 	static const char *const pairs[2][4][2] = {
-		{{"LT", "LE"}, {"LE", "LT"}, {"GT", "GE"}, {"GE", "GT"}},
-		{{"EQ", "NE"}, {"NE", "EQ"}, {NULL, NULL}, {NULL, NULL}}};
+	    {{"LT", "LE"}, {"LE", "LT"}, {"GT", "GE"}, {"GE", "GT"}},
+	    {{"EQ", "NE"}, {"NE", "EQ"}, {NULL, NULL}, {NULL, NULL}}};
 	const usc_hlo_instr *in = c->in;
 	const usc_hlo_attr *at;
 	char st[256], args[1024], rest[1024], key[32];
@@ -157,8 +157,7 @@ bool usc__sig_mut_convert_int(usc__sig_ctx *c, usc_mutation kind)
 		for (size_t i = 1; i < n; i++) {
 			usc__sig_args_with(path[i], which[i - 1], prev, args,
 					   sizeof args);
-			usc__sig_shape_txt(sx, sizeof sx,
-					   path[i]->shape.dtype,
+			usc__sig_shape_txt(sx, sizeof sx, path[i]->shape.dtype,
 					   &path[i]->shape);
 			usc__sig_emit(c, false, usc__sig_hname(c, r), sx,
 				      usc_hlo_opcode_name(path[i]->opcode),
@@ -175,8 +174,8 @@ bool usc__sig_mut_convert_int(usc__sig_ctx *c, usc_mutation kind)
 	if (n)
 		return false;
 	usc__sig_shape_txt(sx, sizeof sx, x->shape.dtype, &x->shape);
-	usc__sig_emit(c, false, usc__sig_hname(c, r), sx,
-		      "round-nearest-even", x->name, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, r), sx, "round-nearest-even",
+		      x->name, NULL);
 	usc__sig_emit(c, in->is_root, in->name, st, "convert", r, NULL);
 	usc__sig_set_detail(c, "'%s' rounded to nearest even, not truncated",
 			    x->name);
@@ -220,7 +219,8 @@ bool usc__sig_mut_constant_ulps(usc__sig_ctx *c, int v)
 		k = -k;
 	if (k < 0 && mag < (uint64_t)-k)
 		return false;
-	nb = (bits & sign && mag != 0 ? sign : 0) | (mag + (uint64_t)(int64_t)k);
+	nb = (bits & sign && mag != 0 ? sign : 0) |
+	     (mag + (uint64_t)(int64_t)k);
 	if (usc_decode_double(t, nb, &y) != USC_OK || !isfinite(y) ||
 	    isnan(y) || y == x)
 		return false;
@@ -228,7 +228,7 @@ bool usc__sig_mut_constant_ulps(usc__sig_ctx *c, int v)
 	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(t));
 	usc__sig_emit(c, in->is_root, in->name, sc, "constant", val, NULL);
 	usc__sig_set_detail(c, "%s %+d ulp%s (%s)", in->literal->elems[0].text,
-			    steps[v], steps[v] == 1 || steps[v] == -1 ? "" : "s",
-			    val);
+			    steps[v],
+			    steps[v] == 1 || steps[v] == -1 ? "" : "s", val);
 	return true;
 }

@@ -28,27 +28,28 @@ bool usc__sig_mut_off_by_one(usc__sig_ctx *c, int v)
 		int64_t n;
 		usc_dtype t = o->shape.dtype;
 
-		if (v != 0 || !usc__sig_is_array(&o->shape) || o->shape.rank != 1 ||
-		    o->shape.dims[0] < 2)
+		if (v != 0 || !usc__sig_is_array(&o->shape) ||
+		    o->shape.rank != 1 || o->shape.dims[0] < 2)
 			return false;
 		n = o->shape.dims[0];
 		/* Operand read at (i + 1) mod n: a rotation by one. */
 		snprintf(so, sizeof so, "%s[%lld]", usc_dtype_name(t),
 			 (long long)(n - 1));
 		snprintf(val, sizeof val, ", slice={[1:%lld]}", (long long)n);
-		usc__sig_emit(c, false, usc__sig_hname(c, a), so, "slice", o->name, val);
+		usc__sig_emit(c, false, usc__sig_hname(c, a), so, "slice",
+			      o->name, val);
 		snprintf(so, sizeof so, "%s[1]", usc_dtype_name(t));
-		usc__sig_emit(c, false, usc__sig_hname(c, b), so, "slice", o->name,
-		     ", slice={[0:1]}");
+		usc__sig_emit(c, false, usc__sig_hname(c, b), so, "slice",
+			      o->name, ", slice={[0:1]}");
 		snprintf(so, sizeof so, "%s[%lld]", usc_dtype_name(t),
 			 (long long)n);
 		snprintf(args, sizeof args, "%s, %s", a, b);
-		usc__sig_emit(c, false, usc__sig_hname(c, r), so, "concatenate", args,
-		     ", dimensions={0}");
+		usc__sig_emit(c, false, usc__sig_hname(c, r), so, "concatenate",
+			      args, ", dimensions={0}");
 		usc__sig_emit(c, in->is_root, in->name, st, "broadcast", r,
-		     usc__sig_rest_dup(c, rest, sizeof rest));
-		usc__sig_set_detail(c, "operand '%s' read one index on (rotated)",
-			   o->name);
+			      usc__sig_rest_dup(c, rest, sizeof rest));
+		usc__sig_set_detail(
+		    c, "operand '%s' read one index on (rotated)", o->name);
 		return true;
 	}
 	case USC_HLO_OP_SLICE: {
@@ -61,7 +62,7 @@ bool usc__sig_mut_off_by_one(usc__sig_ctx *c, int v)
 		    (size_t)v >= at->count || !usc__sig_is_array(&o->shape))
 			return false;
 		if (at->slice[v].limit + at->slice[v].stride <=
-		    o->shape.dims[v] + at->slice[v].stride - 1 &&
+			o->shape.dims[v] + at->slice[v].stride - 1 &&
 		    at->slice[v].limit < o->shape.dims[v])
 			shift = 1;
 		else if (at->slice[v].start >= 1)
@@ -77,17 +78,18 @@ bool usc__sig_mut_off_by_one(usc__sig_ctx *c, int v)
 				l += shift;
 			}
 			used += (size_t)snprintf(
-				val + used, sizeof val - used, "%s[%lld:%lld:%lld]",
-				d ? ", " : "", (long long)s, (long long)l,
-				(long long)at->slice[d].stride);
+			    val + used, sizeof val - used, "%s[%lld:%lld:%lld]",
+			    d ? ", " : "", (long long)s, (long long)l,
+			    (long long)at->slice[d].stride);
 		}
 		if (used < sizeof val)
 			snprintf(val + used, sizeof val - used, "}");
 		if (!usc__sig_rest_replace(c, "slice", val, rest, sizeof rest))
 			return false;
-		usc__sig_emit(c, in->is_root, in->name, st, "slice", o->name, rest);
+		usc__sig_emit(c, in->is_root, in->name, st, "slice", o->name,
+			      rest);
 		usc__sig_set_detail(c, "dimension %d shifted by %+lld", v,
-			   (long long)shift);
+				    (long long)shift);
 		return true;
 	}
 	case USC_HLO_OP_IOTA:
@@ -109,22 +111,26 @@ bool usc__sig_mut_off_by_one(usc__sig_ctx *c, int v)
 		    k >= in->operand_count)
 			return false;
 		ix = in->operands[k];
-		if (!usc__sig_is_array(&ix->shape) || !usc_dtype_is_integer(ix->shape.dtype))
+		if (!usc__sig_is_array(&ix->shape) ||
+		    !usc_dtype_is_integer(ix->shape.dtype))
 			return false;
 		usc__sig_shape_txt(sx, sizeof sx, ix->shape.dtype, &ix->shape);
 		if (ix->shape.rank == 0) {
 			snprintf(sc, sizeof sc, "%s[]",
 				 usc_dtype_name(ix->shape.dtype));
-			usc__sig_emit(c, false, usc__sig_hname(c, one), sc, "constant", "1", NULL);
+			usc__sig_emit(c, false, usc__sig_hname(c, one), sc,
+				      "constant", "1", NULL);
 		} else {
-			usc__sig_splat(c, ix->shape.dtype, "1", &ix->shape, one);
+			usc__sig_splat(c, ix->shape.dtype, "1", &ix->shape,
+				       one);
 		}
 		snprintf(args, sizeof args, "%s, %s", ix->name, one);
-		usc__sig_emit(c, false, usc__sig_hname(c, a), sx, "add", args, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, a), sx, "add", args,
+			      NULL);
 		usc__sig_args_with(in, k, a, args, sizeof args);
 		usc__sig_emit(c, in->is_root, in->name, st,
-		     usc_hlo_opcode_name(in->opcode), args,
-		     usc__sig_rest_dup(c, rest, sizeof rest));
+			      usc_hlo_opcode_name(in->opcode), args,
+			      usc__sig_rest_dup(c, rest, sizeof rest));
 		usc__sig_set_detail(c, "start index '%s' plus one", ix->name);
 		return true;
 	}
@@ -155,16 +161,19 @@ bool usc__sig_mut_transposed(usc__sig_ctx *c, int v)
 	 * transposed back to [r, c]. */
 	snprintf(so, sizeof so, "%s[%lld,%lld]", usc_dtype_name(o->shape.dtype),
 		 (long long)cc, (long long)r);
-	usc__sig_emit(c, false, usc__sig_hname(c, a), so, "reshape", o->name, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, a), so, "reshape", o->name,
+		      NULL);
 	snprintf(so, sizeof so, "%s[%lld,%lld]", usc_dtype_name(o->shape.dtype),
 		 (long long)r, (long long)cc);
-	usc__sig_emit(c, false, usc__sig_hname(c, b), so, "transpose", a, ", dimensions={1,0}");
+	usc__sig_emit(c, false, usc__sig_hname(c, b), so, "transpose", a,
+		      ", dimensions={1,0}");
 	usc__sig_args_with(in, (size_t)v, b, args, sizeof args);
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
-	usc__sig_emit(c, in->is_root, in->name, st, usc_hlo_opcode_name(in->opcode),
-	     args, usc__sig_rest_dup(c, rest, sizeof rest));
+	usc__sig_emit(c, in->is_root, in->name, st,
+		      usc_hlo_opcode_name(in->opcode), args,
+		      usc__sig_rest_dup(c, rest, sizeof rest));
 	usc__sig_set_detail(c, "operand '%s' read through transposed indices",
-		   o->name);
+			    o->name);
 	return true;
 }
 
@@ -203,18 +212,20 @@ bool usc__sig_mut_wrong_reduce_dim(usc__sig_ctx *c, int v)
 		if (!same || seen++ != v)
 			continue;
 		snprintf(val, sizeof val, "{%lld}", (long long)e);
-		if (!usc__sig_rest_replace(c, "dimensions", val, rest, sizeof rest))
+		if (!usc__sig_rest_replace(c, "dimensions", val, rest,
+					   sizeof rest))
 			return false;
 		usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
 		{
 			char args[1024];
 
-			usc__sig_args_with(in, (size_t)-1, NULL, args, sizeof args);
-			usc__sig_emit(c, in->is_root, in->name, st, "reduce", args,
-			     rest);
+			usc__sig_args_with(in, (size_t)-1, NULL, args,
+					   sizeof args);
+			usc__sig_emit(c, in->is_root, in->name, st, "reduce",
+				      args, rest);
 		}
 		usc__sig_set_detail(c, "over dimension %lld instead of %lld",
-			   (long long)e, (long long)d);
+				    (long long)e, (long long)d);
 		return true;
 	}
 	return false;
@@ -235,25 +246,26 @@ bool usc__sig_mut_zero(usc__sig_ctx *c)
 	    in->opcode == USC_HLO_OP_CONSTANT)
 		return false;
 	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(in->shape.dtype));
-	usc__sig_emit(c, false, usc__sig_hname(c, k), sc, "constant", "0", NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, k), sc, "constant", "0",
+		      NULL);
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
-	usc__sig_emit(c, in->is_root, in->name, st, "broadcast", k, ", dimensions={}");
+	usc__sig_emit(c, in->is_root, in->name, st, "broadcast", k,
+		      ", dimensions={}");
 	usc__sig_set_detail(c, "result all zeros");
 	return true;
 }
 
 /* "[0:a], [0:d1], ..." : dimension `dim` cut to [0:hi), the others whole. */
 void usc__sig_slice_txt(char *buf, size_t n, const usc_hlo_shape *sh,
-		      size_t dim, int64_t hi)
+			size_t dim, int64_t hi)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < sh->rank && used < n; i++)
-		used += (size_t)snprintf(buf + used, n - used, "%s[0:%lld]",
-					 i ? ", " : "",
-					 (long long)(i == dim ? hi
-							      : sh->dims[i]));
+		used += (size_t)snprintf(
+		    buf + used, n - used, "%s[0:%lld]", i ? ", " : "",
+		    (long long)(i == dim ? hi : sh->dims[i]));
 }
 
 /*
@@ -307,9 +319,10 @@ bool usc__sig_mut_stale(usc__sig_ctx *c, int v)
 	snprintf(args, sizeof args, "%s, %s", a, b);
 	snprintf(rest, sizeof rest, ", dimensions={%zu}", dim);
 	usc__sig_emit(c, in->is_root, in->name, st, "concatenate", args, rest);
-	usc__sig_set_detail(c, "dimension %zu's last %lld hold its first %lld (a stale "
-		      "tile)",
-		   dim, (long long)h, (long long)h);
+	usc__sig_set_detail(
+	    c,
+	    "dimension %zu's last %lld hold its first %lld (a stale "
+	    "tile)",
+	    dim, (long long)h, (long long)h);
 	return true;
 }
-

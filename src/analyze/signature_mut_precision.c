@@ -35,10 +35,11 @@ bool usc__sig_mut_narrow(usc__sig_ctx *c, int v)
 		usc__sig_shape_txt(sh, sizeof sh, n, &in->shape);
 		usc__sig_convert_operands(c, sh, args, sizeof args);
 		usc__sig_hname(c, nm);
-		usc__sig_emit(c, false, nm, sh, usc_hlo_opcode_name(in->opcode), args,
-		     usc__sig_rest_dup(c, rest, sizeof rest));
+		usc__sig_emit(c, false, nm, sh, usc_hlo_opcode_name(in->opcode),
+			      args, usc__sig_rest_dup(c, rest, sizeof rest));
 		usc__sig_shape_txt(sh, sizeof sh, t, &in->shape);
-		usc__sig_emit(c, in->is_root, in->name, sh, "convert", nm, NULL);
+		usc__sig_emit(c, in->is_root, in->name, sh, "convert", nm,
+			      NULL);
 		usc__sig_set_detail(c, "computed in %s", usc_dtype_name(n));
 		return true;
 	}
@@ -52,10 +53,13 @@ bool usc__sig_mut_narrow(usc__sig_ctx *c, int v)
 			return false;
 		usc__sig_shape_txt(sh, sizeof sh, n, &in->shape);
 		usc__sig_hname(c, nm);
-		usc__sig_emit(c, false, nm, sh, "convert", in->operands[0]->name, NULL);
+		usc__sig_emit(c, false, nm, sh, "convert",
+			      in->operands[0]->name, NULL);
 		usc__sig_shape_txt(sh, sizeof sh, t, &in->shape);
-		usc__sig_emit(c, in->is_root, in->name, sh, "convert", nm, NULL);
-		usc__sig_set_detail(c, "rounded through %s first", usc_dtype_name(n));
+		usc__sig_emit(c, in->is_root, in->name, sh, "convert", nm,
+			      NULL);
+		usc__sig_set_detail(c, "rounded through %s first",
+				    usc_dtype_name(n));
 		return true;
 	}
 	return false;
@@ -102,10 +106,12 @@ static void emit_directed(usc__sig_ctx *c, usc_mutation mode, const char *x,
 	usc__sig_shape_txt(sp, sizeof sp, USC_PRED, sh);
 	usc__sig_emit(c, false, usc__sig_hname(c, r0), st, "convert", x, NULL);
 	usc__sig_emit(c, false, usc__sig_hname(c, r1), sw, "convert", r0, NULL);
-	usc__sig_emit(c, false, usc__sig_hname(c, r2), su, "bitcast-convert", r0, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, r2), su, "bitcast-convert",
+		      r0, NULL);
 	usc__sig_splat(c, u, "1", sh, one);
 	snprintf(args, sizeof args, "%s, %s", r2, one);
-	usc__sig_emit(c, false, usc__sig_hname(c, dn), su, "subtract", args, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, dn), su, "subtract", args,
+		      NULL);
 	/*
 	 * The sign of r1 - (x + err): r1 - x is exact (r1 is x rounded to
 	 * a narrower type, so both are multiples of x's ulp and close), and
@@ -113,12 +119,14 @@ static void emit_directed(usc__sig_ctx *c, usc_mutation mode, const char *x,
 	 * decides where r1 - x is zero.
 	 */
 	snprintf(args, sizeof args, "%s, %s", r1, x);
-	usc__sig_emit(c, false, usc__sig_hname(c, diff), sw, "subtract", args, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, diff), sw, "subtract", args,
+		      NULL);
 	if (err_term) {
 		char d2[160];
 
 		snprintf(args, sizeof args, "%s, %s", diff, err_term);
-		usc__sig_emit(c, false, usc__sig_hname(c, d2), sw, "subtract", args, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, d2), sw, "subtract",
+			      args, NULL);
 		snprintf(diff, sizeof diff, "%s", d2);
 	}
 	usc__sig_splat(c, w, "0", sh, zw);
@@ -133,37 +141,42 @@ static void emit_directed(usc__sig_ctx *c, usc_mutation mode, const char *x,
 		 * ~ 2^-134 is 2^-260, below f32's 2^-149), and the elements
 		 * would keep their nearest value.
 		 */
-		usc__sig_emit(c, false, usc__sig_hname(c, sg), sw, "sign", diff, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, sg), sw, "sign", diff,
+			      NULL);
 		snprintf(args, sizeof args, "%s, %s", sg, r1);
-		usc__sig_emit(c, false, usc__sig_hname(c, pr), sw, "multiply", args, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, pr), sw, "multiply",
+			      args, NULL);
 		snprintf(args, sizeof args, "%s, %s", pr, zw);
-		usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "compare", args,
-		     ", direction=GT");
+		usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "compare",
+			      args, ", direction=GT");
 		snprintf(step, sizeof step, "%s", dn);
 	} else {
 		bool up = mode == USC_MUT_ROUND_UP;
 		char z[160], side[160], msk[160], sm[160], away[160];
 
 		snprintf(args, sizeof args, "%s, %s", diff, zw);
-		usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "compare", args,
-		     up ? ", direction=LT" : ", direction=GT");
+		usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "compare",
+			      args, up ? ", direction=LT" : ", direction=GT");
 		usc__sig_splat(c, t, "0", sh, z);
 		snprintf(args, sizeof args, "%s, %s", r0, z);
 		/* Up: a negative r0 steps toward zero; down: a positive. */
-		usc__sig_emit(c, false, usc__sig_hname(c, side), sp, "compare", args,
-		     up ? ", direction=LT" : ", direction=GT");
+		usc__sig_emit(c, false, usc__sig_hname(c, side), sp, "compare",
+			      args, up ? ", direction=LT" : ", direction=GT");
 		snprintf(val, sizeof val, "%llu",
 			 (unsigned long long)(up ? sign - 1 : sign));
 		usc__sig_splat(c, u, val, sh, msk);
 		snprintf(args, sizeof args, "%s, %s", r2, msk);
-		usc__sig_emit(c, false, usc__sig_hname(c, sm), su, up ? "and" : "or", args,
-		     NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, sm), su,
+			      up ? "and" : "or", args, NULL);
 		snprintf(args, sizeof args, "%s, %s", sm, one);
-		usc__sig_emit(c, false, usc__sig_hname(c, away), su, "add", args, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, away), su, "add",
+			      args, NULL);
 		snprintf(args, sizeof args, "%s, %s, %s", side, dn, away);
-		usc__sig_emit(c, false, usc__sig_hname(c, step), su, "select", args, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, step), su, "select",
+			      args, NULL);
 	}
-	usc__sig_emit(c, false, usc__sig_hname(c, stepf), st, "bitcast-convert", step, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, stepf), st, "bitcast-convert",
+		      step, NULL);
 	snprintf(args, sizeof args, "%s, %s, %s", cnd, stepf, r0);
 	usc__sig_emit(c, c->in->is_root, c->in->name, st, "select", args, NULL);
 }
@@ -172,7 +185,8 @@ static bool directed_ok(usc_dtype t)
 {
 	const usc_format *f = usc_format_of(t);
 
-	return f && f->has_sign && usc__sig_uint_of_bits(f->bits) != USC_DTYPE_INVALID &&
+	return f && f->has_sign &&
+	       usc__sig_uint_of_bits(f->bits) != USC_DTYPE_INVALID &&
 	       f->bits < 64;
 }
 
@@ -181,8 +195,8 @@ bool usc__sig_mut_round(usc__sig_ctx *c, usc_mutation mode)
 	const usc_hlo_instr *in = c->in;
 	usc_dtype t = in->shape.dtype;
 	const char *what = mode == USC_MUT_ROUND_TOWARD_ZERO ? "toward zero"
-			   : mode == USC_MUT_ROUND_UP	    ? "toward +inf"
-							    : "toward -inf";
+			   : mode == USC_MUT_ROUND_UP	     ? "toward +inf"
+							     : "toward -inf";
 
 	if (!usc__sig_is_float_array(&in->shape) || !directed_ok(t))
 		return false;
@@ -202,8 +216,8 @@ bool usc__sig_mut_round(usc__sig_ctx *c, usc_mutation mode)
 		usc__sig_shape_txt(sh, sizeof sh, USC_F64, &in->shape);
 		usc__sig_convert_operands(c, sh, args, sizeof args);
 		usc__sig_emit(c, false, usc__sig_hname(c, x), sh,
-		     usc_hlo_opcode_name(in->opcode), args,
-		     usc__sig_rest_dup(c, rest, sizeof rest));
+			      usc_hlo_opcode_name(in->opcode), args,
+			      usc__sig_rest_dup(c, rest, sizeof rest));
 		/*
 		 * An f64 product of narrower floats is exact, and f64's 53
 		 * bits decide the direction of a quotient or root of f32
@@ -221,20 +235,25 @@ bool usc__sig_mut_round(usc__sig_ctx *c, usc_mutation mode)
 			if (in->opcode == USC_HLO_OP_SUBTRACT) {
 				char nb[160];
 
-				usc__sig_emit(c, false, usc__sig_hname(c, nb), sh, "negate", b,
-				     NULL);
+				usc__sig_emit(c, false, usc__sig_hname(c, nb),
+					      sh, "negate", b, NULL);
 				snprintf(b, sizeof b, "%s", nb);
 			}
 			snprintf(args, sizeof args, "%s, %s", x, a);
-			usc__sig_emit(c, false, usc__sig_hname(c, bb), sh, "subtract", args, NULL);
+			usc__sig_emit(c, false, usc__sig_hname(c, bb), sh,
+				      "subtract", args, NULL);
 			snprintf(args, sizeof args, "%s, %s", x, bb);
-			usc__sig_emit(c, false, usc__sig_hname(c, t1), sh, "subtract", args, NULL);
+			usc__sig_emit(c, false, usc__sig_hname(c, t1), sh,
+				      "subtract", args, NULL);
 			snprintf(args, sizeof args, "%s, %s", a, t1);
-			usc__sig_emit(c, false, usc__sig_hname(c, e1), sh, "subtract", args, NULL);
+			usc__sig_emit(c, false, usc__sig_hname(c, e1), sh,
+				      "subtract", args, NULL);
 			snprintf(args, sizeof args, "%s, %s", b, bb);
-			usc__sig_emit(c, false, usc__sig_hname(c, e2), sh, "subtract", args, NULL);
+			usc__sig_emit(c, false, usc__sig_hname(c, e2), sh,
+				      "subtract", args, NULL);
 			snprintf(args, sizeof args, "%s, %s", e1, e2);
-			usc__sig_emit(c, false, usc__sig_hname(c, er), sh, "add", args, NULL);
+			usc__sig_emit(c, false, usc__sig_hname(c, er), sh,
+				      "add", args, NULL);
 			emit_directed(c, mode, x, er, USC_F64, t);
 		} else {
 			emit_directed(c, mode, x, NULL, USC_F64, t);
@@ -253,20 +272,24 @@ bool usc__sig_mut_skip_rounding(usc__sig_ctx *c)
 	int skipped = 0;
 
 	/* convert(convert(x: f32 -> bf16) -> f32): the pair skipped. */
-	if (usc__sig_float_convert(in) && in->operands[0]->opcode == USC_HLO_OP_CONVERT &&
+	if (usc__sig_float_convert(in) &&
+	    in->operands[0]->opcode == USC_HLO_OP_CONVERT &&
 	    in->operands[0]->operand_count == 1 &&
-	    usc__sig_same_shape(&in->operands[0]->operands[0]->shape, &in->shape) &&
+	    usc__sig_same_shape(&in->operands[0]->operands[0]->shape,
+				&in->shape) &&
 	    usc__sig_precision_of(in->operands[0]->shape.dtype) <
-		    usc__sig_precision_of(in->shape.dtype)) {
+		usc__sig_precision_of(in->shape.dtype)) {
 		usc__sig_shape_txt(sh, sizeof sh, in->shape.dtype, &in->shape);
 		usc__sig_emit(c, in->is_root, in->name, sh, "reshape",
-		     in->operands[0]->operands[0]->name, NULL);
-		usc__sig_set_detail(c, "the rounding of '%s' to %s skipped",
-			   in->operands[0]->name,
-			   usc_dtype_name(in->operands[0]->shape.dtype));
+			      in->operands[0]->operands[0]->name, NULL);
+		usc__sig_set_detail(
+		    c, "the rounding of '%s' to %s skipped",
+		    in->operands[0]->name,
+		    usc_dtype_name(in->operands[0]->shape.dtype));
 		return true;
 	}
-	if (!usc__sig_float_arith(in) || usc__sig_precision_of(in->shape.dtype) >= 24)
+	if (!usc__sig_float_arith(in) ||
+	    usc__sig_precision_of(in->shape.dtype) >= 24)
 		return false;
 	usc__sig_shape_txt(sh, sizeof sh, USC_F32, &in->shape);
 	args[0] = '\0';
@@ -282,7 +305,8 @@ bool usc__sig_mut_skip_rounding(usc__sig_ctx *c)
 			skipped++;
 		} else {
 			src = usc__sig_hname(c, nm);
-			usc__sig_emit(c, false, nm, sh, "convert", o->name, NULL);
+			usc__sig_emit(c, false, nm, sh, "convert", o->name,
+				      NULL);
 		}
 		used += (size_t)snprintf(args + used, sizeof args - used,
 					 "%s%s", i ? ", " : "", src);
@@ -291,11 +315,11 @@ bool usc__sig_mut_skip_rounding(usc__sig_ctx *c)
 		return false;
 	usc__sig_hname(c, nm);
 	usc__sig_emit(c, false, nm, sh, usc_hlo_opcode_name(in->opcode), args,
-	     usc__sig_rest_dup(c, rest, sizeof rest));
+		      usc__sig_rest_dup(c, rest, sizeof rest));
 	usc__sig_shape_txt(sh, sizeof sh, in->shape.dtype, &in->shape);
 	usc__sig_emit(c, in->is_root, in->name, sh, "convert", nm, NULL);
-	usc__sig_set_detail(c, "computed in f32 from %d unrounded operand%s", skipped,
-		   skipped > 1 ? "s" : "");
+	usc__sig_set_detail(c, "computed in f32 from %d unrounded operand%s",
+			    skipped, skipped > 1 ? "s" : "");
 	return true;
 }
 
@@ -322,7 +346,8 @@ bool usc__sig_mut_flush(usc__sig_ctx *c)
 		if (in->opcode != USC_HLO_OP_PARAMETER)
 			return false;
 	}
-	if (in->opcode == USC_HLO_OP_CONSTANT || in->opcode == USC_HLO_OP_SELECT)
+	if (in->opcode == USC_HLO_OP_CONSTANT ||
+	    in->opcode == USC_HLO_OP_SELECT)
 		return false;
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
 	usc__sig_shape_txt(sp, sizeof sp, USC_PRED, &in->shape);
@@ -331,15 +356,18 @@ bool usc__sig_mut_flush(usc__sig_ctx *c)
 	snprintf(val, sizeof val, "%.17g", fi.min_normal);
 	usc__sig_splat(c, in->shape.dtype, val, &in->shape, mn);
 	snprintf(args, sizeof args, "%s, %s", a, mn);
-	usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "compare", args, ", direction=LT");
+	usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "compare", args,
+		      ", direction=LT");
 	usc__sig_splat(c, in->shape.dtype, "0", &in->shape, z);
 	/* x * 0 is a zero of x's sign for every finite x. */
 	snprintf(args, sizeof args, "%s, %s", orig, z);
-	usc__sig_emit(c, false, usc__sig_hname(c, zz), st, "multiply", args, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, zz), st, "multiply", args,
+		      NULL);
 	snprintf(args, sizeof args, "%s, %s, %s", cnd, zz, orig);
 	usc__sig_emit(c, in->is_root, in->name, st, "select", args, NULL);
 	usc__sig_set_detail(c, "%s subnormals flushed",
-		   in->opcode == USC_HLO_OP_PARAMETER ? "input" : "result");
+			    in->opcode == USC_HLO_OP_PARAMETER ? "input"
+							       : "result");
 	return true;
 }
 
@@ -347,8 +375,9 @@ bool usc__sig_narrowing_convert(const usc_hlo_instr *in)
 {
 	return usc__sig_float_convert(in) &&
 	       (usc__sig_precision_of(in->shape.dtype) <
-			usc__sig_precision_of(in->operands[0]->shape.dtype) ||
-		usc__sig_fbits(in->shape.dtype) < usc__sig_fbits(in->operands[0]->shape.dtype));
+		    usc__sig_precision_of(in->operands[0]->shape.dtype) ||
+		usc__sig_fbits(in->shape.dtype) <
+		    usc__sig_fbits(in->operands[0]->shape.dtype));
 }
 
 bool usc__sig_mut_convert_saturate(usc__sig_ctx *c)
@@ -358,7 +387,8 @@ bool usc__sig_mut_convert_saturate(usc__sig_ctx *c)
 	usc_float_info fi;
 	char ss[256], st[256], args[512], lo[160], hi[160], cl[160], val[64];
 
-	if (!usc__sig_narrowing_convert(in) || usc_float_info_of(t, &fi) != USC_OK)
+	if (!usc__sig_narrowing_convert(in) ||
+	    usc_float_info_of(t, &fi) != USC_OK)
 		return false;
 	s = in->operands[0]->shape.dtype;
 	usc__sig_shape_txt(ss, sizeof ss, s, &in->shape);
@@ -389,11 +419,12 @@ bool usc__sig_mut_convert_nan(usc__sig_ctx *c)
 		return false;
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
 	usc__sig_shape_txt(sp, sizeof sp, USC_PRED, &in->shape);
-	usc__sig_emit(c, false, usc__sig_hname(c, y), st, "convert", in->operands[0]->name,
-	     NULL);
-	usc__sig_emit(c, false, usc__sig_hname(c, f1), sp, "is-finite", in->operands[0]->name,
-	     NULL);
-	usc__sig_emit(c, false, usc__sig_hname(c, f2), sp, "is-finite", y, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, y), st, "convert",
+		      in->operands[0]->name, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, f1), sp, "is-finite",
+		      in->operands[0]->name, NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, f2), sp, "is-finite", y,
+		      NULL);
 	usc__sig_emit(c, false, usc__sig_hname(c, n2), sp, "not", f2, NULL);
 	snprintf(args, sizeof args, "%s, %s", f1, n2);
 	usc__sig_emit(c, false, usc__sig_hname(c, cnd), sp, "and", args, NULL);
@@ -415,20 +446,24 @@ bool usc__sig_mut_nan_dropping(usc__sig_ctx *c)
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
 	usc__sig_shape_txt(sp, sizeof sp, USC_PRED, &in->shape);
 	if ((in->opcode == USC_HLO_OP_MAXIMUM ||
-	     in->opcode == USC_HLO_OP_MINIMUM) && usc__sig_float_arith(in)) {
-		const char *a = in->operands[0]->name, *b = in->operands[1]->name;
+	     in->opcode == USC_HLO_OP_MINIMUM) &&
+	    usc__sig_float_arith(in)) {
+		const char *a = in->operands[0]->name,
+			   *b = in->operands[1]->name;
 
 		snprintf(args, sizeof args, "%s, %s", a, a);
-		usc__sig_emit(c, false, usc__sig_hname(c, na), sp, "compare", args,
-		     ", direction=NE");
+		usc__sig_emit(c, false, usc__sig_hname(c, na), sp, "compare",
+			      args, ", direction=NE");
 		snprintf(args, sizeof args, "%s, %s", b, b);
-		usc__sig_emit(c, false, usc__sig_hname(c, nb), sp, "compare", args,
-		     ", direction=NE");
+		usc__sig_emit(c, false, usc__sig_hname(c, nb), sp, "compare",
+			      args, ", direction=NE");
 		usc__sig_emit_renamed(c, usc__sig_hname(c, mm));
 		snprintf(args, sizeof args, "%s, %s, %s", nb, a, mm);
-		usc__sig_emit(c, false, usc__sig_hname(c, s1), st, "select", args, NULL);
+		usc__sig_emit(c, false, usc__sig_hname(c, s1), st, "select",
+			      args, NULL);
 		snprintf(args, sizeof args, "%s, %s, %s", na, b, s1);
-		usc__sig_emit(c, in->is_root, in->name, st, "select", args, NULL);
+		usc__sig_emit(c, in->is_root, in->name, st, "select", args,
+			      NULL);
 		usc__sig_set_detail(c, "a NaN operand ignored");
 		return true;
 	}
@@ -437,21 +472,21 @@ bool usc__sig_mut_nan_dropping(usc__sig_ctx *c)
 		const char *x = in->operands[1]->name;
 
 		snprintf(args, sizeof args, "%s, %s", x, x);
-		usc__sig_emit(c, false, usc__sig_hname(c, na), sp, "compare", args,
-		     ", direction=NE");
+		usc__sig_emit(c, false, usc__sig_hname(c, na), sp, "compare",
+			      args, ", direction=NE");
 		usc__sig_emit_renamed(c, usc__sig_hname(c, mm));
 		if (usc__sig_same_shape(&in->operands[0]->shape, &in->shape)) {
 			snprintf(lo, sizeof lo, "%s", in->operands[0]->name);
 		} else {
 			usc__sig_hname(c, lo);
 			usc__sig_emit(c, false, lo, st, "broadcast",
-			     in->operands[0]->name, ", dimensions={}");
+				      in->operands[0]->name, ", dimensions={}");
 		}
 		snprintf(args, sizeof args, "%s, %s, %s", na, lo, mm);
-		usc__sig_emit(c, in->is_root, in->name, st, "select", args, NULL);
+		usc__sig_emit(c, in->is_root, in->name, st, "select", args,
+			      NULL);
 		usc__sig_set_detail(c, "a NaN input gives the lower bound");
 		return true;
 	}
 	return false;
 }
-

@@ -22,37 +22,42 @@ bool usc__sig_mut_swap(usc__sig_ctx *c)
 		return false;
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
 	switch (in->opcode) {
-	case USC_HLO_OP_SUBTRACT: case USC_HLO_OP_DIVIDE:
-	case USC_HLO_OP_POWER: case USC_HLO_OP_ATAN2:
-	case USC_HLO_OP_REMAINDER: case USC_HLO_OP_COMPARE:
-	case USC_HLO_OP_SHIFT_LEFT: case USC_HLO_OP_SHIFT_RIGHT_LOGICAL:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_DIVIDE:
+	case USC_HLO_OP_POWER:
+	case USC_HLO_OP_ATAN2:
+	case USC_HLO_OP_REMAINDER:
+	case USC_HLO_OP_COMPARE:
+	case USC_HLO_OP_SHIFT_LEFT:
+	case USC_HLO_OP_SHIFT_RIGHT_LOGICAL:
 	case USC_HLO_OP_SHIFT_RIGHT_ARITHMETIC:
 		if (in->operand_count != 2 ||
 		    !usc__sig_same_shape(&in->operands[0]->shape,
-				&in->operands[1]->shape) ||
+					 &in->operands[1]->shape) ||
 		    in->operands[0] == in->operands[1])
 			return false;
 		snprintf(args, sizeof args, "%s, %s", in->operands[1]->name,
 			 in->operands[0]->name);
-		usc__sig_set_detail(c, "'%s' and '%s' swapped", in->operands[0]->name,
-			   in->operands[1]->name);
+		usc__sig_set_detail(c, "'%s' and '%s' swapped",
+				    in->operands[0]->name,
+				    in->operands[1]->name);
 		break;
 	case USC_HLO_OP_SELECT:
 		if (in->operand_count != 3 ||
 		    !usc__sig_same_shape(&in->operands[1]->shape,
-				&in->operands[2]->shape) ||
+					 &in->operands[2]->shape) ||
 		    in->operands[1] == in->operands[2])
 			return false;
-		snprintf(args, sizeof args, "%s, %s, %s",
-			 in->operands[0]->name, in->operands[2]->name,
-			 in->operands[1]->name);
+		snprintf(args, sizeof args, "%s, %s, %s", in->operands[0]->name,
+			 in->operands[2]->name, in->operands[1]->name);
 		usc__sig_set_detail(c, "branches swapped");
 		break;
 	default:
 		return false;
 	}
-	usc__sig_emit(c, in->is_root, in->name, st, usc_hlo_opcode_name(in->opcode),
-	     args, usc__sig_rest_dup(c, rest, sizeof rest));
+	usc__sig_emit(c, in->is_root, in->name, st,
+		      usc_hlo_opcode_name(in->opcode), args,
+		      usc__sig_rest_dup(c, rest, sizeof rest));
 	return true;
 }
 
@@ -79,7 +84,8 @@ bool usc__sig_mut_drop(usc__sig_ctx *c, int v)
 	if (v == 1 && in->operands[0] == in->operands[1])
 		return false;
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
-	usc__sig_emit(c, in->is_root, in->name, st, "reshape", keep->name, NULL);
+	usc__sig_emit(c, in->is_root, in->name, st, "reshape", keep->name,
+		      NULL);
 	usc__sig_set_detail(c, "passes on '%s'", keep->name);
 	return true;
 }
@@ -96,10 +102,10 @@ static const char *wrong_init_text(const usc_hlo_scalar *s)
 static const usc_hlo_literal *scalar_literal(const usc_hlo_instr *in)
 {
 	return in->opcode == USC_HLO_OP_CONSTANT && in->literal &&
-			       in->literal->kind == USC_HLO_LITERAL_ARRAY &&
-			       in->literal->count == 1
-		       ? in->literal
-		       : NULL;
+		       in->literal->kind == USC_HLO_LITERAL_ARRAY &&
+		       in->literal->count == 1
+		   ? in->literal
+		   : NULL;
 }
 
 /*
@@ -120,15 +126,15 @@ static const usc_hlo_literal *init_constant(const usc_hlo_instr *init)
 	for (size_t i = 0; i < m->computation_count; i++)
 		for (size_t j = 0; j < m->computations[i]->instr_count; j++) {
 			const usc_hlo_instr *call =
-				m->computations[i]->instrs[j];
+			    m->computations[i]->instrs[j];
 
 			if (call->opcode == USC_HLO_OP_FUSION &&
 			    call->called_count == 1 &&
 			    call->called[0] == comp &&
 			    (size_t)init->parameter_number <
-				    call->operand_count)
+				call->operand_count)
 				return scalar_literal(
-					call->operands[init->parameter_number]);
+				    call->operands[init->parameter_number]);
 		}
 	return NULL;
 }
@@ -156,14 +162,15 @@ bool usc__sig_mut_wrong_init(usc__sig_ctx *c)
 		 usc_dtype_name(in->operands[j]->shape.dtype));
 	usc__sig_hname(c, k);
 	usc__sig_emit(c, false, k, sc, "constant",
-	     wrong_init_text(&lit->elems[0]), NULL);
+		      wrong_init_text(&lit->elems[0]), NULL);
 	usc__sig_args_with(in, j, k, args, sizeof args);
 	usc__sig_shape_txt(st, sizeof st, in->shape.dtype, &in->shape);
-	usc__sig_emit(c, in->is_root, in->name, st, usc_hlo_opcode_name(in->opcode),
-	     args, usc__sig_rest_dup(c, rest, sizeof rest));
+	usc__sig_emit(c, in->is_root, in->name, st,
+		      usc_hlo_opcode_name(in->opcode), args,
+		      usc__sig_rest_dup(c, rest, sizeof rest));
 	usc__sig_set_detail(c, "init %s instead of %s",
-		   wrong_init_text(&lit->elems[0]),
-		   lit->elems[0].text);
+			    wrong_init_text(&lit->elems[0]),
+			    lit->elems[0].text);
 	return true;
 }
 
@@ -175,9 +182,9 @@ bool usc__sig_mut_wrong_constant(usc__sig_ctx *c, int v)
 	uint64_t bits;
 	usc_rounding r = USC_ROUNDING_DEFAULT;
 
-	if (in->opcode != USC_HLO_OP_CONSTANT || !usc__sig_is_float_array(&in->shape) ||
-	    in->shape.rank != 0 || !in->literal ||
-	    in->literal->kind != USC_HLO_LITERAL_ARRAY ||
+	if (in->opcode != USC_HLO_OP_CONSTANT ||
+	    !usc__sig_is_float_array(&in->shape) || in->shape.rank != 0 ||
+	    !in->literal || in->literal->kind != USC_HLO_LITERAL_ARRAY ||
 	    in->literal->count != 1)
 		return false;
 	x = in->literal->elems[0].value;
@@ -190,13 +197,13 @@ bool usc__sig_mut_wrong_constant(usc__sig_ctx *c, int v)
 			return false;
 		snprintf(val, sizeof val, "%.17g", y);
 		usc__sig_set_detail(c, "%s rounded to bf16 (%s)",
-			   in->literal->elems[0].text, val);
+				    in->literal->elems[0].text, val);
 	} else {
 		snprintf(val, sizeof val, "0");
-		usc__sig_set_detail(c, "0 instead of %s", in->literal->elems[0].text);
+		usc__sig_set_detail(c, "0 instead of %s",
+				    in->literal->elems[0].text);
 	}
 	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(in->shape.dtype));
 	usc__sig_emit(c, in->is_root, in->name, sc, "constant", val, NULL);
 	return true;
 }
-

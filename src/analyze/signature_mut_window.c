@@ -61,7 +61,7 @@ bool usc__sig_mut_dot_transpose_output(usc__sig_ctx *c)
 static size_t batch_count(const usc_hlo_instr *in, int v)
 {
 	const usc_hlo_attr *at = usc_hlo_instr_attr(
-		in, v == 0 ? "lhs_batch_dims" : "rhs_batch_dims");
+	    in, v == 0 ? "lhs_batch_dims" : "rhs_batch_dims");
 
 	return at && at->kind == USC_HLO_ATTR_INTS ? at->count : 0;
 }
@@ -88,8 +88,7 @@ bool usc__sig_mut_dot_transpose_operand(usc__sig_ctx *c, int v)
 	o = in->operands[v];
 	r = o->shape.rank;
 	nb = batch_count(in, v);
-	if (!usc__sig_is_array(&o->shape) || !(r == 2 || r == 3) ||
-	    nb != r - 2)
+	if (!usc__sig_is_array(&o->shape) || !(r == 2 || r == 3) || nb != r - 2)
 		return false;
 	if (nb) {
 		bd = usc_hlo_instr_attr(in, v == 0 ? "lhs_batch_dims"
@@ -206,8 +205,7 @@ static const usc_hlo_instr *caller_of(const usc_hlo_computation *comp)
 }
 
 /* Parameter k of comp, or NULL. */
-static const usc_hlo_instr *param_of(const usc_hlo_computation *comp,
-				     size_t k)
+static const usc_hlo_instr *param_of(const usc_hlo_computation *comp, size_t k)
 {
 	for (size_t j = 0; j < comp->instr_count; j++)
 		if (comp->instrs[j]->opcode == USC_HLO_OP_PARAMETER &&
@@ -231,7 +229,8 @@ static bool feeds_sum(const usc_hlo_instr *in, int depth)
 	if (!comp || depth <= 0)
 		return false;
 	if (in->is_root) {
-		const usc_hlo_instr *f = comp->is_entry ? NULL : caller_of(comp);
+		const usc_hlo_instr *f = comp->is_entry ? NULL
+							: caller_of(comp);
 
 		return f && feeds_sum(f, depth - 1);
 	}
@@ -305,8 +304,7 @@ static bool rounded_sum(usc__sig_ctx *c, usc_dtype n)
 	usc__sig_shape_txt(st, sizeof st, t, &in->operands[0]->shape);
 	usc__sig_emit(c, false, usc__sig_hname(c, x), sn, "convert",
 		      in->operands[0]->name, NULL);
-	usc__sig_emit(c, false, usc__sig_hname(c, xw), st, "convert", x,
-		      NULL);
+	usc__sig_emit(c, false, usc__sig_hname(c, xw), st, "convert", x, NULL);
 	snprintf(args, sizeof args, "%s, %s", xw, in->operands[1]->name);
 	usc__sig_shape_txt(st, sizeof st, t, &in->shape);
 	usc__sig_emit(c, false, usc__sig_hname(c, r), st,
@@ -394,29 +392,29 @@ static void window_txt(char *buf, size_t n, const usc_hlo_window_dim *w,
 		bool need = f < 2;
 
 		for (size_t i = 0; i < rank && !need; i++)
-			need = f == 2 ? w[i].pad_lo || w[i].pad_hi
+			need = f == 2	? w[i].pad_lo || w[i].pad_hi
 			       : f == 3 ? w[i].lhs_dilate != 1
 					: w[i].rhs_dilate != 1;
 		if (!need)
 			continue;
-		used += (size_t)snprintf(buf + used, n - used, "%s%s=",
-					 f ? " " : "", names[f]);
+		used += (size_t)snprintf(buf + used, n - used,
+					 "%s%s=", f ? " " : "", names[f]);
 		for (size_t i = 0; i < rank && used < n; i++) {
 			const usc_hlo_window_dim *d = &w[i];
 
 			if (f == 2)
 				used += (size_t)snprintf(
-					buf + used, n - used, "%s%lld_%lld",
-					i ? "x" : "", (long long)d->pad_lo,
-					(long long)d->pad_hi);
+				    buf + used, n - used, "%s%lld_%lld",
+				    i ? "x" : "", (long long)d->pad_lo,
+				    (long long)d->pad_hi);
 			else
 				used += (size_t)snprintf(
-					buf + used, n - used, "%s%lld",
-					i ? "x" : "",
-					(long long)(f == 0   ? d->size
-						    : f == 1 ? d->stride
-						    : f == 3 ? d->lhs_dilate
-							     : d->rhs_dilate));
+				    buf + used, n - used, "%s%lld",
+				    i ? "x" : "",
+				    (long long)(f == 0	 ? d->size
+						: f == 1 ? d->stride
+						: f == 3 ? d->lhs_dilate
+							 : d->rhs_dilate));
 		}
 	}
 	if (used < n)

@@ -360,8 +360,8 @@ static bool sort_cands(usc_signature_candidate *list, size_t n,
 			while (i < mid && j < hi)
 				tmp[k++] = cmp_cand(&list[j], &list[i],
 						    band_floor) < 0
-						   ? list[j++]
-						   : list[i++];
+					       ? list[j++]
+					       : list[i++];
 			while (i < mid)
 				tmp[k++] = list[i++];
 			while (j < hi)
@@ -398,8 +398,8 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 
 	if (s->n == s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 64;
-		usc_signature_candidate *g =
-			usc__reallocarray(s->list, nc, sizeof *g);
+		usc_signature_candidate *g = usc__reallocarray(s->list, nc,
+							       sizeof *g);
 
 		if (!g)
 			return false;
@@ -456,14 +456,13 @@ bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 	if (r->verdict != USC_SIGNATURE_NO_DIFFERENCE &&
 	    r->verdict != USC_SIGNATURE_LEGIT) {
 		double net = n ? (double)list[0].explained -
-					 (double)list[0].broken
+				     (double)list[0].broken
 			       : 0;
 
 		r->verdict = n && net > 0 &&
-					     net >= o->min_fraction *
-							    (double)r->defects
-				     ? USC_SIGNATURE_EXPLAINED
-				     : USC_SIGNATURE_UNEXPLAINED;
+				     net >= o->min_fraction * (double)r->defects
+				 ? USC_SIGNATURE_EXPLAINED
+				 : USC_SIGNATURE_UNEXPLAINED;
 	}
 	keep = n < o->top ? n : o->top;
 	for (size_t i = 0; i < n; i++) {
@@ -500,9 +499,8 @@ bool usc__sig_score_output_zero(usc__sig_set *s,
 		usc_dtype t = usc_tensor_dtype(s->dev[oi]);
 		const usc_format *f = usc_format_of(t);
 		uint64_t cnt = usc_tensor_count(s->dev[oi]);
-		uint64_t smask = f && f->has_sign
-					 ? (uint64_t)1 << (f->bits - 1)
-					 : 0;
+		uint64_t smask = f && f->has_sign ? (uint64_t)1 << (f->bits - 1)
+						  : 0;
 
 		for (uint64_t i = 0; i < cnt; i++, k++) {
 			uint64_t b = 0, rr = 0;
@@ -531,7 +529,6 @@ bool usc__sig_score_output_zero(usc__sig_set *s,
 	/* The rest are as far off as the identity's. */
 	cand.median_ulps = r->identity.median_ulps;
 	/* Named after the op that writes the first output it zeroes. */
-	return usc__sig_push(s, &cand,
-			     producers && first != SIZE_MAX ? producers[first]
-							    : NULL);
+	return usc__sig_push(
+	    s, &cand, producers && first != SIZE_MAX ? producers[first] : NULL);
 }

@@ -19,7 +19,6 @@
 
 /* ------------------------------------------------------- a text buffer */
 
-
 void usc__sig_sb_add(usc__sig_buf *b, const char *s, size_t n)
 {
 	if (b->oom)
@@ -76,7 +75,6 @@ void usc__sig_sb_printf(usc__sig_buf *b, const char *fmt, ...)
 }
 /* ------------------------------------------------- the printed module */
 
-
 /* The offset of the first computation's opening line. */
 static size_t first_block(const usc__sig_text *bt)
 {
@@ -132,7 +130,6 @@ static bool find_line(const usc__sig_text *bt, const usc_hlo_instr *in,
 }
 /* ----------------------------------------------------- one op's mutant */
 
-
 void usc__sig_set_detail(usc__sig_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -153,7 +150,7 @@ const char *usc__sig_hname(usc__sig_ctx *c, char buf[160])
 
 /* "TYPE[d0,d1]" with the dims of the instruction (no layout). */
 void usc__sig_shape_txt(char *buf, size_t n, usc_dtype t,
-		      const usc_hlo_shape *like)
+			const usc_hlo_shape *like)
 {
 	size_t used = (size_t)snprintf(buf, n, "%s[", usc_dtype_name(t));
 
@@ -166,11 +163,13 @@ void usc__sig_shape_txt(char *buf, size_t n, usc_dtype t,
 }
 
 /* One instruction line: indent, ROOT, name = shape op(args)rest. */
-void usc__sig_emit(usc__sig_ctx *c, bool root, const char *name, const char *shape,
-		 const char *op, const char *args, const char *rest)
+void usc__sig_emit(usc__sig_ctx *c, bool root, const char *name,
+		   const char *shape, const char *op, const char *args,
+		   const char *rest)
 {
-	usc__sig_sb_printf(&c->out, "  %s%s = %s %s(%s)%s\n", root ? "ROOT " : "",
-		  name, shape, op, args, rest ? rest : "");
+	usc__sig_sb_printf(&c->out, "  %s%s = %s %s(%s)%s\n",
+			   root ? "ROOT " : "", name, shape, op, args,
+			   rest ? rest : "");
 }
 
 /* The original line, under another name and never ROOT. */
@@ -180,7 +179,7 @@ void usc__sig_emit_renamed(usc__sig_ctx *c, const char *name)
 	const char *after = c->line + c->name_at + nl;
 
 	usc__sig_sb_printf(&c->out, "  %s%.*s\n", name,
-		  (int)(c->line_len - c->name_at - nl), after);
+			   (int)(c->line_len - c->name_at - nl), after);
 }
 
 /* The original rest of the line (attributes after the operands). */
@@ -195,7 +194,7 @@ const char *usc__sig_rest_dup(usc__sig_ctx *c, char *buf, size_t n)
  * value; false when the attribute is not there.
  */
 bool usc__sig_rest_replace(usc__sig_ctx *c, const char *attr, const char *value,
-			 char *buf, size_t n)
+			   char *buf, size_t n)
 {
 	char key[64];
 	const char *r = c->rest, *hit, *e;
@@ -244,7 +243,8 @@ int usc__sig_fbits(usc_dtype t)
 
 bool usc__sig_same_dims(const usc_hlo_shape *a, const usc_hlo_shape *b)
 {
-	if (!usc__sig_is_array(a) || !usc__sig_is_array(b) || a->rank != b->rank)
+	if (!usc__sig_is_array(a) || !usc__sig_is_array(b) ||
+	    a->rank != b->rank)
 		return false;
 	for (size_t i = 0; i < a->rank; i++)
 		if (a->dims[i] != b->dims[i])
@@ -264,17 +264,33 @@ bool usc__sig_same_shape(const usc_hlo_shape *a, const usc_hlo_shape *b)
 bool usc__sig_float_arith(const usc_hlo_instr *in)
 {
 	switch (in->opcode) {
-	case USC_HLO_OP_ABS: case USC_HLO_OP_ADD: case USC_HLO_OP_SUBTRACT:
-	case USC_HLO_OP_MULTIPLY: case USC_HLO_OP_DIVIDE:
-	case USC_HLO_OP_MAXIMUM: case USC_HLO_OP_MINIMUM:
-	case USC_HLO_OP_POWER: case USC_HLO_OP_REMAINDER:
-	case USC_HLO_OP_ATAN2: case USC_HLO_OP_EXPONENTIAL:
-	case USC_HLO_OP_EXPONENTIAL_MINUS_ONE: case USC_HLO_OP_LOG:
-	case USC_HLO_OP_LOG_PLUS_ONE: case USC_HLO_OP_LOGISTIC:
-	case USC_HLO_OP_NEGATE: case USC_HLO_OP_RSQRT: case USC_HLO_OP_SQRT:
-	case USC_HLO_OP_CBRT: case USC_HLO_OP_TANH: case USC_HLO_OP_SINE:
-	case USC_HLO_OP_COSINE: case USC_HLO_OP_TAN: case USC_HLO_OP_ERF:
-	case USC_HLO_OP_ATAN: case USC_HLO_OP_SINH: case USC_HLO_OP_COSH:
+	case USC_HLO_OP_ABS:
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_DIVIDE:
+	case USC_HLO_OP_MAXIMUM:
+	case USC_HLO_OP_MINIMUM:
+	case USC_HLO_OP_POWER:
+	case USC_HLO_OP_REMAINDER:
+	case USC_HLO_OP_ATAN2:
+	case USC_HLO_OP_EXPONENTIAL:
+	case USC_HLO_OP_EXPONENTIAL_MINUS_ONE:
+	case USC_HLO_OP_LOG:
+	case USC_HLO_OP_LOG_PLUS_ONE:
+	case USC_HLO_OP_LOGISTIC:
+	case USC_HLO_OP_NEGATE:
+	case USC_HLO_OP_RSQRT:
+	case USC_HLO_OP_SQRT:
+	case USC_HLO_OP_CBRT:
+	case USC_HLO_OP_TANH:
+	case USC_HLO_OP_SINE:
+	case USC_HLO_OP_COSINE:
+	case USC_HLO_OP_TAN:
+	case USC_HLO_OP_ERF:
+	case USC_HLO_OP_ATAN:
+	case USC_HLO_OP_SINH:
+	case USC_HLO_OP_COSH:
 		break;
 	default:
 		return false;
@@ -304,21 +320,20 @@ int usc__sig_precision_of(usc_dtype t)
 
 /* The args "a, b" of in, operand k replaced by sub (NULL: none). */
 void usc__sig_args_with(const usc_hlo_instr *in, size_t k, const char *sub,
-		      char *buf, size_t n)
+			char *buf, size_t n)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < in->operand_count && used < n; i++)
-		used += (size_t)snprintf(buf + used, n - used, "%s%s",
-					 i ? ", " : "",
-					 i == k && sub ? sub
-						       : in->operands[i]->name);
+		used += (size_t)snprintf(
+		    buf + used, n - used, "%s%s", i ? ", " : "",
+		    i == k && sub ? sub : in->operands[i]->name);
 }
 
 /* A scalar constant and its broadcast to the op's dims; returns the name. */
 const char *usc__sig_splat(usc__sig_ctx *c, usc_dtype t, const char *value,
-			 const usc_hlo_shape *like, char out[160])
+			   const usc_hlo_shape *like, char out[160])
 {
 	char k[160], sh[256], sc[64];
 
@@ -337,7 +352,7 @@ const char *usc__sig_splat(usc__sig_ctx *c, usc_dtype t, const char *value,
  * in another type.
  */
 void usc__sig_convert_operands(usc__sig_ctx *c, const char *sh, char *args,
-			     size_t cap)
+			       size_t cap)
 {
 	const usc_hlo_instr *in = c->in;
 	char nm[160];
@@ -346,7 +361,8 @@ void usc__sig_convert_operands(usc__sig_ctx *c, const char *sh, char *args,
 	args[0] = '\0';
 	for (size_t i = 0; i < in->operand_count && used < cap; i++) {
 		usc__sig_hname(c, nm);
-		usc__sig_emit(c, false, nm, sh, "convert", in->operands[i]->name, NULL);
+		usc__sig_emit(c, false, nm, sh, "convert",
+			      in->operands[i]->name, NULL);
 		used += (size_t)snprintf(args + used, cap - used, "%s%s",
 					 i ? ", " : "", nm);
 	}
@@ -356,10 +372,11 @@ void usc__sig_convert_operands(usc__sig_ctx *c, const char *sh, char *args,
  * The mutant text of in (kind, v) from the printed module bt: *applies
  * false when it does not apply.  *text_out is usc__malloc'd.
  */
-usc_status usc__sig_build_mutant(const usc__sig_text *bt, const usc_hlo_instr *in,
-			       usc_mutation kind, int v, bool *applies,
-			       char *detail, size_t detail_size,
-			       char **text_out, usc_error *err)
+usc_status usc__sig_build_mutant(const usc__sig_text *bt,
+				 const usc_hlo_instr *in, usc_mutation kind,
+				 int v, bool *applies, char *detail,
+				 size_t detail_size, char **text_out,
+				 usc_error *err)
 {
 	usc__sig_ctx c;
 	size_t s, e;
@@ -371,8 +388,8 @@ usc_status usc__sig_build_mutant(const usc__sig_text *bt, const usc_hlo_instr *i
 	*text_out = NULL;
 	if (detail && detail_size)
 		detail[0] = '\0';
-	if (kind <= USC_MUT_NONE || kind >= USC_MUT_OUTPUT_ZERO ||
-	    v < 0 || v >= usc_mutation_variants(kind))
+	if (kind <= USC_MUT_NONE || kind >= USC_MUT_OUTPUT_ZERO || v < 0 ||
+	    v >= usc_mutation_variants(kind))
 		return USC_OK;
 	if (!find_line(bt, in, &s, &e))
 		return USC_OK;
@@ -446,7 +463,7 @@ usc_status usc__sig_build_mutant(const usc__sig_text *bt, const usc_hlo_instr *i
 }
 
 usc_status usc__sig_print_base(const usc_hlo_module *m, usc__sig_text *bt,
-			     usc_error *err)
+			       usc_error *err)
 {
 	usc_hlo_print_options po = usc_hlo_print_options_default();
 
@@ -461,8 +478,8 @@ static const usc_hlo_instr *find_instr(const usc_hlo_module *m,
 	if (name[0] == '%')
 		name++;
 	for (size_t i = 0; i < m->computation_count; i++) {
-		const usc_hlo_instr *in =
-			usc_hlo_computation_instr(m->computations[i], name);
+		const usc_hlo_instr *in = usc_hlo_computation_instr(
+		    m->computations[i], name);
 
 		if (in)
 			return in;
@@ -490,7 +507,7 @@ usc_status usc_signature_mutate(const usc_hlo_module *m, const char *instr,
 	if (st != USC_OK)
 		return st;
 	st = usc__sig_build_mutant(&bt, in, kind, variant, applies, detail,
-			  detail_size, &t, err);
+				   detail_size, &t, err);
 	usc_hlo_text_free(bt.text);
 	if (st != USC_OK || !t)
 		return st;
@@ -499,8 +516,7 @@ usc_status usc_signature_mutate(const usc_hlo_module *m, const char *instr,
 	return USC_OK;
 }
 
-void usc_signature_mutant_list_destroy(usc_signature_mutant *list,
-				       size_t count)
+void usc_signature_mutant_list_destroy(usc_signature_mutant *list, size_t count)
 {
 	for (size_t i = 0; list && i < count; i++) {
 		usc__free(list[i].op);
@@ -515,8 +531,8 @@ void usc_signature_mutant_list_destroy(usc_signature_mutant *list,
  * what a test or a person needs to replay every mutant one by one.
  */
 usc_status usc_signature_mutant_list(const usc_hlo_module *m,
-				     usc_signature_mutant **out,
-				     size_t *count, usc_error *err)
+				     usc_signature_mutant **out, size_t *count,
+				     usc_error *err)
 {
 	usc_signature_mutant *list = NULL;
 	size_t n = 0, cap = 0;
@@ -543,11 +559,10 @@ usc_status usc_signature_mutant_list(const usc_hlo_module *m,
 					char *text = NULL, detail[96];
 					bool applies = false;
 
-					st = usc__sig_build_mutant(&bt, in,
-							  (usc_mutation)k, v,
-							  &applies, detail,
-							  sizeof detail, &text,
-							  err);
+					st = usc__sig_build_mutant(
+					    &bt, in, (usc_mutation)k, v,
+					    &applies, detail, sizeof detail,
+					    &text, err);
 					usc__free(text);
 					if (st != USC_OK)
 						goto fail;
@@ -556,9 +571,8 @@ usc_status usc_signature_mutant_list(const usc_hlo_module *m,
 					if (n == cap) {
 						size_t nc = cap ? 2 * cap : 64;
 						usc_signature_mutant *g =
-							usc__reallocarray(
-								list, nc,
-								sizeof *g);
+						    usc__reallocarray(
+							list, nc, sizeof *g);
 
 						if (!g)
 							goto oom;
@@ -572,7 +586,8 @@ usc_status usc_signature_mutant_list(const usc_hlo_module *m,
 					snprintf(x->detail, sizeof x->detail,
 						 "%s", detail);
 					x->op = usc__strdup(in->name);
-					x->computation = usc__strdup(comp->name);
+					x->computation = usc__strdup(
+					    comp->name);
 					n++;
 					if (!x->op || !x->computation)
 						goto oom;
@@ -591,4 +606,3 @@ fail:
 	usc_signature_mutant_list_destroy(list, n);
 	return st;
 }
-
