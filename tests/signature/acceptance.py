@@ -24,7 +24,7 @@ the catalogue that applies to it:
    and have the true one among its top 3 (or, ambiguous by construction,
    among the candidates tied with the best) for all of them.
 
-The cases.  BASE: six captured cases of data/examples (normal draws),
+The cases.  BASE: seven captured cases of data/examples (normal draws),
 every mutation.  On normal draws some mutations never take effect (no NaN
 reaches a maximum or clamp, nothing overflows a convert, few results are
 subnormal), so EXTRA adds captures of data/acceptance/fastmath-off whose
@@ -77,7 +77,8 @@ ACC = os.path.join(SRC, "data", "acceptance", "fastmath-off")
 HARNESS = os.path.join(SRC, "tests", "classify", "inject_defects.py")
 BASE = ["layer_norm_bf16/normal_s0", "softmax_f32/normal_s0",
         "gelu_erf_f16/normal_s0", "fp8_quantize_f32/normal_s0",
-        "rms_norm_bf16/normal_s0", "adam_f32/normal_s0"]
+        "rms_norm_bf16/normal_s0", "adam_f32/normal_s0",
+        "attention_logits_f32/normal_s0"]
 # The mutations the normal draws leave without effect (or nearly).
 EXTRA_KINDS = ["flush-denormals", "convert-saturate", "convert-nan",
                "nan-dropping"]
@@ -99,7 +100,13 @@ FINITE_OVERFLOW = ["fp8_quantize_e5m2_f32/large_s0"]
 # Mutations no case can exercise, and why (docs/signatures.md).
 NOT_APPLICABLE = {"wrong-reduce-dimension":
                   "no catalogue reduce has another dimension of the "
-                  "reduced one's size"}
+                  "reduced one's size",
+                  "convert-int-truncate":
+                  "no catalogue kernel converts a float to an integer "
+                  "(run_signature.py and defects.py cover it)",
+                  "convert-int-round":
+                  "no catalogue kernel converts a float to an integer "
+                  "(run_signature.py and defects.py cover it)"}
 PER_KIND = 3
 OUTPUT_ZERO = "output-zero"
 from sigtest import FAIL, fail, inputs_of, run

@@ -405,6 +405,40 @@ def test_new_mutations(tmp):
           "search (strict and xla-cpu)" % len(kinds))
 
 
+# Two cases of the defect corpus (data/defects, copied here: small): the
+# device output of a deliberately wrong JAX function run by real XLA:CPU,
+# labelled with the op and mutation in case.json.
+REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real")
+
+
+def test_real_xla(tmp):
+    """A real device is not strict: the right mutant's strict evaluation
+    matches few of its bits (a bit-for-bit search, --no-profile, leaves the
+    output unexplained), but its envelope under the case's profile holds
+    them: the search names the labelled op and mutation first."""
+    for name in sorted(os.listdir(REAL)):
+        d = os.path.join(REAL, name)
+        with open(os.path.join(d, "case.json")) as fh:
+            label = json.load(fh)["defect"]
+        want = (label["op"], label["mutation"])
+        rc, r = signature([d])
+        tied = [(c["op"], c["mutation"]) for c in r["candidates"]
+                if c["tied_best"]]
+        if rc != 0 or r["verdict"] != "explained" or want not in tied or \
+                r["profile"] != "xla-cpu":
+            fail("%s: verdict %s under %s, tied best %s, expected %s" %
+                 (name, r["verdict"], r["profile"], tied, want))
+            continue
+        best = r["candidates"][0]
+        rc2, r2 = signature([d, "--no-profile"])
+        if r2["verdict"] != "unexplained":
+            fail("%s: bit for bit the output is %s: a void test" %
+                 (name, r2["verdict"]))
+        print("%s: %s %s first, score %.3f, width %.1f; bit for bit %s" % (
+            name, best["op"], best["mutation"], best["score"],
+            best["width"], r2["verdict"]))
+
+
 def test_c_vs_python(tmp):
     """The C mutator's truncating convert equals the Python harness's."""
     d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
@@ -632,7 +666,7 @@ def test_results_table(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
-        for t in (test_new_mutations, test_mutant_bits,
+        for t in (test_new_mutations, test_real_xla, test_mutant_bits,
                   test_wrong_reduce_dimension,
                   test_c_vs_python, test_stale, test_search,
                   test_unexplained, test_legit, test_results_table):
