@@ -30,7 +30,10 @@ reaches a maximum or clamp, nothing overflows a convert, few results are
 subnormal), so EXTRA adds captures of data/acceptance/fastmath-off whose
 inputs make them show, searched for EXTRA_KINDS: `denormal` draws (three
 quarters subnormal inputs: flush-denormals), `large` draws (a narrowing
-convert overflows: convert-saturate, convert-nan), and two real captures
+convert overflows: convert-saturate, convert-nan), a causal mask
+(attention_logits_causal_bf16: its compare, flipped, moves the diagonal;
+flip-compare of the other kernels' compares shows only on ties), and two
+real captures
 with a few input values replaced by NaN (the corpus has no NaN input;
 `+nan` in the name: NaN_EDITS says which values; nan-dropping).  The
 `output-zero` candidate (elements left unwritten) is not an op mutation:
@@ -81,12 +84,13 @@ BASE = ["layer_norm_bf16/normal_s0", "softmax_f32/normal_s0",
         "attention_logits_f32/normal_s0"]
 # The mutations the normal draws leave without effect (or nearly).
 EXTRA_KINDS = ["flush-denormals", "convert-saturate", "convert-nan",
-               "nan-dropping"]
+               "nan-dropping", "flip-compare"]
 EXTRA = ["layer_norm_bf16/denormal_s0", "adam_f32/denormal_s0",
          "rope_f32/denormal_s0",
          "fp8_quantize_f32/denormal_s0", "bias_residual_bf16/denormal_s0",
          "fp8_quantize_e5m2_f32/large_s0", "silu_bf16/large_s0",
-         "swiglu_bf16/large_s0", "fp8_quantize_f32/normal_s0+nan",
+         "swiglu_bf16/large_s0", "attention_logits_causal_bf16/normal_s0",
+         "fp8_quantize_f32/normal_s0+nan",
          "fp8_quantize_bf16/normal_s0+nan"]
 # "+nan" cases: (input index, flat positions) set to a quiet NaN of the
 # input's type; the rest of the capture is as XLA:CPU got it.
