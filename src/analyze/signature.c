@@ -471,6 +471,7 @@ static usc_status set_up(search *s, size_t k, const usc_tensor *const *dev,
 		 s->env ? "the kernel's envelope" : "the strict reference");
 	usc__sig_score_strict(ss, (const usc_tensor *const *)s->mut, &cand,
 			      NULL, NULL);
+	cand.width = usc__sig_identity_width(ss);
 	r->identity = cand;
 	if (differing == 0) {
 		r->verdict = USC_SIGNATURE_NO_DIFFERENCE;

@@ -212,6 +212,14 @@ void usc__sig_score_envelope(usc__sig_set *s, const usc_tensor *const *outs,
 			     usc_signature_candidate *cand);
 
 /*
+ * The identity's width: the geometric mean over the defect elements of
+ * 2d + 1, d the device's distance in codes from the reference (NaN when
+ * none is finite).  An explanation no narrower says nothing more than
+ * "somewhere near the right value".
+ */
+double usc__sig_identity_width(const usc__sig_set *s);
+
+/*
  * The elements left zero candidate, named after producers[o], the op
  * that writes output o (NULL: unnamed); false on out of memory.
  */

@@ -175,6 +175,33 @@ static void finish(const tally *y, usc_signature_candidate *cand)
 	cand->width = y->explained ? exp(y->logw / (double)y->explained) : NAN;
 }
 
+double usc__sig_identity_width(const usc__sig_set *s)
+{
+	double logw = 0;
+	uint64_t k = 0, n = 0;
+
+	for (size_t o = 0; o < s->nout; o++) {
+		usc_dtype t = usc_tensor_dtype(s->dev[o]);
+		uint64_t cnt = usc_tensor_count(s->dev[o]);
+
+		for (uint64_t i = 0; i < cnt; i++, k++) {
+			uint64_t b = 0, r = 0;
+			double d;
+
+			if (!s->defect[k])
+				continue;
+			usc_tensor_get_bits(s->dev[o], i, &b);
+			usc_tensor_get_bits(s->ref[o], i, &r);
+			d = distance(t, r, b);
+			if (!isfinite(d))
+				continue;
+			logw += log(2 * d + 1);
+			n++;
+		}
+	}
+	return n ? exp(logw / (double)n) : NAN;
+}
+
 /* Element k's kernel envelope, or NULL without a profile. */
 static const usc_envelope *kernel_env(const usc__sig_set *s, uint64_t k)
 {
@@ -459,8 +486,13 @@ bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 				     (double)list[0].broken
 			       : 0;
 
+		/* An explanation must also say more than "somewhere near":
+		 * its width below the identity's (how far the device lies
+		 * from the reference). */
 		r->verdict = n && net > 0 &&
-				     net >= o->min_fraction * (double)r->defects
+				     net >=
+					 o->min_fraction * (double)r->defects &&
+				     !(list[0].width >= r->identity.width)
 				 ? USC_SIGNATURE_EXPLAINED
 				 : USC_SIGNATURE_UNEXPLAINED;
 	}

@@ -248,10 +248,16 @@ static void print_text(const usc_signature_report *r)
 	printf("; %.2f s\n", r->seconds);
 	printf("%4s  %-28s %-22s %8s %7s %7s %8s  %s\n", "rank", "op",
 	       "mutation", "explains", "breaks", "width", "bitwise", "detail");
-	printf("%4s  %-28s %-22s %7.2f%% %7s %7s %7.2f%%  %s\n", "-", "(none)",
-	       "none", 0.0, "0", "", 100 * frac(r->identity.reproduced,
-						r->elements),
-	       r->identity.detail);
+	{
+		char w[32] = "";
+
+		if (!isnan(r->identity.width))
+			snprintf(w, sizeof w, "%.1f", r->identity.width);
+		printf("%4s  %-28s %-22s %7.2f%% %7s %7s %7.2f%%  %s\n", "-",
+		       "(none)", "none", 0.0, "0", w,
+		       100 * frac(r->identity.reproduced, r->elements),
+		       r->identity.detail);
+	}
 	for (size_t i = 0; i < r->candidate_count; i++) {
 		const usc_signature_candidate *c = &r->candidates[i];
 		char w[32];
@@ -283,7 +289,8 @@ static void print_text(const usc_signature_report *r)
 			       ties);
 	} else {
 		printf("no single-op mutation explains the output (the best "
-		       "scores less than %.0f%% of the defect elements",
+		       "scores less than %.0f%% of the defect elements, or is "
+		       "no narrower than the identity",
 		       100 * r->min_fraction);
 		if (r->candidate_count) {
 			printf(": ");
