@@ -1,17 +1,21 @@
 /*
  * ulpscope: defect signatures.  Which single-op mutation of a kernel
- * reproduces the device's output bit for bit?
+ * explains the device's output?
  *
- * The kernel is re-evaluated in the reference domain (every op correctly
- * rounded to its type) with one op mutated at a time: computed in a
+ * The kernel is re-evaluated with one op mutated at a time: computed in a
  * narrower type, rounded in another direction, with its rounding skipped,
  * with its subnormal results flushed, its overflow saturated or NaN, its
  * NaN dropped, its operands swapped, dropped altogether, reading its
  * operand one index off or transposed, reducing from a wrong init or over
- * the wrong dimension, or replaced by zeros.  The (op, mutation) pairs are
- * ranked by the fraction of device elements they reproduce bit for bit,
- * then by the median ULP distance of the rest.  docs/signatures.md
- * describes the catalogue, the ranking and the budget.
+ * the wrong dimension or window, comparing the other way, or replaced by
+ * zeros.  Under a device profile a mutant reproduces an element when the
+ * device value lies inside the mutant kernel's legitimate envelope (every
+ * value a correct compiler for the target may produce from the mutated
+ * kernel); without one, when it equals the mutant's strict value bit for
+ * bit.  The (op, mutation) pairs are ranked by how many defect elements
+ * (outside the unmutated kernel's envelope) they reproduce less the legit
+ * elements they break, then by how tight their envelope is.
+ * docs/signatures.md describes the catalogue, the score and the budget.
  */
 #ifndef ULPSCOPE_SIGNATURE_H
 #define ULPSCOPE_SIGNATURE_H
@@ -22,6 +26,7 @@
 
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
+#include "ulpscope/profile.h"
 #include "ulpscope/status.h"
 #include "ulpscope/tensor.h"
 
@@ -81,6 +86,33 @@ extern "C" {
 	X(STALE, "stale", 2,                                                   \
 	  "a stale output region: the second half of a dimension holding "     \
 	  "the first half's values (an earlier tile's)")                       \
+	X(DOT_TRANSPOSE_OUTPUT, "dot-transpose-output", 1,                     \
+	  "a dot's output transposed (its last two dimensions swapped, "      \
+	  "where they have one size)")                                         \
+	X(DOT_TRANSPOSE_OPERAND, "dot-transpose-operand", 2,                   \
+	  "a rank-2 dot operand (lhs, rhs) read with its contracting and "    \
+	  "free dimensions swapped")                                           \
+	X(NARROW_ACCUMULATOR, "narrow-accumulator", 4,                         \
+	  "a reduce or reduce-window summed in bf16 or f16 (operand, init "   \
+	  "and every partial sum in the narrow type; or operand and result "  \
+	  "rounded to it), or the op feeding it computed in that type")        \
+	X(WRONG_WINDOW, "wrong-window", 6,                                     \
+	  "a reduce-window's window one shorter, one longer, with another "   \
+	  "stride, over another dimension, half or twice as long")             \
+	X(FLIP_COMPARE, "flip-compare", 2,                                     \
+	  "a compare's direction flipped: LT<->LE, GT<->GE (or EQ<->NE)")      \
+	X(SWAP_CLAMP_BOUNDS, "swap-clamp-bounds", 1,                           \
+	  "a clamp's lower and upper bounds swapped")                          \
+	X(CONVERT_INT_TRUNCATE, "convert-int-truncate", 1,                     \
+	  "a float -> int convert of a rounded value with the rounding "       \
+	  "dropped (truncated instead of rounded)")                            \
+	X(CONVERT_INT_ROUND, "convert-int-round", 1,                           \
+	  "a truncating float -> int convert rounding to nearest even")        \
+	X(CONSTANT_ULPS, "constant-ulps", 4,                                   \
+	  "a float constant off by +1, -1, +2 or -2 ulps")                     \
+	X(BROADCAST_PERMUTE, "broadcast-permute", 4,                           \
+	  "a broadcast's dimensions permuted (or moved), where the shapes "    \
+	  "allow")                                                             \
 	X(OUTPUT_ZERO, "output-zero", 1,                                       \
 	  "output elements left zero (an unwritten buffer): the reference "    \
 	  "where the device is not zero")
@@ -142,12 +174,18 @@ typedef enum usc_signature_verdict {
 	/* The device output equals the strict reference bit for bit. */
 	USC_SIGNATURE_NO_DIFFERENCE,
 	/*
-	 * The best mutation reproduces at least min_fraction of the
-	 * elements where the device differs from the reference.
+	 * The best mutation's score (defect elements reproduced less legit
+	 * elements broken, over the defect elements) is at least
+	 * min_fraction.
 	 */
 	USC_SIGNATURE_EXPLAINED,
-	/* No single-op mutation tried reproduces that much. */
-	USC_SIGNATURE_UNEXPLAINED
+	/* No single-op mutation tried scores that much. */
+	USC_SIGNATURE_UNEXPLAINED,
+	/*
+	 * The device differs from the strict reference, but every element
+	 * lies inside the kernel's envelope under the profile: no defect.
+	 */
+	USC_SIGNATURE_LEGIT
 } usc_signature_verdict;
 
 const char *usc_signature_verdict_name(usc_signature_verdict v);
@@ -162,9 +200,16 @@ typedef struct usc_signature_options {
 	size_t top;
 	/*
 	 * The fraction of the differing elements the best mutation must
-	 * reproduce to explain the output; <= 0: 0.95.
+	 * reproduce (less those it breaks) to explain the output; <= 0:
+	 * 0.95.
 	 */
 	double min_fraction;
+	/*
+	 * The device profile whose envelope decides what a mutant
+	 * reproduces (read during the call only); NULL: none, a mutant
+	 * reproduces an element bit for bit.
+	 */
+	const usc_profile *profile;
 } usc_signature_options;
 
 usc_signature_options usc_signature_options_default(void);
@@ -176,6 +221,23 @@ typedef struct usc_signature_candidate {
 	usc_mutation kind;
 	int variant;
 	char detail[96];
+	/*
+	 * The score (docs/signatures.md): defect elements (outside the
+	 * unmutated kernel's envelope) whose device value lies inside the
+	 * mutant's envelope, and legit elements (inside the kernel's) whose
+	 * device value lies outside the mutant's.  Without a profile the
+	 * envelopes are points: reproduced means bit for bit.
+	 */
+	uint64_t explained;
+	uint64_t broken;
+	/*
+	 * How many values the mutant's envelope holds, the geometric mean
+	 * over the explained defect elements (1: a single value; NaN when
+	 * none is explained).  The tighter explanation ranks first.
+	 */
+	double width;
+	/* The mutant's own envelope was evaluated (not pruned, in budget). */
+	bool envelope;
 	uint64_t reproduced; /* device elements reproduced bit for bit */
 	uint64_t differing_reproduced; /* among those != the reference */
 	/*
@@ -184,7 +246,7 @@ typedef struct usc_signature_candidate {
 	 * type has no order).
 	 */
 	double median_ulps;
-	/* Ties with the best candidate (same reproduced count and median). */
+	/* Ties with the best candidate (same score, width and median). */
 	bool tied_best;
 } usc_signature_candidate;
 
@@ -192,10 +254,25 @@ typedef struct usc_signature_report {
 	char *kernel_name;
 	uint64_t elements;           /* device elements, all outputs */
 	uint64_t differing;          /* != the strict reference */
+	/*
+	 * Elements outside the unmutated kernel's envelope under the
+	 * profile (without one: differing).  The rest are legit.
+	 */
+	uint64_t defects;
+	/* The profile's name; "" without one. */
+	char profile[64];
+	/* Why the search fell back (an unknown envelope); "" otherwise. */
+	char note[320];
 	usc_signature_verdict verdict;
 	/* Candidates enumerated, evaluated, without effect, failed, skipped
 	 * for the budget. */
 	size_t enumerated, evaluated, no_effect, failed, skipped;
+	/*
+	 * Under a profile: mutants whose envelope was evaluated, and those
+	 * pruned (no defect element near their strict output: scored by
+	 * the translated envelope only, docs/signatures.md).
+	 */
+	size_t envelopes, pruned;
 	double seconds;
 	bool budget_exhausted;
 	/* The best candidates (at most top), best first. */
@@ -251,6 +328,11 @@ typedef struct usc_signature_request {
 	 */
 	size_t sets;
 	bool raw;             /* other sources are raw files */
+	/*
+	 * usc_signature_case: no profile even when case.json names one
+	 * (options.profile, when set, always wins).
+	 */
+	bool no_profile;
 	usc_signature_options options;
 } usc_signature_request;
 
@@ -266,8 +348,10 @@ usc_status usc_signature_run_sets(const usc_signature_request *req,
 
 /*
  * The same on a case directory (docs/cases.md): kernel.hlo, input_N.npy,
- * device_N.npy, case.json's "fusion".  base gives the options and may
- * override the device outputs (device_count > 0) ; NULL: defaults.
+ * device_N.npy, case.json's "fusion", and the profile case.json names
+ * (its "profile", or its "platform": docs/cases.md) unless base gives one
+ * or says no_profile.  base gives the options and may override the
+ * device outputs (device_count > 0) ; NULL: defaults.
  */
 usc_status usc_signature_case(const char *dir,
 			      const usc_signature_request *base,

@@ -24,13 +24,16 @@ the catalogue that applies to it:
    and have the true one among its top 3 (or, ambiguous by construction,
    among the candidates tied with the best) for all of them.
 
-The cases.  BASE: six captured cases of data/examples (normal draws),
+The cases.  BASE: seven captured cases of data/examples (normal draws),
 every mutation.  On normal draws some mutations never take effect (no NaN
 reaches a maximum or clamp, nothing overflows a convert, few results are
 subnormal), so EXTRA adds captures of data/acceptance/fastmath-off whose
 inputs make them show, searched for EXTRA_KINDS: `denormal` draws (three
 quarters subnormal inputs: flush-denormals), `large` draws (a narrowing
-convert overflows: convert-saturate, convert-nan), and two real captures
+convert overflows: convert-saturate, convert-nan), a causal mask
+(attention_logits_causal_bf16: its compare, flipped, moves the diagonal;
+flip-compare of the other kernels' compares shows only on ties), and two
+real captures
 with a few input values replaced by NaN (the corpus has no NaN input;
 `+nan` in the name: NaN_EDITS says which values; nan-dropping).  The
 `output-zero` candidate (elements left unwritten) is not an op mutation:
@@ -77,15 +80,17 @@ ACC = os.path.join(SRC, "data", "acceptance", "fastmath-off")
 HARNESS = os.path.join(SRC, "tests", "classify", "inject_defects.py")
 BASE = ["layer_norm_bf16/normal_s0", "softmax_f32/normal_s0",
         "gelu_erf_f16/normal_s0", "fp8_quantize_f32/normal_s0",
-        "rms_norm_bf16/normal_s0", "adam_f32/normal_s0"]
+        "rms_norm_bf16/normal_s0", "adam_f32/normal_s0",
+        "attention_logits_f32/normal_s0"]
 # The mutations the normal draws leave without effect (or nearly).
 EXTRA_KINDS = ["flush-denormals", "convert-saturate", "convert-nan",
-               "nan-dropping"]
+               "nan-dropping", "flip-compare"]
 EXTRA = ["layer_norm_bf16/denormal_s0", "adam_f32/denormal_s0",
          "rope_f32/denormal_s0",
          "fp8_quantize_f32/denormal_s0", "bias_residual_bf16/denormal_s0",
          "fp8_quantize_e5m2_f32/large_s0", "silu_bf16/large_s0",
-         "swiglu_bf16/large_s0", "fp8_quantize_f32/normal_s0+nan",
+         "swiglu_bf16/large_s0", "attention_logits_causal_bf16/normal_s0",
+         "fp8_quantize_f32/normal_s0+nan",
          "fp8_quantize_bf16/normal_s0+nan"]
 # "+nan" cases: (input index, flat positions) set to a quiet NaN of the
 # input's type; the rest of the capture is as XLA:CPU got it.
@@ -99,7 +104,13 @@ FINITE_OVERFLOW = ["fp8_quantize_e5m2_f32/large_s0"]
 # Mutations no case can exercise, and why (docs/signatures.md).
 NOT_APPLICABLE = {"wrong-reduce-dimension":
                   "no catalogue reduce has another dimension of the "
-                  "reduced one's size"}
+                  "reduced one's size",
+                  "convert-int-truncate":
+                  "no catalogue kernel converts a float to an integer "
+                  "(run_signature.py and defects.py cover it)",
+                  "convert-int-round":
+                  "no catalogue kernel converts a float to an integer "
+                  "(run_signature.py and defects.py cover it)"}
 PER_KIND = 3
 OUTPUT_ZERO = "output-zero"
 from sigtest import FAIL, fail, inputs_of, run
@@ -464,7 +475,12 @@ def run_case(case, tmp, full, per_kind, table):
             op, kind, kv = muts[j][0], muts[j][2].split("/")[0], muts[j][2]
         cands = r["candidates"]
         label = "%s: %s %s" % (case, op, kv)
-        names = [(c["op"], c["mutation"]) for c in cands]
+        # output-zero is named after the op that writes the output: any
+        # op counts, the mutation is what is checked.
+        def key(c):
+            return (None if c["mutation"] == OUTPUT_ZERO else c["op"],
+                    c["mutation"])
+        names = [key(c) for c in cands]
         row = table[(case, kind)]
         row[3] += 1
         if r["budget_exhausted"] or r["verdict"] != "explained":
@@ -473,7 +489,7 @@ def run_case(case, tmp, full, per_kind, table):
                                         if r["budget_exhausted"] else ""))
             row[7] += 1
             continue
-        tied = [(c["op"], c["mutation"]) for c in cands if c["tied_best"]]
+        tied = [key(c) for c in cands if c["tied_best"]]
         # Several (op, mutation) tied with the best reproduce the whole
         # output, as the true one does: bit-identical outputs, ambiguous
         # by construction.

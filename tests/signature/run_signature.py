@@ -268,6 +268,177 @@ def test_wrong_reduce_dimension(tmp):
           "the search")
 
 
+NEW_KERNEL = """HloModule hand_new
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[8,8]{1,0} parameter(0)
+  y = f32[8,8]{1,0} parameter(1)
+  v = f32[8]{0} parameter(2)
+  dot.0 = f32[8,8]{1,0} dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  xt = f32[8,8]{1,0} transpose(x), dimensions={1,0}
+  cmp.0 = pred[8,8]{1,0} compare(x, xt), direction=LT
+  lo = f32[] constant(-0.5)
+  hi = f32[] constant(0.75)
+  clamp.0 = f32[8,8]{1,0} clamp(lo, x, hi)
+  c3 = f32[] constant(3)
+  sc = f32[8,8]{1,0} broadcast(c3), dimensions={}
+  xs = f32[8,8]{1,0} multiply(x, sc)
+  rnd = f32[8,8]{1,0} round-nearest-even(xs)
+  cvr.0 = s32[8,8]{1,0} convert(rnd)
+  cvt.0 = s32[8,8]{1,0} convert(xs)
+  k.0 = f32[] constant(0.1)
+  kb = f32[8,8]{1,0} broadcast(k.0), dimensions={}
+  mk.0 = f32[8,8]{1,0} multiply(x, kb)
+  bc.0 = f32[8,8]{1,0} broadcast(v), dimensions={1}
+  z = f32[] constant(0)
+  rw.0 = f32[8,2]{1,0} reduce-window(x, z), window={size=1x4 stride=1x4}, to_apply=add
+  rd.0 = f32[8]{0} reduce(y, z), dimensions={1}, to_apply=add
+  ROOT t = (f32[8,8]{1,0}, pred[8,8]{1,0}, f32[8,8]{1,0}, s32[8,8]{1,0}, s32[8,8]{1,0}, f32[8,8]{1,0}, f32[8,8]{1,0}, f32[8,2]{1,0}, f32[8]{0}) tuple(dot.0, cmp.0, clamp.0, cvr.0, cvt.0, mk.0, bc.0, rw.0, rd.0)
+}
+"""
+
+
+def bf16_round(a):
+    """f32 values rounded to bf16 (nearest even), as f32: the top 16 bits."""
+    u = np.asarray(a, np.float32).reshape(-1).view(np.uint32).astype(
+        np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return r.astype(np.uint32).view(np.float32).reshape(np.shape(a))
+
+
+def new_mutation_expectations(x, y, v):
+    """(op, mutation/variant, output index, expected array) of the
+    mutations of issue 13, each computed here with numpy on values where
+    every f32 sum and product is exact (quarters and sixteenths of small
+    integers), so the order of a sum does not matter."""
+    out = []
+    out.append(("dot.0", "dot-transpose-output", 0, (x @ y).T))
+    out.append(("dot.0", "dot-transpose-operand/0", 0, x.T @ y))
+    out.append(("dot.0", "dot-transpose-operand/1", 0, x @ y.T))
+    out.append(("cmp.0", "flip-compare", 1, x <= x.T))
+    out.append(("clamp.0", "swap-clamp-bounds", 2,
+                np.minimum(np.maximum(x, np.float32(0.75)),
+                           np.float32(-0.5))))
+    xs = x * np.float32(3)
+    out.append(("cvr.0", "convert-int-truncate", 3, np.trunc(xs).astype(
+        np.int32)))
+    out.append(("cvt.0", "convert-int-round", 4, np.rint(xs).astype(
+        np.int32)))
+    k = np.float32(0.1)
+    for var, step in enumerate((1, -1, 2, -2)):
+        kk = k
+        for _ in range(abs(step)):
+            kk = np.nextafter(kk, np.float32(np.inf if step > 0
+                                             else -np.inf))
+        out.append(("k.0", "constant-ulps/%d" % var, 5, x * kk))
+    out.append(("bc.0", "broadcast-permute", 6,
+                np.broadcast_to(v[:, None], (8, 8))))
+    acc_b = np.zeros(8, np.float32)
+    acc_h = np.zeros(8, np.float16)
+    for j in range(8):
+        acc_b = bf16_round(acc_b + bf16_round(y[:, j]))
+        acc_h = (acc_h + y[:, j].astype(np.float16)).astype(np.float16)
+    out.append(("rd.0", "narrow-accumulator/0", 8, acc_b))
+    out.append(("rd.0", "narrow-accumulator/1", 8, acc_h.astype(np.float32)))
+    win = [(0, 3, 4, 7), (0, 5, 4, 8), (0, 4, 3, 7)]
+    for var, (a0, a1, b0, b1) in enumerate(win):
+        out.append(("rw.0", "wrong-window/%d" % var, 7, np.stack(
+            [x[:, a0:a1].sum(1), x[:, b0:b1].sum(1)], 1)))
+    return out
+
+
+def test_new_mutations(tmp):
+    """Every mutation kind added for real XLA defects: the mutant's output
+    against numpy, then the search, given that output as the device's,
+    must name the mutation first (strict, and under xla-cpu)."""
+    k = os.path.join(tmp, "new.hlo")
+    with open(k, "w") as fh:
+        fh.write(NEW_KERNEL)
+    rng = np.random.default_rng(13)
+    x = (rng.integers(-8, 9, (8, 8)) / 4).astype(np.float32)
+    y = (rng.integers(-1024, 1025, (8, 8)) / 4).astype(np.float32)
+    v = rng.permutation(np.arange(-4, 4)).astype(np.float32) * 3
+    ins = []
+    for name, a in (("nx", x), ("ny", y), ("nv", v)):
+        ins.append(os.path.join(tmp, name + ".npy"))
+        np.save(ins[-1], a)
+    pre = os.path.join(tmp, "nref")
+    run([CLI, "eval", k, "-o", pre] + sum((["--input", f] for f in ins),
+                                          []))
+    ref = [np.load("%s_%d.npy" % (pre, i)) for i in range(9)]
+    kinds = set()
+    for op, kv, oi, want in new_mutation_expectations(x, y, v):
+        kind = kv.split("/")[0]
+        kinds.add(kind)
+        m = os.path.join(tmp, "nm.hlo")
+        run([CLI, "signature", k, "--mutant", op, kv, "-o", m])
+        mp = os.path.join(tmp, "nm")
+        run([CLI, "eval", m, "-o", mp] + sum((["--input", f] for f in ins),
+                                             []))
+        outs = ["%s_%d.npy" % (mp, i) for i in range(9)]
+        got = np.load(outs[oi])
+        want = np.asarray(want).astype(got.dtype)
+        if not np.array_equal(got, want):
+            fail("%s %s: output %d is not numpy's (%d of %d differ)" %
+                 (op, kv, oi, int((got != want).sum()), want.size))
+            continue
+        if np.array_equal(got, ref[oi]):
+            fail("%s %s: no effect on these inputs: a void test" % (op, kv))
+            continue
+        for prof in ([], ["--profile", "xla-cpu"]):
+            rc, r = signature([k] + sum((["--input", f] for f in ins), []) +
+                              ["--device"] + outs + prof)
+            best = r["candidates"][0] if r["candidates"] else {}
+            named = [(c["op"], c["mutation"]) for c in r["candidates"]
+                     if c["tied_best"]]
+            if r["verdict"] != "explained" or (op, kind) not in named:
+                fail("%s %s %s: verdict %s, best %s %s (tied: %s)" %
+                     (op, kv, " ".join(prof) or "strict", r["verdict"],
+                      best.get("op"), best.get("mutation"), named))
+    print("new mutations: %d kinds against numpy, each named first by the "
+          "search (strict and xla-cpu)" % len(kinds))
+
+
+# Two cases of the defect corpus (data/defects, copied here: small): the
+# device output of a deliberately wrong JAX function run by real XLA:CPU,
+# labelled with the op and mutation in case.json.
+REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real")
+
+
+def test_real_xla(tmp):
+    """A real device is not strict: the right mutant's strict evaluation
+    matches few of its bits (a bit-for-bit search, --no-profile, leaves the
+    output unexplained), but its envelope under the case's profile holds
+    them: the search names the labelled op and mutation first."""
+    for name in sorted(os.listdir(REAL)):
+        d = os.path.join(REAL, name)
+        with open(os.path.join(d, "case.json")) as fh:
+            label = json.load(fh)["defect"]
+        want = (label["op"], label["mutation"])
+        rc, r = signature([d])
+        tied = [(c["op"], c["mutation"]) for c in r["candidates"]
+                if c["tied_best"]]
+        if rc != 0 or r["verdict"] != "explained" or want not in tied or \
+                r["profile"] != "xla-cpu":
+            fail("%s: verdict %s under %s, tied best %s, expected %s" %
+                 (name, r["verdict"], r["profile"], tied, want))
+            continue
+        best = r["candidates"][0]
+        rc2, r2 = signature([d, "--no-profile"])
+        if r2["verdict"] != "unexplained":
+            fail("%s: bit for bit the output is %s: a void test" %
+                 (name, r2["verdict"]))
+        print("%s: %s %s first, score %.3f, width %.1f; bit for bit %s" % (
+            name, best["op"], best["mutation"], best["score"],
+            best["width"], r2["verdict"]))
+
+
 def test_c_vs_python(tmp):
     """The C mutator's truncating convert equals the Python harness's."""
     d = os.path.join(EX, "layer_norm_bf16", "normal_s0")
@@ -355,7 +526,10 @@ def test_search(tmp):
                  (case, hkind, hinstr, p.stderr.strip()))
             continue
         evaluate(mh, inputs_of(d), os.path.join(tmp, "dev"))
-        rc, r = signature([d, "--device", os.path.join(tmp, "dev_0.npy")])
+        # The device output is the mutant's strict evaluation: the bit
+        # for bit question (test_real_xla asks the envelope's).
+        rc, r = signature([d, "--device", os.path.join(tmp, "dev_0.npy"),
+                           "--no-profile"])
         label = "%s: %s %s" % (case, hkind, hinstr)
         if r["verdict"] != "explained" or rc != 0:
             fail("%s: verdict %s (exit %d)" % (label, r["verdict"], rc))
@@ -422,7 +596,12 @@ def test_legit(tmp):
     if r["verdict"] != "legit" or rc != 0:
         fail("softmax_f32 real output under xla-cpu: verdict %s" %
              r["verdict"])
+    # The case names its platform (cpu): xla-cpu without --profile too.
     rc, r = signature([d])
+    if r["verdict"] != "legit" or r["profile"] != "xla-cpu":
+        fail("softmax_f32 real output under the case's profile: verdict "
+             "%s, profile %s" % (r["verdict"], r["profile"]))
+    rc, r = signature([d, "--no-profile"])
     if r["verdict"] == "explained":
         fail("softmax_f32 real output explained by %s" % r["candidates"][0])
     print("real outputs: layer_norm no difference, softmax legit under "
@@ -490,7 +669,8 @@ def test_results_table(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
-        for t in (test_mutant_bits, test_wrong_reduce_dimension,
+        for t in (test_new_mutations, test_real_xla, test_mutant_bits,
+                  test_wrong_reduce_dimension,
                   test_c_vs_python, test_stale, test_search,
                   test_unexplained, test_legit, test_results_table):
             try:
