@@ -31,15 +31,4 @@ if(USC_SANITIZE)
 endif()
 set_tests_properties(test_signature_acceptance PROPERTIES
   ENVIRONMENT "${usc_sigacc_env}" SKIP_RETURN_CODE 77 TIMEOUT 3600)
-
-# The defect corpus (tests/signature/defects.py): device outputs of
-# deliberately wrong JAX functions compiled by real XLA:CPU, labelled with
-# the op and mutation a perfect tool names.  Reads data/defects/ (skipped
-# without it); fails below issue 13's goals (right op and mutation first on
-# 90% of the expressible defects, in the top 3 on 97%, legit-by-profile
-# cases legit).
-add_test(NAME test_signature_defects
-  COMMAND /usr/bin/python3 -W ignore ${CMAKE_CURRENT_SOURCE_DIR}/signature/defects.py)
-set_tests_properties(test_signature_defects PROPERTIES
-  ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
-  SKIP_RETURN_CODE 77 TIMEOUT 1800)
+# The defect corpus is measured by tests/defects (test_defects_xla_cpu).

@@ -590,7 +590,11 @@ MUTANTS = [
            note="the sum's reduce-window accumulates in bf16"),
     Mutant("narrow-accumulator-sum", "softmax_f16", softmax_f16_acc_f16,
            "narrow-accumulator", "reduce-window.3", variant="f16", expressible=False,
-           note="the whole sum (reduce-window and reduce) accumulates in f16: two ops"),
+           seed=4, note="the whole sum (reduce-window and reduce) accumulates in f16: two ops; "
+           "seed 4, because on seed 0's draw every element stays inside the xla-cpu "
+           "envelope (the sum is rounded to f16 right after, so accumulating it in f16 "
+           "moves it by about what a legitimate rounding does) and no tool can call it "
+           "a defect"),
     Mutant("wrong-window-size", "softmax_f32", softmax_window_size, "wrong-window",
            "reduce-window.3", variant="size", note="sum windows of 16 at stride 32"),
     Mutant("wrong-window-stride", "log_softmax_f32", log_softmax_window_stride,
