@@ -187,14 +187,27 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 typedef struct base_text {
 	char *text;
 	size_t len;
+	/*
+	 * Where the last line found starts and its computation's block (when
+	 * hinted): the searches go through the instructions in text order, so
+	 * the next line sought is at or after it, and a module of a million
+	 * ops is not scanned from its start a million times.
+	 */
+	bool hinted;
+	size_t hint_pos, hint_block;
 } base_text;
 
-/* [start, end) of the line of instruction in (end excludes the '\n'). */
-static bool find_line(const base_text *bt, const usc_hlo_instr *in,
-		      size_t *start, size_t *end)
+/*
+ * [start, end) of the line of instruction in (end excludes the '\n'),
+ * scanning from pos, a line start inside block (or (size_t)-1 before the
+ * first); *found_block receives the block of the line found.
+ */
+static bool find_line_from(const base_text *bt, const usc_hlo_instr *in,
+			   size_t pos, size_t block, size_t *start,
+			   size_t *end, size_t *found_block)
 {
 	const char *t = bt->text;
-	size_t pos = 0, block = (size_t)-1, nl = strlen(in->name);
+	size_t nl = strlen(in->name);
 	size_t want = in->parent->index;
 
 	while (pos < bt->len) {
@@ -217,12 +230,30 @@ static bool find_line(const base_text *bt, const usc_hlo_instr *in,
 			    strncmp(q + nl, " = ", 3) == 0) {
 				*start = pos;
 				*end = lend;
+				*found_block = block;
 				return true;
 			}
 		}
 		pos = lend + 1;
 	}
 	return false;
+}
+
+/* [start, end) of the line of instruction in (end excludes the '\n'). */
+static bool find_line(base_text *bt, const usc_hlo_instr *in, size_t *start,
+		      size_t *end)
+{
+	size_t block;
+
+	if (!(bt->hinted && bt->hint_block <= in->parent->index &&
+	      find_line_from(bt, in, bt->hint_pos, bt->hint_block, start, end,
+			     &block)) &&
+	    !find_line_from(bt, in, 0, (size_t)-1, start, end, &block))
+		return false;
+	bt->hinted = true;
+	bt->hint_pos = *start;
+	bt->hint_block = block;
+	return true;
 }
 
 /* ----------------------------------------------------- one op's mutant */
@@ -1391,9 +1422,11 @@ static bool mutate_lines(mctx *c, usc_mutation kind, int v)
 
 /*
  * The mutant text of in (kind, v) from the printed module bt: *applies
- * false when it does not apply.  *text_out is usc__malloc'd.
+ * false when it does not apply.  *text_out is usc__malloc'd; with
+ * text_out NULL only *applies and the detail are worked out (the whole
+ * text costs the module's length).
  */
-static usc_status build_mutant(const base_text *bt, const usc_hlo_instr *in,
+static usc_status build_mutant(base_text *bt, const usc_hlo_instr *in,
 			       usc_mutation kind, int v, bool *applies,
 			       char *detail, size_t detail_size,
 			       char **text_out, usc_error *err)
@@ -1401,11 +1434,13 @@ static usc_status build_mutant(const base_text *bt, const usc_hlo_instr *in,
 	mctx c;
 	size_t s, e;
 	const char *op, *p, *open;
-	sbuf whole = {0};
+	char *whole;
+	size_t tail;
 	int depth = 0;
 
 	*applies = false;
-	*text_out = NULL;
+	if (text_out)
+		*text_out = NULL;
 	if (detail && detail_size)
 		detail[0] = '\0';
 	if (kind <= USC_MUT_NONE || kind >= USC_MUT_OUTPUT_ZERO ||
@@ -1456,17 +1491,25 @@ static usc_status build_mutant(const base_text *bt, const usc_hlo_instr *in,
 		return oom ? usc__fail(err, USC_ENOMEM, "out of memory")
 			   : USC_OK;
 	}
-	sb_add(&whole, bt->text, s);
-	sb_add(&whole, c.out.p, c.out.len);
-	if (e + 1 < bt->len)
-		sb_add(&whole, bt->text + e + 1, bt->len - e - 1);
-	usc__free(c.out.p);
-	if (whole.oom) {
-		usc__free(whole.p);
+	if (!text_out) {
+		usc__free(c.out.p);
+		*applies = true;
+		return USC_OK;
+	}
+	/* The text before the line, the new lines, the text after. */
+	tail = e + 1 < bt->len ? bt->len - e - 1 : 0;
+	whole = usc__malloc(s + c.out.len + tail + 1);
+	if (!whole) {
+		usc__free(c.out.p);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
+	memcpy(whole, bt->text, s);
+	memcpy(whole + s, c.out.p, c.out.len);
+	memcpy(whole + s + c.out.len, bt->text + e + 1, tail);
+	whole[s + c.out.len + tail] = '\0';
+	usc__free(c.out.p);
 	*applies = true;
-	*text_out = whole.p;
+	*text_out = whole;
 	return USC_OK;
 }
 
@@ -1565,15 +1608,15 @@ usc_status usc_signature_mutant_list(const usc_hlo_module *m,
 				     v < usc_mutation_variants((usc_mutation)k);
 				     v++) {
 					usc_signature_mutant *x;
-					char *text = NULL, detail[96];
+					char detail[96];
 					bool applies = false;
 
+					/* The list needs no mutant's text. */
 					st = build_mutant(&bt, in,
 							  (usc_mutation)k, v,
 							  &applies, detail,
-							  sizeof detail, &text,
+							  sizeof detail, NULL,
 							  err);
-					usc__free(text);
 					if (st != USC_OK)
 						goto fail;
 					if (!applies)
@@ -2053,25 +2096,32 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 						usc_hlo_file *mf = NULL;
 						usc_error e2;
 
+						/*
+						 * Past the budget a mutant is only
+						 * counted: its text is not built.
+						 */
+						bool over =
+							(o.max_candidates &&
+							 evaluated >=
+								 o.max_candidates) ||
+							now_seconds() - t0 >
+								o.max_seconds;
+
 						memset(&cand, 0, sizeof cand);
 						st = build_mutant(
 							&bt, in,
 							(usc_mutation)k, v,
 							&applies, cand.detail,
 							sizeof cand.detail,
-							&text, err);
+							over ? NULL : &text,
+							err);
 						if (st != USC_OK)
 							goto fail;
 						if (!applies)
 							continue;
 						enumerated++;
-						if ((o.max_candidates &&
-						     evaluated >=
-							     o.max_candidates) ||
-						    now_seconds() - t0 >
-							    o.max_seconds) {
+						if (over) {
 							skipped++;
-							usc__free(text);
 							continue;
 						}
 						evaluated++;
