@@ -96,10 +96,11 @@ static usc_status order_computation(const usc_hlo_computation *c,
 	size_t *order;
 	usc_status st = USC_OK;
 
-	if (depth > 64)
+	/* The evaluator refused deeper kernels already (eval_internal.h). */
+	if (depth > USC__EVAL_NESTING_MAX)
 		return usc__fail(err, USC_EUNSUPPORTED,
-				 "computations nested deeper than 64 ('%s')",
-				 c->name);
+				 "computations nested deeper than %d ('%s')",
+				 USC__EVAL_NESTING_MAX, c->name);
 	order = usc__calloc(n ? n : 1, sizeof *order);
 	if (!order)
 		return usc__fail(err, USC_ENOMEM, "out of memory");

@@ -32,17 +32,12 @@ enum {
 };
 
 /*
- * Fusions and calls nest at most this deep here, as in the evaluator
- * (src/eval/eval.c refuses deeper kernels): a deeper body is MIXED.
- */
-#define ROWS_CALL_DEPTH_MAX 64
-
-/*
  * The judgment is a pass over each computation in topological order, so
  * that every operand is judged before its users: a chain of a million ops
  * costs no stack.  Only the bodies of fusions and calls are entered, from
  * the instruction that calls them, which nests at most
- * ROWS_CALL_DEPTH_MAX deep.
+ * USC__EVAL_NESTING_MAX deep (the evaluator refuses deeper kernels;
+ * here a deeper body is MIXED).
  */
 typedef struct rows_walk {
 	int64_t rows;
@@ -158,7 +153,7 @@ static int judge_call(rows_walk *w, const usc_hlo_computation *c,
 		return MIXED;
 	callee = in->called[0];
 	/* A body called twice could need two different splits. */
-	if (w->called[callee->index] || depth >= ROWS_CALL_DEPTH_MAX)
+	if (w->called[callee->index] || depth >= USC__EVAL_NESTING_MAX)
 		return MIXED;
 	w->called[callee->index] = true;
 	for (size_t k = 0; k < callee->instr_count; k++) {

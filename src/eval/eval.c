@@ -1585,6 +1585,19 @@ static usc_status check_instr(usc_eval *ev, const usc_hlo_instr *in,
 			break;
 		}
 		default:
+			/*
+			 * Evaluation enters a called computation by a call of
+			 * its own: the nesting is bounded so that it is bounded
+			 * on the stack (docs/evaluator.md).
+			 */
+			if (depth >= USC__EVAL_NESTING_MAX)
+				return usc__eval_fail(
+					err, USC_EUNSUPPORTED, in,
+					"computation '%s' is called %d levels "
+					"deep; computations may nest at most %d "
+					"deep",
+					c->name, depth + 1,
+					USC__EVAL_NESTING_MAX);
 			st = check_computation(ev, c, depth + 1, err);
 			if (st != USC_OK)
 				return st;
@@ -1599,10 +1612,6 @@ static usc_status check_computation(usc_eval *ev, const usc_hlo_computation *c,
 	size_t i;
 	usc_status st;
 
-	if (depth > 64)
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "computations nested deeper than 64 ('%s')",
-				 c->name);
 	for (i = 0; i < c->instr_count; i++) {
 		st = check_instr(ev, c->instrs[i], depth, err);
 		if (st != USC_OK)
