@@ -16,7 +16,8 @@ tuple/get-tuple-element pairs. A device output equal to x is right to the
 bit; x with the last bit of its first element flipped is one ulp off.
 
 Scenarios: hlo, extract, eval, check, check_profile, check_attribute,
-explain, signature, bisect, nesting, shape_nesting.
+explain, signature, bisect, fusions (a fifth as many fusions, each calling
+a computation of its own), nesting, shape_nesting.
 """
 import json
 import os
@@ -95,6 +96,22 @@ def nested(depth):
                 "}", ""]
     out += ["ENTRY main {", "  x = f32[2] parameter(0)",
             "  ROOT f = f32[2] fusion(x), kind=kLoop, calls=n1", "}", ""]
+    return "\n".join(out)
+
+
+def fusions(n):
+    """A chain of n fusions in the entry, each calling a negate of its own:
+    n computations (the shape of an unfused XLA module)."""
+    out = ["HloModule fusions", ""]
+    for i in range(1, n + 1):
+        out += ["b%d {" % i, "  p = f32[2] parameter(0)",
+                "  ROOT r = f32[2] negate(p)", "}", ""]
+    out += ["ENTRY main {", "  c0 = f32[2] parameter(0)"]
+    for i in range(1, n + 1):
+        out.append("  c%d = f32[2] fusion(c%d), kind=kLoop, calls=b%d"
+                   % (i, i - 1, i))
+    out[-1] = "  ROOT " + out[-1][2:]
+    out += ["}", ""]
     return "\n".join(out)
 
 
@@ -323,6 +340,29 @@ def scenario_nesting(r):
       "module nest: 100001 computations", "verified")
     r(["extract", "deep.hlo", "--fusion", "f", "-o", "one.hlo"], 0)
     r(["hlo", "one.hlo", "--verify"], 0, "100001 computations", "verified")
+
+
+def scenario_fusions(r):
+    # A fifth as many fusions as ops: each brings a computation and three
+    # instructions.
+    n = OPS // 5 if OPS // 5 % 2 == 0 else OPS // 5 + 1
+    r.write("fus.hlo", fusions(n))
+    r(["hlo", "fus.hlo", "--verify"], 0,
+      "module fusions: %d computations, %d instructions, %d fusions"
+      % (n + 1, 3 * n + 1, n), "verified")
+    r(["extract", "fus.hlo", "--fusion", "c%d" % n, "-o", "one.hlo"], 0)
+    r(["hlo", "one.hlo", "--verify"], 0, "verified")
+    r(["eval", "fus.hlo", "-o", "out"] + r.inputs(), 0,
+      "output 0: f32[2]\n  1.5 -2.25")
+    r(["check", "fus.hlo", "--device", "same.bin", "--attribute",
+       "--profile", "xla-cpu"] + r.inputs(), 0,
+      "verdict under profile xla-cpu: legit", "attribution: 0 ops that round")
+    r(["explain", "fus.hlo", "--device", "same.bin", "--element", "1"]
+      + r.inputs(), 0, "class      exact", "... (depth limit)")
+    # An even number of negates in: x again.
+    r(["bisect", "fus.hlo", "--device", "same.bin", "--intermediate",
+       "c%d=in.bin" % (n // 2 - n // 2 % 2)] + r.inputs(), 0,
+      "every captured tensor (2) inside its strict envelope")
 
 
 def scenario_shape_nesting(r):

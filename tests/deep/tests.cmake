@@ -5,7 +5,7 @@
 # the kernels into a temporary directory; USC_DEEP_OPS changes the length.
 set(USC_DEEP_SCENARIOS
   hlo extract eval check check_profile check_attribute explain signature
-  bisect nesting shape_nesting)
+  bisect fusions nesting shape_nesting)
 foreach(scenario ${USC_DEEP_SCENARIOS})
   add_test(NAME deep_${scenario}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/deep/deep_chain.py
