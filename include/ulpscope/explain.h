@@ -31,6 +31,12 @@ extern "C" {
 #endif
 
 #define USC_EXPLAIN_DEPTH_DEFAULT 24
+/*
+ * The deepest tree usc_explain_run makes (--depth): the walk takes a few
+ * stack frames per level, so the depth is bounded, not the kernel; a
+ * chain of a million ops is cut at this depth.
+ */
+#define USC_EXPLAIN_DEPTH_MAX 1000
 /* How many of a set's largest terms the tree shows (--terms). */
 #define USC_EXPLAIN_TERMS_DEFAULT 3
 
@@ -64,7 +70,10 @@ typedef struct usc_explain_request {
 	int64_t index[USC_TENSOR_MAX_RANK];
 	bool flat;
 	uint64_t flat_index;
-	/* How deep the tree goes (0: USC_EXPLAIN_DEPTH_DEFAULT). */
+	/*
+	 * How deep the tree goes (0: USC_EXPLAIN_DEPTH_DEFAULT; at most
+	 * USC_EXPLAIN_DEPTH_MAX, else USC_EINVAL).
+	 */
 	unsigned max_depth;
 	/* Skip the attribution (one oracle run per op that rounds). */
 	bool no_attribute;

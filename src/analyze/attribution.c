@@ -26,6 +26,7 @@
 #include "ulpscope/dtype_mpfr.h"
 #include "ulpscope/results.h"
 
+#include "eval/eval_internal.h"
 #include "eval/eval_values.h"
 #include "../../oracles/oracle.h"
 
@@ -54,13 +55,18 @@ typedef struct unit {
 	char *name;
 } unit;
 
+/* collect.owner of a computation not walked yet, or walked inline. */
+#define NOT_SEEN SIZE_MAX
+#define INLINE (SIZE_MAX - 1)
+
 typedef struct collect {
 	unit *units;
 	size_t n, cap;
-	/* Computations already walked or claimed, and by which unit. */
-	const usc_hlo_computation **comps;
-	size_t *comp_unit; /* SIZE_MAX: walked inline (a fusion's body) */
-	size_t ncomps, capcomps;
+	/*
+	 * By computation index: NOT_SEEN, INLINE (a fusion's body, walked
+	 * as the kernel's own ops) or the unit that claimed it.
+	 */
+	size_t *owner;
 } collect;
 
 static usc_status unit_push(unit *u, const usc_hlo_instr *in, usc_error *err)
@@ -79,52 +85,37 @@ static usc_status unit_push(unit *u, const usc_hlo_instr *in, usc_error *err)
 	return USC_OK;
 }
 
-static size_t comp_find(const collect *cl, const usc_hlo_computation *c)
+/*
+ * Fusions and calls, and the bodies of the ops that apply them, nest at
+ * most as deep as the evaluator allows (USC__EVAL_NESTING_MAX): the walks
+ * below recurse per level of nesting, never per op.
+ */
+static usc_status too_deep(const usc_hlo_instr *in, usc_error *err)
 {
-	for (size_t i = 0; i < cl->ncomps; i++)
-		if (cl->comps[i] == c)
-			return i;
-	return SIZE_MAX;
-}
-
-static usc_status comp_add(collect *cl, const usc_hlo_computation *c,
-			   size_t owner, usc_error *err)
-{
-	if (cl->ncomps == cl->capcomps) {
-		size_t cap = cl->capcomps ? 2 * cl->capcomps : 8;
-		const usc_hlo_computation **p =
-			usc__reallocarray(cl->comps, cap, sizeof *p);
-		size_t *q;
-
-		if (!p)
-			return usc__fail(err, USC_ENOMEM, "out of memory");
-		cl->comps = p;
-		q = usc__reallocarray(cl->comp_unit, cap, sizeof *q);
-		if (!q)
-			return usc__fail(err, USC_ENOMEM, "out of memory");
-		cl->comp_unit = q;
-		cl->capcomps = cap;
-	}
-	cl->comps[cl->ncomps] = c;
-	cl->comp_unit[cl->ncomps++] = owner;
-	return USC_OK;
+	return usc__eval_fail(err, USC_EUNSUPPORTED, in,
+			      "attribution: computations nested more than %d "
+			      "deep",
+			      USC__EVAL_NESTING_MAX);
 }
 
 /* Every instruction of c and of the computations it calls, into u. */
 static usc_status claim_body(collect *cl, size_t ui,
-			     const usc_hlo_computation *c, usc_error *err)
+			     const usc_hlo_computation *c, int depth,
+			     usc_error *err)
 {
-	usc_status st;
+	usc_status st = USC_OK;
 
-	if (comp_find(cl, c) != SIZE_MAX)
+	if (cl->owner[c->index] != NOT_SEEN)
 		return USC_OK;
-	st = comp_add(cl, c, ui, err);
+	cl->owner[c->index] = ui;
 	for (size_t i = 0; st == USC_OK && i < c->instr_count; i++) {
 		const usc_hlo_instr *in = c->instrs[i];
 
 		st = unit_push(&cl->units[ui], in, err);
+		if (st == USC_OK && in->called_count && depth >= USC__EVAL_NESTING_MAX)
+			st = too_deep(in, err);
 		for (size_t k = 0; st == USC_OK && k < in->called_count; k++)
-			st = claim_body(cl, ui, in->called[k], err);
+			st = claim_body(cl, ui, in->called[k], depth + 1, err);
 	}
 	return st;
 }
@@ -233,37 +224,41 @@ static usc_status unit_rename(unit *u, const usc_hlo_instr *in,
  * any earlier op applying the same body; any other op that rounds is a
  * unit of its own.  A computation is walked once.
  */
-static usc_status walk(collect *cl, const usc_hlo_computation *c,
+static usc_status walk(collect *cl, const usc_hlo_computation *c, int depth,
 		       usc_error *err)
 {
 	usc_status st = USC_OK;
 
-	if (comp_find(cl, c) != SIZE_MAX)
+	if (cl->owner[c->index] != NOT_SEEN)
 		return USC_OK;
-	st = comp_add(cl, c, SIZE_MAX, err);
+	cl->owner[c->index] = INLINE;
 	for (size_t i = 0; st == USC_OK && i < c->instr_count; i++) {
 		const usc_hlo_instr *in = c->instrs[i];
 		size_t ui;
 
+		if (in->called_count > 0 && depth >= USC__EVAL_NESTING_MAX) {
+			st = too_deep(in, err);
+			break;
+		}
 		if (in->opcode == USC_HLO_OP_FUSION ||
 		    in->opcode == USC_HLO_OP_CALL) {
 			for (size_t k = 0; st == USC_OK && k < in->called_count;
 			     k++)
-				st = walk(cl, in->called[k], err);
+				st = walk(cl, in->called[k], depth + 1, err);
 			continue;
 		}
 		if (in->called_count > 0) {
-			size_t j = comp_find(cl, in->called[0]);
+			size_t j = cl->owner[in->called[0]->index];
 
-			if (j != SIZE_MAX && cl->comp_unit[j] != SIZE_MAX) {
-				st = unit_rename(&cl->units[cl->comp_unit[j]],
-						 in, err);
+			if (j != NOT_SEEN && j != INLINE) {
+				st = unit_rename(&cl->units[j], in, err);
 				continue;
 			}
 			st = new_unit(cl, in, &ui, err);
 			for (size_t k = 0; st == USC_OK && k < in->called_count;
 			     k++)
-				st = claim_body(cl, ui, in->called[k], err);
+				st = claim_body(cl, ui, in->called[k],
+						depth + 1, err);
 			continue;
 		}
 		if (usc__instr_rounds(in))
@@ -279,8 +274,7 @@ static void collect_free(collect *cl)
 		usc__free(cl->units[i].name);
 	}
 	usc__free(cl->units);
-	usc__free(cl->comps);
-	usc__free(cl->comp_unit);
+	usc__free(cl->owner);
 }
 
 /* ------------------------------------------------------- provenance */
@@ -728,8 +722,19 @@ usc_status usc_attribute(const usc_hlo_module *m,
 				 "bits",
 				 (long)prec, USC__ORACLE_PREC_MIN,
 				 USC__ORACLE_PREC_MAX);
+	if (c->index >= m->computation_count || m->computations[c->index] != c)
+		return usc__fail(err, USC_EINVAL,
+				 "attribution: computation '%s' is not one of "
+				 "the module's",
+				 c->name);
 	memset(&cl, 0, sizeof cl);
-	st = walk(&cl, c, err);
+	cl.owner = usc__calloc(m->computation_count ? m->computation_count : 1,
+			       sizeof *cl.owner);
+	if (!cl.owner)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->computation_count; i++)
+		cl.owner[i] = NOT_SEEN;
+	st = walk(&cl, c, 0, err);
 	if (st == USC_OK && cl.n > o.max_ops)
 		st = usc__fail(err, USC_ERANGE,
 			       "attribution: %s has %zu ops that round, more "

@@ -96,23 +96,30 @@ static usc_status order_computation(const usc_hlo_computation *c,
 	size_t *order;
 	usc_status st = USC_OK;
 
-	if (depth > 64)
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "computations nested deeper than 64 ('%s')",
-				 c->name);
 	order = usc__calloc(n ? n : 1, sizeof *order);
 	if (!order)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	st = usc__topo_order(c, order, err);
 	for (size_t i = 0; st == USC_OK && i < n; i++) {
 		const usc_hlo_instr *in = c->instrs[order[i]];
+		bool call = in->opcode == USC_HLO_OP_FUSION ||
+			    in->opcode == USC_HLO_OP_CALL;
 
-		if (in->opcode == USC_HLO_OP_FUSION ||
-		    in->opcode == USC_HLO_OP_CALL)
-			for (size_t k = 0; st == USC_OK && k < in->called_count;
-			     k++)
-				st = order_computation(in->called[k], seq, next,
-						       depth + 1, err);
+		for (size_t k = 0; call && st == USC_OK && k < in->called_count;
+		     k++) {
+			/* The evaluator's bound (eval_internal.h). */
+			if (depth >= USC__EVAL_NESTING_MAX)
+				st = usc__eval_fail(
+					err, USC_EUNSUPPORTED, in,
+					"computation '%s' is called %d levels "
+					"deep; computations may nest at most "
+					"%d deep",
+					in->called[k]->name, depth + 1,
+					USC__EVAL_NESTING_MAX);
+			else
+				st = order_computation(in->called[k], seq,
+						       next, depth + 1, err);
+		}
 		seq[c->index][in->index] = (*next)++;
 	}
 	usc__free(order);

@@ -26,17 +26,27 @@
 
 enum {
 	UNSEEN,
-	VISITING,
 	SHARED, /* the same for every row (or a scalar) */
 	ROWS,   /* leading dimension the rows, each row on its own */
 	MIXED   /* neither: the kernel cannot be split into row blocks */
 };
 
+/*
+ * The judgment is a pass over each computation in topological order, so
+ * that every operand is judged before its users: a chain of a million ops
+ * costs no stack.  Only the bodies of fusions and calls are entered, from
+ * the instruction that calls them, which nests at most
+ * USC__EVAL_NESTING_MAX deep (the evaluator refuses deeper kernels;
+ * here a deeper body is MIXED).
+ */
 typedef struct rows_walk {
 	int64_t rows;
 	const usc_hlo_module *m;
 	unsigned char **state; /* [computation][instruction] */
 	bool *called;          /* computations already entered by a call */
+	bool mixed;            /* some judged instruction is MIXED */
+	usc_status st;         /* the first failure (out of memory) */
+	usc_error *err;
 } rows_walk;
 
 /* Whether every leaf of s is an array whose leading dimension is rows. */
@@ -61,21 +71,33 @@ static bool ints_hold(const usc_hlo_attr *a, int64_t v)
 	return false;
 }
 
-static int walk(rows_walk *w, const usc_hlo_computation *c,
-		const usc_hlo_instr *in);
+/*
+ * The flag of an operand of c: judged already, since instructions are
+ * judged operands first (an unjudged one would be a cycle).
+ */
+static int flag(const rows_walk *w, const usc_hlo_computation *c,
+		const usc_hlo_instr *o)
+{
+	unsigned char s = w->state[c->index][o->index];
+
+	return s == UNSEEN ? MIXED : s;
+}
+
+static int judge_computation(rows_walk *w, const usc_hlo_computation *c,
+			     int depth);
 
 /*
  * The flag of an op that keeps elements apart (elementwise ops, copies):
  * its operands of rank above 0 agree, scalars are shared.
  */
-static int elementwise(rows_walk *w, const usc_hlo_computation *c,
+static int elementwise(const rows_walk *w, const usc_hlo_computation *c,
 		       const usc_hlo_instr *in)
 {
 	int any = UNSEEN;
 
 	for (size_t k = 0; k < in->operand_count; k++) {
 		const usc_hlo_instr *o = in->operands[k];
-		int f = walk(w, c, o);
+		int f = flag(w, c, o);
 
 		if (f == MIXED)
 			return MIXED;
@@ -97,14 +119,14 @@ static int elementwise(rows_walk *w, const usc_hlo_computation *c,
  * all ROWS or all SHARED, which it returns, and its initial values
  * shared; anything else is MIXED.
  */
-static int reduce_operands(rows_walk *w, const usc_hlo_computation *c,
+static int reduce_operands(const rows_walk *w, const usc_hlo_computation *c,
 			   const usc_hlo_instr *in)
 {
 	size_t half = in->operand_count / 2;
 	int arrays = SHARED;
 
 	for (size_t k = 0; k < in->operand_count; k++) {
-		int f = walk(w, c, in->operands[k]);
+		int f = flag(w, c, in->operands[k]);
 
 		if (f == MIXED || (k >= half && f != SHARED))
 			return MIXED;
@@ -117,9 +139,46 @@ static int reduce_operands(rows_walk *w, const usc_hlo_computation *c,
 	return arrays;
 }
 
+/*
+ * A fusion or call: its body, called once, is judged with each parameter
+ * flagged as the operand it receives; the result is the body root's.
+ */
+static int judge_call(rows_walk *w, const usc_hlo_computation *c,
+		      const usc_hlo_instr *in, int depth)
+{
+	const usc_hlo_computation *callee;
+	int f;
+
+	if (in->called_count != 1)
+		return MIXED;
+	callee = in->called[0];
+	/* A body called twice could need two different splits. */
+	if (w->called[callee->index] || depth >= USC__EVAL_NESTING_MAX)
+		return MIXED;
+	w->called[callee->index] = true;
+	for (size_t k = 0; k < callee->instr_count; k++) {
+		const usc_hlo_instr *p = callee->instrs[k];
+		size_t n;
+
+		if (p->opcode != USC_HLO_OP_PARAMETER)
+			continue;
+		n = (size_t)p->parameter_number;
+		if (p->parameter_number < 0 || n >= in->operand_count)
+			return MIXED;
+		f = flag(w, c, in->operands[n]);
+		if (f == MIXED)
+			return MIXED;
+		w->state[callee->index][p->index] = (unsigned char)f;
+	}
+	f = judge_computation(w, callee, depth + 1);
+	if (f == ROWS && !has_rows(&in->shape, w->rows))
+		return MIXED;
+	return f;
+}
+
 /* The flag of one instruction, from its operands'. */
 static int judge(rows_walk *w, const usc_hlo_computation *c,
-		 const usc_hlo_instr *in)
+		 const usc_hlo_instr *in, int depth)
 {
 	const usc_hlo_attr *dims;
 	int f;
@@ -133,7 +192,7 @@ static int judge(rows_walk *w, const usc_hlo_computation *c,
 	case USC_HLO_OP_CONSTANT:
 		return SHARED;
 	case USC_HLO_OP_BROADCAST:
-		f = walk(w, c, in->operands[0]);
+		f = flag(w, c, in->operands[0]);
 		dims = usc__attr_ints(in, "dimensions");
 		if (f == MIXED || !dims)
 			return MIXED;
@@ -176,14 +235,14 @@ static int judge(rows_walk *w, const usc_hlo_computation *c,
 	}
 	case USC_HLO_OP_RESHAPE:
 	case USC_HLO_OP_BITCAST:
-		f = walk(w, c, in->operands[0]);
+		f = flag(w, c, in->operands[0]);
 		if (f != ROWS)
 			return f == SHARED && !has_rows(&in->shape, w->rows)
 				       ? SHARED
 				       : MIXED;
 		return has_rows(&in->shape, w->rows) ? ROWS : MIXED;
 	case USC_HLO_OP_TRANSPOSE:
-		f = walk(w, c, in->operands[0]);
+		f = flag(w, c, in->operands[0]);
 		dims = usc__attr_ints(in, "dimensions");
 		if (f != ROWS)
 			return f;
@@ -199,37 +258,10 @@ static int judge(rows_walk *w, const usc_hlo_computation *c,
 			       : MIXED;
 	}
 	case USC_HLO_OP_FUSION:
-	case USC_HLO_OP_CALL: {
-		const usc_hlo_computation *callee;
-
-		if (in->called_count != 1)
-			return MIXED;
-		callee = in->called[0];
-		/* A body called twice could need two different splits. */
-		if (w->called[callee->index])
-			return MIXED;
-		w->called[callee->index] = true;
-		for (size_t k = 0; k < callee->instr_count; k++) {
-			const usc_hlo_instr *p = callee->instrs[k];
-			size_t n;
-
-			if (p->opcode != USC_HLO_OP_PARAMETER)
-				continue;
-			n = (size_t)p->parameter_number;
-			if (p->parameter_number < 0 || n >= in->operand_count)
-				return MIXED;
-			f = walk(w, c, in->operands[n]);
-			if (f == MIXED)
-				return MIXED;
-			w->state[callee->index][p->index] = (unsigned char)f;
-		}
-		f = walk(w, callee, callee->root);
-		if (f == ROWS && !has_rows(&in->shape, w->rows))
-			return MIXED;
-		return f;
-	}
+	case USC_HLO_OP_CALL:
+		return judge_call(w, c, in, depth);
 	case USC_HLO_OP_GET_TUPLE_ELEMENT:
-		return walk(w, c, in->operands[0]);
+		return flag(w, c, in->operands[0]);
 	case USC_HLO_OP_TUPLE:
 	case USC_HLO_OP_COPY:
 		return elementwise(w, c, in);
@@ -245,23 +277,43 @@ static int judge(rows_walk *w, const usc_hlo_computation *c,
 	}
 	/* Any other op may mix rows: only shared values may reach it. */
 	for (size_t k = 0; k < in->operand_count; k++)
-		if (walk(w, c, in->operands[k]) != SHARED)
+		if (flag(w, c, in->operands[k]) != SHARED)
 			return MIXED;
 	return has_rows(&in->shape, w->rows) ? MIXED : SHARED;
 }
 
-static int walk(rows_walk *w, const usc_hlo_computation *c,
-		const usc_hlo_instr *in)
+/*
+ * Judges every instruction of c, operands first, and returns the root's
+ * flag.  Parameters of a called body were flagged by the call.  Every
+ * instruction is judged, dead ones too: the kernel of a block changes
+ * the shape of every ROWS instruction, so a dead MIXED one would be left
+ * inconsistent with its operands.
+ */
+static int judge_computation(rows_walk *w, const usc_hlo_computation *c,
+			     int depth)
 {
-	unsigned char *s = &w->state[c->index][in->index];
+	size_t n = c->instr_count;
+	size_t *order;
+	unsigned char *s = w->state[c->index];
 
-	if (*s == VISITING)
+	if (!c->root || w->st != USC_OK)
 		return MIXED;
-	if (*s != UNSEEN)
-		return *s;
-	*s = VISITING;
-	*s = (unsigned char)judge(w, c, in);
-	return *s;
+	order = usc__calloc(n ? n : 1, sizeof *order);
+	if (!order) {
+		w->st = usc__fail(w->err, USC_ENOMEM, "out of memory");
+		return MIXED;
+	}
+	w->st = usc__topo_order(c, order, w->err);
+	for (size_t i = 0; w->st == USC_OK && i < n; i++) {
+		const usc_hlo_instr *in = c->instrs[order[i]];
+
+		if (s[in->index] == UNSEEN)
+			s[in->index] = (unsigned char)judge(w, c, in, depth);
+		if (s[in->index] == MIXED)
+			w->mixed = true;
+	}
+	usc__free(order);
+	return w->st == USC_OK ? s[c->root->index] : MIXED;
 }
 
 static void walk_free(rows_walk *w)
@@ -274,16 +326,20 @@ static void walk_free(rows_walk *w)
 
 /*
  * Judges every instruction of m (whose entry is the kernel) for the given
- * rows; *split tells whether the kernel splits into row blocks.  On
- * success with *split, w holds the flags (walk_free frees them).
+ * rows; *split tells whether the kernel splits into row blocks: its root
+ * has the rows and nothing judged is MIXED.  On success with *split, w
+ * holds the flags (walk_free frees them).
  */
 static usc_status judge_module(const usc_hlo_module *m, int64_t rows,
 			       rows_walk *w, bool *split, usc_error *err)
 {
+	int root;
+
 	memset(w, 0, sizeof *w);
 	*split = false;
 	w->rows = rows;
 	w->m = m;
+	w->err = err;
 	w->state = usc__calloc(m->computation_count ? m->computation_count : 1,
 			       sizeof *w->state);
 	w->called = usc__calloc(m->computation_count ? m->computation_count
@@ -298,16 +354,12 @@ static usc_status judge_module(const usc_hlo_module *m, int64_t rows,
 		if (!w->state[i])
 			return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
-	*split = rows >= 2 && has_rows(&m->entry->root->shape, rows) &&
-		 walk(w, m->entry, m->entry->root) == ROWS;
-	/* Every entry parameter must be judged the way its shape says. */
-	for (size_t k = 0; *split && k < m->entry->instr_count; k++) {
-		const usc_hlo_instr *in = m->entry->instrs[k];
-		unsigned char s = w->state[m->entry->index][in->index];
-
-		if (in->opcode == USC_HLO_OP_PARAMETER && s == MIXED)
-			*split = false;
-	}
+	if (rows < 2 || !has_rows(&m->entry->root->shape, rows))
+		return USC_OK;
+	root = judge_computation(w, m->entry, 0);
+	if (w->st != USC_OK)
+		return w->st;
+	*split = root == ROWS && !w->mixed;
 	return USC_OK;
 }
 

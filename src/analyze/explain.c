@@ -1509,6 +1509,11 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	if (!req || !out)
 		return usc__fail(err, USC_EINVAL, "nothing to explain");
 	*out = NULL;
+	if (req->max_depth > USC_EXPLAIN_DEPTH_MAX)
+		return usc__fail(err, USC_EINVAL,
+				 "explain: a depth of %u is more than the %d "
+				 "levels a tree may have",
+				 req->max_depth, USC_EXPLAIN_DEPTH_MAX);
 	q = *req;
 	memset(&w, 0, sizeof w);
 	memset(&runs, 0, sizeof runs);

@@ -302,16 +302,20 @@ static usc_status first_pass(search *s, const usc_hlo_instr *in, usc_mutation k,
 	usc_error e2;
 	usc_status st;
 
+	/* Past the budget a mutant is only counted: its text is not built. */
+	bool over = (s->o.max_candidates &&
+		     s->evaluated >= s->o.max_candidates) ||
+		    now_seconds() > deadline;
+
 	memset(&cand, 0, sizeof cand);
 	st = usc__sig_build_mutant(&s->bt, in, k, v, &applies, cand.detail,
-				   sizeof cand.detail, &text, err);
+				   sizeof cand.detail, over ? NULL : &text,
+				   err);
 	if (st != USC_OK || !applies)
 		return st;
 	s->enumerated++;
-	if ((s->o.max_candidates && s->evaluated >= s->o.max_candidates) ||
-	    now_seconds() > deadline) {
+	if (over) {
 		s->skipped++;
-		usc__free(text);
 		return USC_OK;
 	}
 	s->evaluated++;

@@ -48,6 +48,14 @@ void usc__sig_sb_printf(usc__sig_buf *b, const char *fmt, ...)
 typedef struct usc__sig_text {
 	char *text;
 	size_t len;
+	/*
+	 * Where the last line found starts and its computation's block: the
+	 * searches go through the instructions in text order, so the next
+	 * line sought is at or after it, and a module of a million ops is
+	 * not scanned from its start a million times.
+	 */
+	bool hinted;
+	size_t hint_pos, hint_block;
 } usc__sig_text;
 
 /* One op's mutant being written. */
@@ -158,7 +166,7 @@ usc_status usc__sig_print_base(const usc_hlo_module *m, usc__sig_text *bt,
  * The mutant text of in (kind, v) from the printed module bt: *applies
  * false when it does not apply.  *text_out is usc__malloc'd.
  */
-usc_status usc__sig_build_mutant(const usc__sig_text *bt,
+usc_status usc__sig_build_mutant(usc__sig_text *bt,
 				 const usc_hlo_instr *in, usc_mutation kind,
 				 int v, bool *applies, char *detail,
 				 size_t detail_size, char **text_out,

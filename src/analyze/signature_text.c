@@ -93,12 +93,17 @@ static size_t first_block(const usc__sig_text *bt)
 	return 0;
 }
 
-/* [start, end) of the line of instruction in (end excludes the '\n'). */
-static bool find_line(const usc__sig_text *bt, const usc_hlo_instr *in,
-		      size_t *start, size_t *end)
+/*
+ * [start, end) of the line of instruction in (end excludes the '\n'),
+ * scanning from pos, a line start inside block (or (size_t)-1 before the
+ * first); *found_block receives the block of the line found.
+ */
+static bool find_line_from(const usc__sig_text *bt, const usc_hlo_instr *in,
+			   size_t pos, size_t block, size_t *start,
+			   size_t *end, size_t *found_block)
 {
 	const char *t = bt->text;
-	size_t pos = 0, block = (size_t)-1, nl = strlen(in->name);
+	size_t nl = strlen(in->name);
 	size_t want = in->parent->index;
 
 	while (pos < bt->len) {
@@ -121,12 +126,35 @@ static bool find_line(const usc__sig_text *bt, const usc_hlo_instr *in,
 			    strncmp(q + nl, " = ", 3) == 0) {
 				*start = pos;
 				*end = lend;
+				*found_block = block;
 				return true;
 			}
 		}
 		pos = lend + 1;
 	}
 	return false;
+}
+
+/*
+ * [start, end) of the line of instruction in (end excludes the '\n'):
+ * from the last line found when in's computation is not before it, else
+ * from the start.
+ */
+static bool find_line(usc__sig_text *bt, const usc_hlo_instr *in,
+		      size_t *start, size_t *end)
+{
+	size_t block;
+
+	if (!(bt->hinted && bt->hint_block != (size_t)-1 &&
+	      bt->hint_block <= in->parent->index &&
+	      find_line_from(bt, in, bt->hint_pos, bt->hint_block, start, end,
+			     &block)) &&
+	    !find_line_from(bt, in, 0, (size_t)-1, start, end, &block))
+		return false;
+	bt->hinted = true;
+	bt->hint_pos = *start;
+	bt->hint_block = block;
+	return true;
 }
 /* ----------------------------------------------------- one op's mutant */
 
@@ -370,9 +398,11 @@ void usc__sig_convert_operands(usc__sig_ctx *c, const char *sh, char *args,
 
 /*
  * The mutant text of in (kind, v) from the printed module bt: *applies
- * false when it does not apply.  *text_out is usc__malloc'd.
+ * false when it does not apply.  *text_out is usc__malloc'd; with
+ * text_out NULL only *applies and the detail are worked out (the whole
+ * text costs the module's length).
  */
-usc_status usc__sig_build_mutant(const usc__sig_text *bt,
+usc_status usc__sig_build_mutant(usc__sig_text *bt,
 				 const usc_hlo_instr *in, usc_mutation kind,
 				 int v, bool *applies, char *detail,
 				 size_t detail_size, char **text_out,
@@ -385,7 +415,8 @@ usc_status usc__sig_build_mutant(const usc__sig_text *bt,
 	int depth = 0;
 
 	*applies = false;
-	*text_out = NULL;
+	if (text_out)
+		*text_out = NULL;
 	if (detail && detail_size)
 		detail[0] = '\0';
 	if (kind <= USC_MUT_NONE || kind >= USC_MUT_OUTPUT_ZERO || v < 0 ||
@@ -437,6 +468,12 @@ usc_status usc__sig_build_mutant(const usc__sig_text *bt,
 		return oom ? usc__fail(err, USC_ENOMEM, "out of memory")
 			   : USC_OK;
 	}
+	if (!text_out) {
+		usc__free(c.out.p);
+		usc__free(c.pre.p);
+		*applies = true;
+		return USC_OK;
+	}
 	if (c.pre.len) {
 		/* New computations go before the first one (a computation
 		 * is defined before it is called). */
@@ -469,6 +506,7 @@ usc_status usc__sig_print_base(const usc_hlo_module *m, usc__sig_text *bt,
 
 	po.form = USC_HLO_PRINT_SHORT;
 	po.print_metadata = false;
+	bt->hinted = false;
 	return usc_hlo_module_print(m, &po, &bt->text, &bt->len, err);
 }
 
@@ -498,7 +536,8 @@ usc_status usc_signature_mutate(const usc_hlo_module *m, const char *instr,
 	usc_status st;
 
 	*applies = false;
-	*text_out = NULL;
+	if (text_out)
+		*text_out = NULL;
 	if (!in)
 		return usc__fail(err, USC_ENOTFOUND,
 				 "module '%s' has no instruction '%s'",
@@ -556,14 +595,14 @@ usc_status usc_signature_mutant_list(const usc_hlo_module *m,
 				     v < usc_mutation_variants((usc_mutation)k);
 				     v++) {
 					usc_signature_mutant *x;
-					char *text = NULL, detail[96];
+					char detail[96];
 					bool applies = false;
 
+					/* The list needs no mutant's text. */
 					st = usc__sig_build_mutant(
 					    &bt, in, (usc_mutation)k, v,
 					    &applies, detail, sizeof detail,
-					    &text, err);
-					usc__free(text);
+					    NULL, err);
 					if (st != USC_OK)
 						goto fail;
 					if (!applies)

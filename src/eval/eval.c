@@ -267,17 +267,21 @@ static void *enc_at_mut(usc_tensor *t, size_t lo)
 
 void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
 {
-	if (!b || --b->refs > 0)
-		return;
-	if (b->owner) {
-		usc__ebuf_release(ev, b->owner);
+	/*
+	 * A view's last reference releases its owner's: a loop rather than
+	 * a call, so that no chain of views can cost a stack frame each.
+	 */
+	while (b && --b->refs <= 0) {
+		usc__ebuf *owner = b->owner;
+
+		if (!owner) {
+			if (ev->dom->clear)
+				ev->dom->clear(ev->dstate, b->values, b->len);
+			usc__free(b->values);
+		}
 		usc__free(b);
-		return;
+		b = owner;
 	}
-	if (ev->dom->clear)
-		ev->dom->clear(ev->dstate, b->values, b->len);
-	usc__free(b->values);
-	usc__free(b);
 }
 
 void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n)
@@ -719,11 +723,16 @@ static bool identity_view(usc_eval *ev, const usc_hlo_instr *in,
 		*st = usc__fail(err, USC_ENOMEM, "out of memory");
 		return true;
 	}
+	/*
+	 * A view of a view holds the buffer that owns the values, not the
+	 * view: a chain of a million converts holds one buffer, and each
+	 * view is freed as soon as its users are done.
+	 */
 	*v = *src;
 	v->refs = 1;
 	v->dtype = in->shape.dtype;
-	v->owner = src;
-	src->refs++;
+	v->owner = src->owner ? src->owner : src;
+	v->owner->refs++;
 	res->leaves[0] = v;
 	return true;
 }
@@ -1632,6 +1641,19 @@ static usc_status check_instr(usc_eval *ev, const usc_hlo_instr *in,
 			break;
 		}
 		default:
+			/*
+			 * Evaluation enters a called computation by a call of
+			 * its own: the nesting is bounded so that it is bounded
+			 * on the stack (docs/evaluator.md).
+			 */
+			if (depth >= USC__EVAL_NESTING_MAX)
+				return usc__eval_fail(
+					err, USC_EUNSUPPORTED, in,
+					"computation '%s' is called %d levels "
+					"deep; computations may nest at most %d "
+					"deep",
+					c->name, depth + 1,
+					USC__EVAL_NESTING_MAX);
 			st = check_computation(ev, c, depth + 1, err);
 			if (st != USC_OK)
 				return st;
@@ -1646,10 +1668,6 @@ static usc_status check_computation(usc_eval *ev, const usc_hlo_computation *c,
 	size_t i;
 	usc_status st;
 
-	if (depth > 64)
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "computations nested deeper than 64 ('%s')",
-				 c->name);
 	for (i = 0; i < c->instr_count; i++) {
 		st = check_instr(ev, c->instrs[i], depth, err);
 		if (st != USC_OK)

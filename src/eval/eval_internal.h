@@ -110,6 +110,15 @@ void usc__unravel(size_t flat, const int64_t *dims, size_t rank,
 		  int64_t *idx);
 size_t usc__ravel(const int64_t *idx, const int64_t *dims, size_t rank);
 
+/*
+ * How deep fusions, calls and the other ops that evaluate a computation
+ * as a whole may nest (the entry is level 0): evaluation, like the walks
+ * of check, bisect and explain that follow it into called computations,
+ * takes a stack frame or a few per level, so the level is bounded here,
+ * when an evaluator is created, with an error naming the instruction.
+ */
+#define USC__EVAL_NESTING_MAX 64
+
 /* A topological order of c's instruction indices (operands first). */
 usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
 			 usc_error *err);

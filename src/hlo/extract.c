@@ -250,27 +250,59 @@ static void shell_free(shell *s)
 	usc__free(s->root_attrs);
 }
 
-/* Callees first, each once: the order in which HLO text may name them. */
-static void collect(shell *s, const usc_hlo_module *m,
-		    const usc_hlo_computation *c)
+/* Where the walk of collect stands in one computation. */
+typedef struct collect_frame {
+	const usc_hlo_computation *c;
+	size_t i, j; /* the next instruction, and its next callee */
+} collect_frame;
+
+/*
+ * Callees of c first, each once: the order in which HLO text may name
+ * them.  A depth-first walk on a stack of its own (each computation is on
+ * it at most once), so that computations nested a hundred thousand deep
+ * cost no C stack.
+ */
+static usc_status collect(shell *s, const usc_hlo_module *m,
+			  const usc_hlo_computation *c, usc_error *err)
 {
-	size_t i, j;
+	collect_frame *stack =
+		usc__calloc(m->computation_count + 1, sizeof *stack);
+	size_t sp = 0;
 
-	for (i = 0; i < c->instr_count; i++) {
-		const usc_hlo_instr *in = c->instrs[i];
+	if (!stack)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	stack[sp].c = c;
+	sp++;
+	while (sp) {
+		collect_frame *f = &stack[sp - 1];
+		const usc_hlo_instr *in;
+		usc_hlo_computation *d;
 
-		for (j = 0; j < in->called_count; j++) {
-			usc_hlo_computation *d = in->called[j];
-
-			if (!d || d->index >= m->computation_count ||
-			    m->computations[d->index] != d ||
-			    s->visited[d->index])
-				continue;
-			s->visited[d->index] = true;
-			collect(s, m, d);
-			s->comps[s->ncomps++] = d;
+		if (f->i == f->c->instr_count) {
+			/* Its callees are in: c itself is the caller's job. */
+			if (sp > 1)
+				s->comps[s->ncomps++] =
+					(usc_hlo_computation *)f->c;
+			sp--;
+			continue;
 		}
+		in = f->c->instrs[f->i];
+		if (f->j == in->called_count) {
+			f->i++;
+			f->j = 0;
+			continue;
+		}
+		d = in->called[f->j++];
+		if (!d || d->index >= m->computation_count ||
+		    m->computations[d->index] != d || s->visited[d->index])
+			continue;
+		s->visited[d->index] = true;
+		stack[sp].c = d;
+		stack[sp].i = stack[sp].j = 0;
+		sp++;
 	}
+	usc__free(stack);
+	return USC_OK;
 }
 
 /* Whether a name is taken by an instruction of the shell so far. */
@@ -327,6 +359,7 @@ static usc_status build_shell(shell *s, const usc_hlo_module *m,
 	size_t n = fusion ? fusion->operand_count : 0, i, k;
 	char base[512];
 	const char *mname;
+	usc_status st;
 
 	memset(s, 0, sizeof *s);
 	if (!fused)
@@ -349,7 +382,9 @@ static usc_status build_shell(shell *s, const usc_hlo_module *m,
 	if (fused->index < m->computation_count &&
 	    m->computations[fused->index] == fused)
 		s->visited[fused->index] = true;
-	collect(s, m, fused);
+	st = collect(s, m, fused, err);
+	if (st != USC_OK)
+		return st;
 	s->comps[s->ncomps++] = (usc_hlo_computation *)fused;
 
 	snprintf(base, sizeof base, "%s%s%s", m->name ? m->name : "",

@@ -453,6 +453,55 @@ static void test_cap(void **state)
 	teardown(&fx);
 }
 
+/*
+ * Fusions nested 100,000 deep: the walk that collects the ops recursed
+ * once per level and overflowed the stack; it now stops at the
+ * evaluator's bound of 64 levels with a message naming the instruction:
+ * the fusion r of n64, which would enter a 65th level.  Below, n[i]'s r
+ * is on line 8 + 4 (i - 1): n64's on line 260, at column 8.
+ */
+static void test_deep_nesting(void **state)
+{
+	enum { DEPTH = 100000 };
+	size_t cap = 128 * (DEPTH + 4), at = 0;
+	char *text = malloc(cap);
+	static const uint64_t x[2] = {0x3F80, 0x4000};
+	usc_hlo_module *m;
+	fixture fx;
+	usc_error err;
+
+	(void)state;
+	assert_non_null(text);
+	at += (size_t)snprintf(text + at, cap - at,
+			       "HloModule nest\nENTRY main {\n"
+			       "  x = bf16[2] parameter(0)\n"
+			       "  ROOT f = bf16[2] fusion(x), kind=kLoop, "
+			       "calls=n1\n}\n");
+	for (int i = 1; i < DEPTH; i++)
+		at += (size_t)snprintf(text + at, cap - at,
+				       "n%d {\n  p = bf16[2] parameter(0)\n"
+				       "  ROOT r = bf16[2] fusion(p), kind=kLoop, "
+				       "calls=n%d\n}\n",
+				       i, i + 1);
+	snprintf(text + at, cap - at,
+		 "n%d {\n  p = bf16[2] parameter(0)\n"
+		 "  ROOT r = bf16[2] multiply(p, p)\n}\n",
+		 DEPTH);
+	setup(&fx, text);
+	free(text);
+	add_input(&fx, USC_BF16, 2, x);
+	m = usc_hlo_file_module(fx.f, 0);
+	assert_int_equal(usc_attribute(m, m->entry,
+				       (const usc_tensor *const *)fx.in,
+				       fx.nin, NULL, &fx.a, &err),
+			 USC_EUNSUPPORTED);
+	assert_string_equal(err.message,
+			    "attribution: computations nested more than 64 "
+			    "deep at 260:8 (instruction 'r')");
+	assert_null(fx.a);
+	teardown(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_softmax_case),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_deep_nesting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -293,6 +293,14 @@ static void test_errors(void **state)
 	assert_int_equal(usc_explain_run(&q, &r, &err), USC_ERANGE);
 	assert_non_null(strstr(err.message, "there is no output 1"));
 	assert_null(r);
+	/* The tree's depth is bounded: the walk takes stack per level. */
+	q = request();
+	q.max_depth = USC_EXPLAIN_DEPTH_MAX + 1;
+	assert_int_equal(usc_explain_run(&q, &r, &err), USC_EINVAL);
+	assert_string_equal(err.message,
+			    "explain: a depth of 1001 is more than the 1000 "
+			    "levels a tree may have");
+	assert_null(r);
 }
 
 /* ------------------------------------------- following the element */
