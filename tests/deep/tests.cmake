@@ -13,4 +13,16 @@ foreach(scenario ${USC_DEEP_SCENARIOS})
   # A million ops take seconds per command in a release build, and a
   # debug ASan build is ten times slower: a generous limit, not a timing.
   set_tests_properties(deep_${scenario} PROPERTIES TIMEOUT 1800 LABELS deep)
+  # Under the sanitizers a chain of 200,000 ops: a walk that recursed per
+  # operand overflowed there at about 50,000 (a sanitized frame is bigger),
+  # and the million of the release build would take a quarter of an hour.
+  # The signature search, which lists about ten mutants per op, on a
+  # chain of 4,000 there (its release run takes minutes on 100,000).
+  if(USC_SANITIZE AND scenario STREQUAL "signature")
+    set_property(TEST deep_${scenario} APPEND PROPERTY ENVIRONMENT
+      "USC_DEEP_OPS=40000")
+  elseif(USC_SANITIZE)
+    set_property(TEST deep_${scenario} APPEND PROPERTY ENVIRONMENT
+      "USC_DEEP_OPS=200000")
+  endif()
 endforeach()
