@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1935,310 +1936,44 @@ usc_status usc__h5_attr_get_double(usc__h5_file *f, const char *obj,
 /* ------------------------------------------------------------------ */
 /* Ops tables                                                          */
 
-/*
- * The columns of the ops table, in order.  Columns 0 and 7 are integers,
- * the others strings.
- */
-static const char *const op_columns[] = {
-	"index", "name", "opcode", "element_type",
-	"shape", "op_name", "source_file", "source_line"};
-#define OP_COLUMNS 8
-
-static bool op_column_is_int(size_t col)
-{
-	return col == 0 || col == OP_COLUMNS - 1;
-}
-
-/* The string field of column col (1..6) of a row. */
-static char **op_field(usc__h5_op_row *r, size_t col)
-{
-	char **f[] = {NULL,	     &r->name,    &r->opcode,
-		      &r->element_type, &r->shape,   &r->op_name,
-		      &r->source_file};
-
-	return f[col];
-}
-
-static int64_t *op_int(usc__h5_op_row *r, size_t col)
-{
-	return col == 0 ? &r->index : &r->source_line;
-}
-
-/*
- * A packed compound of the eight columns: integers as it (the file's
- * little-endian type or the native one), strings of the given member
- * types.  Offsets go to off[], the row size to *size.  A new id, or -1.
- */
-static hid_t ops_compound(hid_t it, const hid_t *str, size_t *off,
-			  size_t *size)
-{
-	size_t total = 0;
-	hid_t ct;
-
-	for (size_t c = 0; c < OP_COLUMNS; c++) {
-		off[c] = total;
-		total += op_column_is_int(c) ? 8 : H5Tget_size(str[c]);
-	}
-	*size = total;
-	ct = H5Tcreate(H5T_COMPOUND, total);
-	for (size_t c = 0; ct >= 0 && c < OP_COLUMNS; c++) {
-		if (H5Tinsert(ct, op_columns[c], off[c],
-			      op_column_is_int(c) ? it : str[c]) < 0) {
-			H5Tclose(ct);
-			ct = -1;
-		}
-	}
-	return ct;
-}
+/* The columns of the ops table, in order: a general table (h5_table.c). */
+#define OP_COL(n, k) {#n, USC__H5_COL_##k, offsetof(usc__h5_op_row, n)}
+static const usc__h5_column op_columns[] = {
+	OP_COL(index, INT64),	    OP_COL(name, STRING),
+	OP_COL(opcode, STRING),	    OP_COL(element_type, STRING),
+	OP_COL(shape, STRING),	    OP_COL(op_name, STRING),
+	OP_COL(source_file, STRING), OP_COL(source_line, INT64)};
+#undef OP_COL
+#define OP_COLUMNS (sizeof op_columns / sizeof op_columns[0])
 
 usc_status usc__h5_write_ops(usc__h5_file *f, const char *dataset,
 			     const usc__h5_op_row *rows, size_t n,
 			     usc_error *err)
 {
-	quiet q;
-	hid_t str[OP_COLUMNS], mt = -1, ft = -1, space = -1, lcpl = -1;
-	hid_t dcpl = -1, dset = -1;
-	size_t width[OP_COLUMNS] = {0}, off[OP_COLUMNS], rowsize = 0;
-	hsize_t dim = n, chunk;
-	unsigned char *buf = NULL;
-	usc_status st = USC_OK;
-
-	for (size_t c = 0; c < OP_COLUMNS; c++)
-		str[c] = -1;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t c = 1; c < OP_COLUMNS - 1; c++) {
-			const char *v = *op_field((usc__h5_op_row *)&rows[i], c);
-			size_t len = v ? strlen(v) : 0;
-
-			if (len > width[c])
-				width[c] = len;
-		}
-	}
-	q = quiet_begin();
-	for (size_t c = 1; c < OP_COLUMNS - 1; c++) {
-		str[c] = fixed_string_type(width[c]);
-		if (str[c] < 0)
-			goto describe;
-	}
-	mt = ops_compound(H5T_NATIVE_INT64, str, off, &rowsize);
-	ft = ops_compound(H5T_STD_I64LE, str, off, &rowsize);
-	space = H5Screate_simple(1, &dim, NULL);
-	lcpl = H5Pcreate(H5P_LINK_CREATE);
-	dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	if (mt < 0 || ft < 0 || space < 0 || lcpl < 0 || dcpl < 0 ||
-	    H5Pset_create_intermediate_group(lcpl, 1) < 0)
-		goto describe;
-	/* Large tables are chunked like the numeric datasets. */
-	if (n && rowsize * n > USC__H5_CHUNK_THRESHOLD) {
-		chunk = (1u << 20) / rowsize;
-		chunk = chunk < 1 ? 1 : chunk > n ? n : chunk;
-		if (H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
-		    (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
-		     H5Pset_deflate(dcpl, 6) < 0) ||
-		    H5Pset_fletcher32(dcpl) < 0)
-			goto describe;
-	}
-	if (n) {
-		buf = usc__reallocarray(NULL, n, rowsize);
-		if (!buf) {
-			st = usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
-				       f->path, dataset);
-			goto done;
-		}
-		memset(buf, 0, n * rowsize);
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char *row = buf + i * rowsize;
-
-		for (size_t c = 0; c < OP_COLUMNS; c++) {
-			usc__h5_op_row *r = (usc__h5_op_row *)&rows[i];
-			const char *v;
-
-			if (op_column_is_int(c)) {
-				memcpy(row + off[c], op_int(r, c), 8);
-				continue;
-			}
-			v = *op_field(r, c);
-			if (v)
-				memcpy(row + off[c], v, strlen(v));
-		}
-	}
-	dset = H5Dcreate2(f->id, dataset, ft, space, lcpl, dcpl, H5P_DEFAULT);
-	if (dset < 0 ||
-	    (n && H5Dwrite(dset, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
-		st = h5_fail(err, USC_EIO, "%s:%s: cannot write the table",
-			     f->path, dataset);
-	goto done;
-describe:
-	st = h5_fail(err, USC_EIO, "%s:%s: cannot describe the table",
-		     f->path, dataset);
-done:
-	if (dset >= 0)
-		H5Dclose(dset);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	if (lcpl >= 0)
-		H5Pclose(lcpl);
-	if (space >= 0)
-		H5Sclose(space);
-	if (ft >= 0)
-		H5Tclose(ft);
-	if (mt >= 0)
-		H5Tclose(mt);
-	for (size_t c = 0; c < OP_COLUMNS; c++)
-		if (str[c] >= 0)
-			H5Tclose(str[c]);
-	quiet_end(q);
-	usc__free(buf);
-	return st;
+	return usc__h5_write_table(f, dataset, op_columns, OP_COLUMNS, rows, n,
+				   sizeof *rows, err);
 }
 
 void usc__h5_ops_free(usc__h5_op_row *rows, size_t n)
 {
 	if (!rows)
 		return;
-	for (size_t i = 0; i < n; i++)
-		for (size_t c = 1; c < OP_COLUMNS - 1; c++)
-			usc__free(*op_field(&rows[i], c));
-	usc__free(rows);
-}
-
-/*
- * Checks the ops table's columns and gives the string columns' types
- * (copies, to read them as stored) in str[].  Runs inside a quiet scope.
- */
-static usc_status ops_columns_check(hid_t ft, const char *where, hid_t *str,
-				    usc_error *err)
-{
-	for (size_t c = 0; c < OP_COLUMNS; c++) {
-		int idx = H5Tget_member_index(ft, op_columns[c]);
-		hid_t mt = idx >= 0 ? H5Tget_member_type(ft, (unsigned)idx)
-				    : -1;
-		bool ok;
-
-		if (idx < 0 || mt < 0) {
-			H5Eclear2(H5E_DEFAULT);
-			return usc__fail(err, USC_EPARSE, "%s: no column '%s'",
-					 where, op_columns[c]);
-		}
-		if (op_column_is_int(c))
-			ok = H5Tget_class(mt) == H5T_INTEGER;
-		else
-			ok = H5Tget_class(mt) == H5T_STRING &&
-			     H5Tis_variable_str(mt) == 0;
-		if (!ok) {
-			H5Tclose(mt);
-			H5Eclear2(H5E_DEFAULT);
-			return usc__fail(err, USC_EPARSE,
-					 "%s: column '%s' is not %s", where,
-					 op_columns[c],
-					 op_column_is_int(c)
-						 ? "an integer"
-						 : "a fixed-length string");
-		}
-		if (op_column_is_int(c))
-			H5Tclose(mt);
-		else
-			str[c] = mt;
+	for (size_t i = 0; i < n; i++) {
+		usc__free(rows[i].name);
+		usc__free(rows[i].opcode);
+		usc__free(rows[i].element_type);
+		usc__free(rows[i].shape);
+		usc__free(rows[i].op_name);
+		usc__free(rows[i].source_file);
 	}
-	return USC_OK;
+	usc__free(rows);
 }
 
 usc_status usc__h5_read_ops(usc__h5_file *f, const char *dataset,
 			    usc__h5_op_row **rows, size_t *n, usc_error *err)
 {
-	usc__h5_dataset *d = NULL;
-	usc__h5_op_row *out = NULL;
-	hid_t str[OP_COLUMNS], ft = -1, mt = -1, space = -1;
-	size_t off[OP_COLUMNS], rowsize = 0;
-	unsigned char *buf = NULL;
-	hssize_t count = 0;
-	usc_status st;
-	quiet q;
-
-	*rows = NULL;
-	*n = 0;
-	for (size_t c = 0; c < OP_COLUMNS; c++)
-		str[c] = -1;
-	st = usc__h5_dataset_open(f, dataset, &d, err);
-	if (st != USC_OK)
-		return st;
-	q = quiet_begin();
-	ft = H5Dget_type(d->id);
-	space = H5Dget_space(d->id);
-	if (ft < 0 || space < 0 || H5Tget_class(ft) != H5T_COMPOUND ||
-	    H5Sget_simple_extent_ndims(space) != 1) {
-		H5Eclear2(H5E_DEFAULT);
-		st = usc__fail(err, USC_EPARSE,
-			       "%s: not a one-dimensional compound table",
-			       d->where);
-		goto done;
-	}
-	st = ops_columns_check(ft, d->where, str, err);
-	if (st != USC_OK)
-		goto done;
-	count = H5Sget_simple_extent_npoints(space);
-	mt = ops_compound(H5T_NATIVE_INT64, str, off, &rowsize);
-	if (count < 0 || mt < 0) {
-		st = read_fail(err, USC_EIO, "%s: cannot read the table",
-			       d->where);
-		goto done;
-	}
-	if (count == 0)
-		goto done;
-	buf = usc__reallocarray(NULL, (size_t)count, rowsize);
-	out = usc__calloc((size_t)count, sizeof *out);
-	if (!buf || !out) {
-		st = usc__fail(err, USC_ENOMEM, "%s: out of memory", d->where);
-		goto done;
-	}
-	if (H5Dread(d->id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-		st = read_fail(err, USC_EIO, "%s: cannot read the table",
-			       d->where);
-		goto done;
-	}
-	for (size_t i = 0; i < (size_t)count; i++) {
-		const unsigned char *row = buf + i * rowsize;
-
-		for (size_t c = 0; c < OP_COLUMNS; c++) {
-			const char *v = (const char *)row + off[c];
-			size_t w;
-			char **dst;
-
-			if (op_column_is_int(c)) {
-				memcpy(op_int(&out[i], c), v, 8);
-				continue;
-			}
-			w = H5Tget_size(str[c]);
-			dst = op_field(&out[i], c);
-			*dst = usc__strndup(v, strnlen(v, w));
-			if (!*dst) {
-				st = usc__fail(err, USC_ENOMEM,
-					       "%s: out of memory", d->where);
-				goto done;
-			}
-		}
-	}
-done:
-	if (mt >= 0)
-		H5Tclose(mt);
-	for (size_t c = 0; c < OP_COLUMNS; c++)
-		if (str[c] >= 0)
-			H5Tclose(str[c]);
-	if (space >= 0)
-		H5Sclose(space);
-	if (ft >= 0)
-		H5Tclose(ft);
-	quiet_end(q);
-	usc__free(buf);
-	usc__h5_dataset_close(d);
-	if (st != USC_OK) {
-		usc__h5_ops_free(out, (size_t)(count > 0 ? count : 0));
-		return st;
-	}
-	*rows = out;
-	*n = (size_t)count;
-	return USC_OK;
+	return usc__h5_read_table(f, dataset, op_columns, OP_COLUMNS,
+				  sizeof **rows, (void **)rows, n, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2273,4 +2008,16 @@ usc_status usc__h5_fail(usc_error *err, usc_status code, const char *fmt, ...)
 hid_t usc__h5_fixed_string_type(size_t len)
 {
 	return fixed_string_type(len);
+}
+
+usc_status usc__h5_read_fail(usc_error *err, usc_status code, const char *fmt,
+			     ...)
+{
+	char what[USC_ERROR_MESSAGE_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return read_fail(err, code, "%s", what);
 }

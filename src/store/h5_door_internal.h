@@ -45,6 +45,13 @@ void usc__h5_quiet_end(usc__h5_quiet q);
 usc_status usc__h5_fail(usc_error *err, usc_status code, const char *fmt,
 			...) USC__PRINTF(3, 4);
 
+/*
+ * The same, for what a reader found damaged: fmt, then "the file is
+ * damaged or truncated", without HDF5's own words.
+ */
+usc_status usc__h5_read_fail(usc_error *err, usc_status code,
+			     const char *fmt, ...) USC__PRINTF(3, 4);
+
 /* A fixed-length UTF-8 string type of len bytes plus a NUL, or -1. */
 hid_t usc__h5_fixed_string_type(size_t len);
 

@@ -292,8 +292,8 @@ usc_status usc__h5_read_table(usc__h5_file *f, const char *dataset,
 	npoints = H5Sget_simple_extent_npoints(space);
 	mt = table_compound(cols, ncols, str, true, off, &rowsize);
 	if (npoints < 0 || mt < 0) {
-		st = usc__h5_fail(err, USC_EIO, "%s: cannot read the table",
-				  d->where);
+		st = usc__h5_read_fail(err, USC_EIO,
+				       "%s: cannot read the table", d->where);
 		goto done;
 	}
 	count = (size_t)npoints;
@@ -306,8 +306,8 @@ usc_status usc__h5_read_table(usc__h5_file *f, const char *dataset,
 		goto done;
 	}
 	if (H5Dread(d->id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-		st = usc__h5_fail(err, USC_EIO, "%s: cannot read the table",
-				  d->where);
+		st = usc__h5_read_fail(err, USC_EIO,
+				       "%s: cannot read the table", d->where);
 		goto done;
 	}
 	for (size_t i = 0; i < count && st == USC_OK; i++) {
