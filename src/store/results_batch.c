@@ -36,19 +36,24 @@ typedef struct stored_row {
 #define COL_U(n) {#n, USC__H5_COL_UINT64, offsetof(stored_row, n)}
 #define COL_D(n) {#n, USC__H5_COL_DOUBLE, offsetof(stored_row, n)}
 /* The class counts, named after the classes with '_' for '-'. */
-#define COL_C(e, name, v)                                                 \
-	{count_names[v], USC__H5_COL_UINT64,                              \
-	 offsetof(stored_row, counts) + (v) * sizeof(uint64_t)},
-static const char *const count_names[USC_CLASS_COUNT] = {
-	"n_exact",	   "n_rounding",     "n_envelope",
-	"n_suspicious",	   "n_defect",	     "n_nan_mismatch",
-	"n_inf_mismatch",  "n_sign_mismatch", "n_undecided"};
+#define COL_N(name, v)                                                    \
+	{name, USC__H5_COL_UINT64,                                        \
+	 offsetof(stored_row, counts) + (v) * sizeof(uint64_t)}
+_Static_assert(USC_CLASS_COUNT == 9, "one n_ column per class");
 
 static const usc__h5_column columns[] = {
 	COL_U(index),	 COL_S(path),	 COL_S(kernel),
 	COL_S(hlo_hash), COL_S(status),	 COL_S(verdict),
 	COL_S(profile),	 COL_U(elements),
-	USC_CLASS_LIST(COL_C)
+	COL_N("n_exact", USC_CLASS_EXACT),
+	COL_N("n_rounding", USC_CLASS_ROUNDING),
+	COL_N("n_envelope", USC_CLASS_ENVELOPE),
+	COL_N("n_suspicious", USC_CLASS_SUSPICIOUS),
+	COL_N("n_defect", USC_CLASS_DEFECT),
+	COL_N("n_nan_mismatch", USC_CLASS_NAN_MISMATCH),
+	COL_N("n_inf_mismatch", USC_CLASS_INF_MISMATCH),
+	COL_N("n_sign_mismatch", USC_CLASS_SIGN_MISMATCH),
+	COL_N("n_undecided", USC_CLASS_UNDECIDED),
 	COL_D(max_ulp_reference), COL_D(max_ulp_oracle),
 	COL_S(culprit),	 COL_D(culprit_share), COL_D(seconds),
 	COL_S(message),	 COL_S(result),	 COL_S(link)};
