@@ -56,6 +56,12 @@ usc_status usc__open_regular(const char *path, FILE **fp, uint64_t *size,
 			     usc_error *err);
 
 /*
+ * The directory part of path ("." when it has none, "/" for a file in
+ * the root), as a new string from usc__malloc; NULL when out of memory.
+ */
+char *usc__path_dir(const char *path) USC__WUR;
+
+/*
  * Reads the whole file at path: *out (malloc'd, NUL-terminated, freed with
  * usc__free) and its length.  A regular file only (usc__open_regular), at
  * most the limit's max_file_bytes (include/ulpscope/limits.h; USC_ERANGE

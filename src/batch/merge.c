@@ -18,16 +18,6 @@
 #include "batch/batch_internal.h"
 #include "ulpscope/results.h"
 
-/* The directory part of path ("." for none), as a new string. */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return usc__strndup(".", 1);
-	return usc__strndup(path, slash == path ? 1 : (size_t)(slash - path));
-}
-
 /*
  * The path of file rel (relative to directory from_dir) relative to
  * directory to_dir instead; both directories must exist.
@@ -93,7 +83,7 @@ usc_status usc_batch_merge(const char *const *shards, size_t count,
 	if (st != USC_OK)
 		return st;
 	m = usc__calloc(1, sizeof *m);
-	out_dir = dir_of(out);
+	out_dir = usc__path_dir(out);
 	if (!m || !out_dir) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
@@ -147,7 +137,7 @@ usc_status usc_batch_merge(const char *const *shards, size_t count,
 				       shards[s]);
 		if (st == USC_OK)
 			seen[part.shard_index] = true;
-		shard_dir = dir_of(shards[s]);
+		shard_dir = usc__path_dir(shards[s]);
 		grown = usc__reallocarray(m->rows, m->row_count +
 						   part.row_count + 1,
 					  sizeof *grown);

@@ -127,15 +127,9 @@ static void put_double(FILE *f, const char *key, double v)
 /* Flushes the directory that holds path, so a rename in it is durable. */
 static int sync_dir_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
+	char *dir = usc__path_dir(path);
 	int fd, rc;
 
-	if (!slash)
-		dir = usc__strndup(".", 1);
-	else
-		dir = usc__strndup(path, slash == path ? 1
-						       : (size_t)(slash - path));
 	if (!dir)
 		return -1;
 	fd = open(dir, O_RDONLY);

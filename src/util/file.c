@@ -166,3 +166,12 @@ usc_status usc__read_file(const char *path, char **out, size_t *len_out,
 	fclose(fp);
 	return st;
 }
+
+char *usc__path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return usc__strndup(".", 1);
+	return usc__strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
