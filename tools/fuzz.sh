@@ -86,9 +86,14 @@ for h in "${harnesses[@]}"; do
 		# read fails.  libFuzzer would call any single malloc over
 		# -rss_limit_mb an out-of-memory finding; memory actually used
 		# is still limited by -rss_limit_mb.
-		extra=(-malloc_limit_mb=1048576)
+		extra+=(-malloc_limit_mb=1048576)
 		;;
 	esac
+	# USC_FUZZ_SEED fixes libFuzzer's random seed (CI sets it, so that a
+	# run can be repeated); unset, each run draws its own.
+	if [ -n "${USC_FUZZ_SEED:-}" ]; then
+		extra+=(-seed="$USC_FUZZ_SEED")
+	fi
 	if "$dir/tests/fuzz/$h" -max_total_time="$seconds" -timeout=60 \
 		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 		"${extra[@]}" \

@@ -173,10 +173,12 @@ static hid_t checked_fapl(void);
 /*
  * Opens an existing HDF5 file: read-only, or read-write with the result
  * files' checked access list.  The OS is asked first, since HDF5's own
- * message for a missing or unreadable file is obscure.
+ * message for a missing or unreadable file is obscure; then a child
+ * decodes the file (usc__h5_vet, reading the data of data_of too).
  */
 static usc_status open_existing(const char *path, bool write,
-				usc__h5_file **out, usc_error *err)
+				const char *data_of, usc__h5_file **out,
+				usc_error *err)
 {
 	struct stat sb;
 	quiet q;
@@ -210,6 +212,10 @@ static usc_status open_existing(const char *path, bool write,
 			       path);
 		goto done;
 	}
+	/* HDF5 can crash on a damaged file: let a child try it first. */
+	st = usc__h5_vet(path, data_of, err);
+	if (st != USC_OK)
+		goto done;
 	if (write)
 		fapl = checked_fapl();
 	if (is > 0 && fapl >= 0)
@@ -232,7 +238,13 @@ done:
 usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
 				  usc_error *err)
 {
-	return open_existing(path, false, out, err);
+	return open_existing(path, false, NULL, out, err);
+}
+
+usc_status usc__h5_file_open_read_data(const char *path, const char *data_of,
+				       usc__h5_file **out, usc_error *err)
+{
+	return open_existing(path, false, data_of, out, err);
 }
 
 usc_status usc__h5_file_create(const char *path, usc__h5_file **out,
@@ -1023,7 +1035,7 @@ usc_status usc__h5_file_create_checked(const char *path, usc__h5_file **out,
 usc_status usc__h5_file_open_rdwr(const char *path, usc__h5_file **out,
 				  usc_error *err)
 {
-	return open_existing(path, true, out, err);
+	return open_existing(path, true, NULL, out, err);
 }
 
 const char *usc__h5_file_path(const usc__h5_file *f)

@@ -46,11 +46,29 @@ typedef struct usc__h5_type {
 } usc__h5_type;
 
 /*
+ * Decodes the HDF5 file at path in a forked child first: every object's
+ * header and attributes, and the data of the dataset data_of ("/a/b"; ""
+ * for every dataset; NULL for none).  USC_EPARSE naming the file when the
+ * HDF5 library crashes on it (a damaged file can make it divide by zero
+ * or overrun a buffer, which no API call reports); USC_OK otherwise,
+ * whatever HDF5 made of the file, so the ordinary path words its errors.
+ * Every usc__h5_file_open_* of an existing file calls it; h5_vet.c.
+ */
+usc_status usc__h5_vet(const char *path, const char *data_of, usc_error *err);
+
+/*
  * Opens a file for reading: USC_ENOTFOUND when it does not exist,
  * USC_EPARSE when it is not HDF5, USC_EIO when HDF5 cannot open it.
  */
 usc_status usc__h5_file_open_read(const char *path, usc__h5_file **out,
 				  usc_error *err);
+
+/*
+ * usc__h5_file_open_read, with the child of usc__h5_vet reading the data
+ * of the dataset data_of too (the one the caller is about to read).
+ */
+usc_status usc__h5_file_open_read_data(const char *path, const char *data_of,
+				       usc__h5_file **out, usc_error *err);
 
 /* Creates (truncates) a file for writing. */
 usc_status usc__h5_file_create(const char *path, usc__h5_file **out,

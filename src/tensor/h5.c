@@ -109,7 +109,7 @@ usc_status usc_tensor_read_h5_dataset(const char *path, const char *dataset,
 	sprintf(where, "%s:%s", path, dataset);
 	st = regular_file(path, err);
 	if (st == USC_OK)
-		st = usc__h5_file_open_read(path, &f, err);
+		st = usc__h5_file_open_read_data(path, dataset, &f, err);
 	if (st != USC_OK)
 		goto done;
 	st = usc__h5_dataset_open(f, dataset, &d, err);

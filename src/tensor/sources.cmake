@@ -5,4 +5,5 @@ list(APPEND USC_LIB_SOURCES
   src/tensor/raw.c
   src/tensor/h5.c
   src/store/h5_door.c
-  src/store/h5_table.c)
+  src/store/h5_table.c
+  src/store/h5_vet.c)

@@ -94,6 +94,44 @@ static void test_errors(void **state)
 		  ":/text: HDF5 string type is not a tensor element type");
 }
 
+/*
+ * A file the HDF5 library cannot decode without crashing: fuzz_h5 made
+ * damaged_layout.h5 from tensors.h5, and opening its datasets divides
+ * by zero inside HDF5 1.10 (the layout of a chunked dataset decoded with
+ * a chunk dimension of 0).  The read must fail with the file named, and
+ * the process must live on to read a sound file afterwards.
+ */
+static void test_library_crash(void **state)
+{
+	static const int64_t d23[] = {2, 3};
+	const usc_tensor_spec f32 = {USC_F32, 2, d23, NULL};
+	const usc_tensor_spec any = {USC_F32, USC_TENSOR_ANY_SHAPE, NULL,
+				     NULL};
+	const char *names[] = {":/f32", ":/chunked", ":/nope"};
+	char src[1100], path[1024];
+	usc_tensor *t = NULL;
+	usc_error err;
+
+	(void)state;
+	fixture_path(path, sizeof path, "damaged_layout.h5");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(src, sizeof src, "%s%s", path, names[i]);
+		usc_error_clear(&err);
+		assert_int_equal(usc_tensor_read(src, &f32, 0, &t, &err),
+				 USC_EPARSE);
+		assert_null(t);
+		assert_non_null(strstr(err.message, path));
+		assert_non_null(strstr(err.message,
+				       ": damaged HDF5 file: the HDF5 library"));
+	}
+	fixture_path(src, sizeof src, "tensors.h5");
+	strncat(src, ":/chunked", sizeof src - strlen(src) - 1);
+	assert_int_equal(usc_tensor_read(src, &any, 0, &t, &err), USC_OK);
+	assert_int_equal(usc_tensor_count(t), 100);
+	usc_tensor_destroy(t);
+	assert_int_equal(usc__alloc_live(), 0);
+}
+
 static void test_truncated(void **state)
 {
 	static const int64_t d23[] = {2, 3};
@@ -383,6 +421,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_library_crash),
 		cmocka_unit_test(test_damaged_name),
 		cmocka_unit_test(test_flipped),
 		cmocka_unit_test(test_not_regular),
