@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-	build-essential cmake pkg-config python3
+	build-essential cmake pkg-config python3 python3-venv
 	libmpfr-dev libmpfi-dev libgmp-dev libopenblas-dev libhdf5-dev
 	libcmocka-dev python3-h5py python3-numpy python3-pandas
 	libopenmpi-dev openmpi-bin

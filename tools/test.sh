@@ -8,6 +8,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 tools/setup.sh
+# The tests that need JAX, ml_dtypes or the Python package find their
+# interpreter in USC_PYTHON (tools/pyenv.sh makes its environment once).
+USC_PYTHON=$(tools/pyenv.sh)
+export USC_PYTHON
 jobs=$(nproc)
 
 echo "== build (warnings as errors)"
