@@ -31,7 +31,8 @@ extern "C" {
 /*
  * The size of a public struct or enum named as in C ("usc_check_request",
  * "usc_check_element", "usc_results_summary", "usc_classify_counts",
- * "usc_envelope", "usc_results_stats", "usc_error", "usc_verdict"), so
+ * "usc_envelope", "usc_results_stats", "usc_error", "usc_verdict",
+ * "usc_results_kernel_info", "usc_results_output_data"), so
  * that a binding which declares one itself can verify its declaration
  * against the library it loaded.  0 for any other name.
  */

@@ -24,6 +24,8 @@ size_t usc_bind_sizeof(const char *type)
 		{"usc_envelope", sizeof(usc_envelope)},
 		{"usc_error", sizeof(usc_error)},
 		{"usc_verdict", sizeof(usc_verdict)},
+		{"usc_results_kernel_info", sizeof(usc_results_kernel_info)},
+		{"usc_results_output_data", sizeof(usc_results_output_data)},
 	};
 
 	if (type == NULL)
