@@ -17,8 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ulpscope/attribution.h"
+#include "ulpscope/bisect.h"
 #include "ulpscope/check.h"
 #include "ulpscope/classify.h"
+#include "ulpscope/explain.h"
 #include "ulpscope/profile.h"
 #include "ulpscope/results.h"
 #include "ulpscope/status.h"
@@ -32,7 +35,12 @@ extern "C" {
  * The size of a public struct or enum named as in C ("usc_check_request",
  * "usc_check_element", "usc_results_summary", "usc_classify_counts",
  * "usc_envelope", "usc_results_stats", "usc_error", "usc_verdict",
- * "usc_results_kernel_info", "usc_results_output_data"), so
+ * "usc_results_kernel_info", "usc_results_output_data",
+ * "usc_attr_options", "usc_attr_op", "usc_attr_output", "usc_attribution",
+ * "usc_bisect_capture", "usc_bisect_request", "usc_bisect_step",
+ * "usc_signature_options", "usc_signature_request",
+ * "usc_signature_candidate", "usc_signature_report",
+ * "usc_explain_request", "usc_explain_node", "usc_explain_report"), so
  * that a binding which declares one itself can verify its declaration
  * against the library it loaded.  0 for any other name.
  */
@@ -92,6 +100,43 @@ size_t usc_check_output_worst(const usc_check_output *o,
 usc_status usc_check_output_column(const usc_check_output *o,
 				   const char *name, void *out,
 				   uint64_t count, usc_error *err);
+
+/*
+ * Attributes the report's kernel (include/ulpscope/attribution.h) on the
+ * report's own inputs, as "ulpscope check --attribute" does, and lends
+ * the attribution to the report (r->attribution), so that
+ * usc_check_write stores it.  The caller owns *out and keeps it alive as
+ * long as the report may be written.  opt may be NULL.
+ */
+usc_status usc_check_report_attribute(usc_check_report *r,
+				      const usc_attr_options *opt,
+				      usc_attribution **out, usc_error *err);
+
+/*
+ * The tree of an explain report as usc_explain_print writes it, in a
+ * string from malloc (free it with usc_bind_text_free).
+ */
+usc_status usc_explain_text(const usc_explain_report *r, char **text,
+			    usc_error *err);
+void usc_bind_text_free(char *text);
+
+/* An instruction's name, without '%'. */
+const char *usc_bind_instr_name(const usc_hlo_instr *instr);
+
+/* ------------------------------------------------------------------ */
+/* A bisect report (its usc_profile member makes it no plain struct)   */
+
+const char *usc_bisect_report_kernel_name(const usc_bisect_report *r);
+size_t usc_bisect_report_step_count(const usc_bisect_report *r);
+/* Step i (a plain usc_bisect_step); NULL past the last. */
+const usc_bisect_step *usc_bisect_report_step(const usc_bisect_report *r,
+					      size_t i);
+/* The first step outside its envelope, or -1 when none is. */
+long long usc_bisect_report_first_bad(const usc_bisect_report *r);
+uint64_t usc_bisect_report_unknown(const usc_bisect_report *r);
+const char *usc_bisect_report_reason(const usc_bisect_report *r);
+/* The profile the steps were judged under. */
+const char *usc_bisect_report_profile_name(const usc_bisect_report *r);
 
 #ifdef __cplusplus
 }

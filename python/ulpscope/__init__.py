@@ -11,11 +11,15 @@ docs/python.md.
 from __future__ import annotations
 
 from ._ffi import LIBRARY_PATH, ffi, lib, string
+from .analyses import BisectReport, ExplainReport, SignatureReport, bisect, explain, signature
+from .attribution import Attribution, AttributedOutput
 from .check import CLASS_NAMES, CheckReport, Element, Output, Stats, check, check_case
 from .errors import UlpscopeError
 from .results import Results, open
 
 __all__ = [
+    "Attribution", "AttributedOutput", "BisectReport", "ExplainReport",
+    "SignatureReport", "bisect", "explain", "signature",
     "CLASS_NAMES", "CheckReport", "Element", "LIBRARY_PATH", "Output",
     "Results", "Stats", "UlpscopeError", "check", "check_case", "open",
     "profiles", "version",

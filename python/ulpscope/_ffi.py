@@ -199,6 +199,236 @@ usc_status usc_results_read_output(usc_results_reader *r, const char *kernel,
                                    size_t i, usc_results_output_data **out,
                                    usc_error *err);
 void usc_results_output_data_free(usc_results_output_data *o);
+
+typedef struct usc_hlo_instr usc_hlo_instr;
+const char *usc_bind_instr_name(const usc_hlo_instr *instr);
+
+typedef struct usc_attr_options {
+    size_t top_k;
+    size_t max_ops;
+    unsigned long precision;
+    int reduce_order;
+    bool quantize;
+} usc_attr_options;
+typedef struct usc_attr_op {
+    const usc_hlo_instr *instr;
+    char *name;
+    const char *opcode;
+    const char *op_type;
+    const char *op_name;
+    char *source_file;
+    int64_t source_line;
+    double mean_abs;
+    double max_abs;
+    double sum_abs;
+    double share;
+} usc_attr_op;
+typedef struct usc_attr_output {
+    int dtype;
+    uint64_t count;
+    double *total;
+    double *residual;
+    double *contrib;
+    uint32_t *top_ops;
+    double *top_contrib;
+    double *top_share;
+    uint64_t attributed;
+} usc_attr_output;
+typedef struct usc_attribution {
+    size_t op_count;
+    usc_attr_op *ops;
+    size_t top_k;
+    unsigned long precision;
+    size_t output_count;
+    usc_attr_output *outputs;
+    double residual_mean_abs, residual_max_abs, residual_sum_abs;
+    double residual_share;
+    uint64_t attributed;
+} usc_attribution;
+usc_attr_options usc_attr_options_default(void);
+void usc_attribution_destroy(usc_attribution *a);
+usc_status usc_check_report_attribute(usc_check_report *r,
+                                      const usc_attr_options *opt,
+                                      usc_attribution **out, usc_error *err);
+
+typedef struct usc_bisect_capture {
+    const char *name;
+    const char *source;
+} usc_bisect_capture;
+typedef struct usc_bisect_request {
+    const char *hlo_path;
+    const char *fusion;
+    size_t input_count;
+    const char *const *inputs;
+    size_t capture_count;
+    const usc_bisect_capture *captures;
+    size_t device_count;
+    const char *const *devices;
+    bool raw;
+    int reduce_order;
+    const usc_profile *profile;
+} usc_bisect_request;
+typedef struct usc_bisect_step {
+    const usc_hlo_instr *instr;
+    size_t output;
+    char *source;
+    usc_tensor *values;
+    uint64_t count;
+    uint64_t outside;
+    uint64_t unknown;
+    uint64_t worst_index;
+    uint64_t worst_bits;
+    usc_envelope worst_envelope;
+    double worst_outside_ulps;
+    int worst_class;
+    const char *op_name;
+    char source_loc[256];
+} usc_bisect_step;
+typedef struct usc_bisect_report usc_bisect_report;
+usc_bisect_request usc_bisect_request_default(void);
+usc_status usc_bisect_run(const usc_bisect_request *req,
+                          usc_bisect_report **out, usc_error *err);
+usc_status usc_bisect_case(const char *dir, const usc_bisect_request *base,
+                           usc_bisect_report **out, usc_error *err);
+void usc_bisect_report_destroy(usc_bisect_report *r);
+const char *usc_bisect_report_kernel_name(const usc_bisect_report *r);
+size_t usc_bisect_report_step_count(const usc_bisect_report *r);
+const usc_bisect_step *usc_bisect_report_step(const usc_bisect_report *r,
+                                              size_t i);
+long long usc_bisect_report_first_bad(const usc_bisect_report *r);
+uint64_t usc_bisect_report_unknown(const usc_bisect_report *r);
+const char *usc_bisect_report_reason(const usc_bisect_report *r);
+const char *usc_bisect_report_profile_name(const usc_bisect_report *r);
+
+typedef struct usc_signature_options {
+    int reduce_order;
+    double max_seconds;
+    size_t max_candidates;
+    size_t top;
+    double min_fraction;
+    const usc_profile *profile;
+} usc_signature_options;
+typedef struct usc_signature_candidate {
+    char *op;
+    char *computation;
+    int kind;
+    int variant;
+    char detail[96];
+    uint64_t explained;
+    uint64_t broken;
+    double width;
+    bool envelope;
+    uint64_t reproduced;
+    uint64_t differing_reproduced;
+    double median_ulps;
+    bool tied_best;
+} usc_signature_candidate;
+typedef struct usc_signature_report {
+    char *kernel_name;
+    uint64_t elements;
+    uint64_t differing;
+    uint64_t defects;
+    char profile[64];
+    char note[320];
+    int verdict;
+    size_t enumerated, evaluated, no_effect, failed, skipped;
+    size_t envelopes, pruned;
+    double seconds;
+    bool budget_exhausted;
+    size_t candidate_count;
+    usc_signature_candidate *candidates;
+    usc_signature_candidate identity;
+    double min_fraction;
+} usc_signature_report;
+typedef struct usc_signature_request {
+    const char *hlo_path;
+    const char *fusion;
+    size_t input_count;
+    const char *const *inputs;
+    size_t device_count;
+    const char *const *devices;
+    size_t sets;
+    bool raw;
+    bool no_profile;
+    usc_signature_options options;
+} usc_signature_request;
+usc_signature_request usc_signature_request_default(void);
+usc_status usc_signature_run(const usc_signature_request *req,
+                             usc_signature_report **out, usc_error *err);
+usc_status usc_signature_case(const char *dir,
+                              const usc_signature_request *base,
+                              usc_signature_report **out, usc_error *err);
+void usc_signature_report_destroy(usc_signature_report *r);
+const char *usc_signature_verdict_name(int v);
+const char *usc_mutation_name(int k);
+
+typedef struct usc_explain_request {
+    usc_check_request check;
+    const char *case_dir;
+    const char *results_path;
+    const char *results_kernel;
+    size_t output;
+    size_t index_rank;
+    int64_t index[64];
+    bool flat;
+    uint64_t flat_index;
+    unsigned max_depth;
+    bool no_attribute;
+    size_t attr_max_ops;
+    size_t terms;
+} usc_explain_request;
+typedef struct usc_explain_node {
+    const usc_hlo_instr *instr;
+    unsigned depth;
+    int kind;
+    uint64_t index;
+    uint64_t count;
+    uint64_t lhs_index, rhs_index;
+    char set[256];
+    uint64_t term, terms_of;
+    bool padding;
+    size_t same_as;
+    bool truncated;
+    const usc_hlo_instr *via;
+    bool has_values;
+    bool is_float;
+    uint64_t ref_bits;
+    double ref;
+    double exact_lo, exact_hi, exact_mid;
+    const char *exact_kind;
+    double local_ulps;
+    double ref_err_ulps;
+    double contrib;
+    bool has_envelope;
+    usc_envelope envelope;
+    double sum_abs_ref, sum_abs_exact;
+    double max_abs_ref_err;
+    uint64_t max_ref_err_index, max_ref_err_rhs;
+    char op_name[160];
+    char source[160];
+} usc_explain_node;
+typedef struct usc_explain_report {
+    usc_check_report *check;
+    usc_attribution *attribution;
+    char attr_note[512];
+    size_t output;
+    uint64_t flat_index;
+    usc_check_element root;
+    double reference_ulps;
+    double exact_lo, exact_hi;
+    unsigned max_depth;
+    size_t terms;
+    size_t node_count;
+    usc_explain_node *nodes;
+    unsigned long oracle_precision;
+} usc_explain_report;
+usc_explain_request usc_explain_request_default(void);
+usc_status usc_explain_run(const usc_explain_request *req,
+                           usc_explain_report **out, usc_error *err);
+void usc_explain_report_destroy(usc_explain_report *r);
+usc_status usc_explain_text(const usc_explain_report *r, char **text,
+                            usc_error *err);
+void usc_bind_text_free(char *text);
 """
 
 # The structs declared above whose layout the package relies on.
@@ -206,6 +436,11 @@ CHECKED_STRUCTS = (
     "usc_error", "usc_envelope", "usc_results_stats", "usc_results_summary",
     "usc_classify_counts", "usc_check_element", "usc_check_request",
     "usc_results_kernel_info", "usc_results_output_data",
+    "usc_attr_options", "usc_attr_op", "usc_attr_output", "usc_attribution",
+    "usc_bisect_capture", "usc_bisect_request", "usc_bisect_step",
+    "usc_signature_options", "usc_signature_request",
+    "usc_signature_candidate", "usc_signature_report",
+    "usc_explain_request", "usc_explain_node", "usc_explain_report",
 )
 
 ffi = cffi.FFI()

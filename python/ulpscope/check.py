@@ -129,6 +129,8 @@ class CheckReport:
             tier decided every element).
         streamed: the check streamed and kept no per-element figures.
         outputs: one :class:`Output` per kernel output.
+        attribution: the :class:`ulpscope.attribution.Attribution` with
+            ``attribute=True``, else None.
     """
 
     def __init__(self, handle: Any) -> None:
@@ -146,6 +148,7 @@ class CheckReport:
         self.outputs: list[Output] = [
             _output(lib.usc_check_report_output(r, i), i, self.profile is not None)
             for i in range(lib.usc_check_report_output_count(r))]
+        self.attribution: Any = None
 
     @property
     def defect(self) -> bool:
@@ -253,6 +256,7 @@ class _Request:
                  strict_oracle: bool, pairwise: bool, stream: bool,
                  lambda_: float | None, precision_max: int | None) -> None:
         self.keep: list[Any] = []
+        self.results_path: str | None = None
         self.req = ffi.new("usc_check_request *", lib.usc_check_request_default())
         self.req.worst = worst
         self.req.strict_oracle = strict_oracle
@@ -269,6 +273,14 @@ class _Request:
             prof = ffi.gc(pp[0], lib.usc_profile_free)
             self.keep.append(prof)
             self.req.profile = prof
+
+    def set_results(self, out: str | os.PathLike[str] | None,
+                    attribute: bool) -> None:
+        """Where the result file goes: written by the check itself, or,
+        with an attribution (which comes after the check), by _run."""
+        self.results_path = None if out is None else os.fspath(out)
+        if not attribute:
+            self.req.results_path = self.cstr(self.results_path)
 
     def cstr(self, s: str | bytes | None) -> Any:
         if s is None:
@@ -300,7 +312,9 @@ def _sources(items: Sequence[ArrayOrSource] | ArrayOrSource, prefix: str,
     return out
 
 
-def _run(req: _Request, case_dir: str | None) -> CheckReport:
+def _run(req: _Request, case_dir: str | None, attribute: bool = False,
+         top_k: int | None = None, attr_max_ops: int | None = None,
+         pairwise: bool = False) -> CheckReport:
     out = ffi.new("usc_check_report **")
     err = new_error()
     if case_dir is None:
@@ -308,7 +322,17 @@ def _run(req: _Request, case_dir: str | None) -> CheckReport:
     else:
         st = lib.usc_check_case(req.cstr(case_dir), req.req, out, err)
     raise_for(st, err)
-    return CheckReport(ffi.gc(out[0], lib.usc_check_report_destroy))
+    report = CheckReport(ffi.gc(out[0], lib.usc_check_report_destroy))
+    if attribute:
+        from .attribution import attribute as _attribute
+        # The report borrows the attribution (for write), and this object
+        # keeps it alive as long as the report.
+        report.attribution = _attribute(
+            report._handle, [o.shape for o in report.outputs], top_k,
+            attr_max_ops, pairwise)
+        if req.results_path is not None:
+            report.write(req.results_path)
+    return report
 
 
 def check(hlo: str | os.PathLike[str],
@@ -322,6 +346,9 @@ def check(hlo: str | os.PathLike[str],
           stream: bool = False,
           lambda_: float | None = None,
           precision_max: int | None = None,
+          attribute: bool = False,
+          top_k: int | None = None,
+          attr_max_ops: int | None = None,
           out: str | os.PathLike[str] | None = None) -> CheckReport:
     """Checks a kernel's device outputs against the oracle and the reference.
 
@@ -343,6 +370,10 @@ def check(hlo: str | os.PathLike[str],
         stream: check a piece at a time, keeping no per-element figures.
         lambda_: the expected-error lambda (docs/method.md).
         precision_max: the MPFR oracle's cap in bits.
+        attribute: also attribute each element's error among the ops
+            (docs/attribution.md): ``report.attribution``.
+        top_k: contributors kept per element (attribution; default 3).
+        attr_max_ops: the most ops attributed (default 64).
         out: also write the result file (docs/results.md) there.
 
     Returns:
@@ -368,22 +399,25 @@ def check(hlo: str | os.PathLike[str],
         req.req.inputs = req.cstrs(ins)
         req.req.device_count = len(devs)
         req.req.devices = req.cstrs(devs)
-        req.req.results_path = req.cstr(None if out is None else os.fspath(out))
-        return _run(req, None)
+        req.set_results(out, attribute)
+        return _run(req, None, attribute, top_k, attr_max_ops, pairwise)
 
 
 def check_case(case_dir: str | os.PathLike[str],
                profile: str | os.PathLike[str] | None = None, *,
                no_profile: bool = False, worst: int = 5,
                strict_oracle: bool = False, pairwise: bool = False,
-               stream: bool = False,
+               stream: bool = False, attribute: bool = False,
+               top_k: int | None = None, attr_max_ops: int | None = None,
                out: str | os.PathLike[str] | None = None) -> CheckReport:
     """Checks a case directory (docs/cases.md), as ``ulpscope check DIR``.
 
     Without ``profile`` the case's own (case.json's ``profile`` or
-    ``platform``) is taken, unless ``no_profile``.
+    ``platform``) is taken, unless ``no_profile``.  The other keywords
+    are :func:`check`'s.
     """
     req = _Request(worst, profile, strict_oracle, pairwise, stream, None, None)
     req.req.no_profile = no_profile
-    req.req.results_path = req.cstr(None if out is None else os.fspath(out))
-    return _run(req, os.fspath(case_dir))
+    req.set_results(out, attribute)
+    return _run(req, os.fspath(case_dir), attribute, top_k, attr_max_ops,
+                pairwise)

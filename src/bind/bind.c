@@ -6,9 +6,14 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ulpscope/bind.h"
+#include "ulpscope/explain.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/signature.h"
 
 size_t usc_bind_sizeof(const char *type)
 {
@@ -26,6 +31,20 @@ size_t usc_bind_sizeof(const char *type)
 		{"usc_verdict", sizeof(usc_verdict)},
 		{"usc_results_kernel_info", sizeof(usc_results_kernel_info)},
 		{"usc_results_output_data", sizeof(usc_results_output_data)},
+		{"usc_attr_options", sizeof(usc_attr_options)},
+		{"usc_attr_op", sizeof(usc_attr_op)},
+		{"usc_attr_output", sizeof(usc_attr_output)},
+		{"usc_attribution", sizeof(usc_attribution)},
+		{"usc_bisect_capture", sizeof(usc_bisect_capture)},
+		{"usc_bisect_request", sizeof(usc_bisect_request)},
+		{"usc_bisect_step", sizeof(usc_bisect_step)},
+		{"usc_signature_options", sizeof(usc_signature_options)},
+		{"usc_signature_request", sizeof(usc_signature_request)},
+		{"usc_signature_candidate", sizeof(usc_signature_candidate)},
+		{"usc_signature_report", sizeof(usc_signature_report)},
+		{"usc_explain_request", sizeof(usc_explain_request)},
+		{"usc_explain_node", sizeof(usc_explain_node)},
+		{"usc_explain_report", sizeof(usc_explain_report)},
 	};
 
 	if (type == NULL)
@@ -239,4 +258,91 @@ usc_status usc_check_output_column(const usc_check_output *o,
 			 "the report holds no \"%s\" (a streamed check keeps "
 			 "no per-element figures; the envelope and the classes "
 			 "need a profile)", name);
+}
+
+usc_status usc_check_report_attribute(usc_check_report *r,
+				      const usc_attr_options *opt,
+				      usc_attribution **out, usc_error *err)
+{
+	usc_status st;
+
+	*out = NULL;
+	if (r->streamed)
+		return usc__fail(err, USC_EINVAL,
+				 "a streamed check keeps no per-element "
+				 "figures to attribute");
+	st = usc_attribute(usc_hlo_file_module(r->kernel, 0), r->computation,
+			   (const usc_tensor *const *)r->inputs,
+			   r->input_count, opt, out, err);
+	if (st == USC_OK)
+		r->attribution = *out;
+	return st;
+}
+
+const char *usc_bind_instr_name(const usc_hlo_instr *instr)
+{
+	return instr == NULL ? NULL : instr->name;
+}
+
+const char *usc_bisect_report_kernel_name(const usc_bisect_report *r)
+{
+	return r->kernel_name;
+}
+
+size_t usc_bisect_report_step_count(const usc_bisect_report *r)
+{
+	return r->step_count;
+}
+
+const usc_bisect_step *usc_bisect_report_step(const usc_bisect_report *r,
+					      size_t i)
+{
+	return i < r->step_count ? &r->steps[i] : NULL;
+}
+
+long long usc_bisect_report_first_bad(const usc_bisect_report *r)
+{
+	return r->found ? (long long)r->first_bad : -1;
+}
+
+uint64_t usc_bisect_report_unknown(const usc_bisect_report *r)
+{
+	return r->unknown;
+}
+
+const char *usc_bisect_report_reason(const usc_bisect_report *r)
+{
+	return r->reason;
+}
+
+const char *usc_bisect_report_profile_name(const usc_bisect_report *r)
+{
+	return r->profile.name;
+}
+
+usc_status usc_explain_text(const usc_explain_report *r, char **text,
+			    usc_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	/* open_memstream grows its buffer with malloc, hence the own free. */
+	FILE *f = open_memstream(&buf, &len);
+
+	*text = NULL;
+	if (f == NULL)
+		return usc__fail(err, USC_ENOMEM,
+				 "out of memory for the explain text");
+	usc_explain_print(f, r);
+	if (fclose(f) != 0) {
+		free(buf);
+		return usc__fail(err, USC_ENOMEM,
+				 "out of memory for the explain text");
+	}
+	*text = buf;
+	return USC_OK;
+}
+
+void usc_bind_text_free(char *text)
+{
+	free(text);
 }
