@@ -7,6 +7,8 @@ import re
 
 import matplotlib.pyplot as plt
 
+import ulpscope  # noqa: F401  (loaded before the chdir below)
+
 
 def test_python_md_examples_run(root, capsys):
     text = (root / "docs" / "python.md").read_text()
