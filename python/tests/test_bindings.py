@@ -168,3 +168,39 @@ def test_write_and_streamed(tmp_path):
     assert s.outputs[0].oracle == r.outputs[0].oracle
     if s.streamed:
         assert s.outputs[0].ulp_oracle is None
+
+
+CONVERT_TYPES = ["f16", "bf16", "f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3fnuz",
+                 "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e3m4", "f8e8m0fnu",
+                 "f6e2m3fn", "f6e3m2fn", "f4e2m1fn"]
+
+
+@pytest.mark.parametrize("hlo_type", CONVERT_TYPES)
+def test_every_float_type_in_and_out(hlo_type):
+    """Values every one of these types holds exactly, converted by
+    ml_dtypes: the device array comes back as the same ml_dtypes array,
+    equal to the reference bit for bit."""
+    from ulpscope._dtypes import numpy_dtype
+    hlo = ("HloModule cvt\n\nENTRY main {\n  x = f32[4] parameter(0)\n"
+           f"  ROOT c = {hlo_type}[4] convert(x)\n}}\n")
+    x = np.array([1.0, 2.0, 0.5, 4.0], dtype=np.float32)
+    dev = x.astype(numpy_dtype(hlo_type))
+    r = ulpscope.check(hlo, [x], dev)
+    o = r.outputs[0]
+    assert o.dtype == hlo_type
+    assert o.device.dtype == dev.dtype
+    bits = f"u{dev.dtype.itemsize}"
+    np.testing.assert_array_equal(o.device.view(bits), dev.view(bits))
+    np.testing.assert_array_equal(o.reference.view(bits), dev.view(bits))
+    assert o.bit_exact == 4
+
+
+def test_jax_array_as_the_one_device_output():
+    """A single (jax) array for a kernel with one output is that output,
+    not a list of its rows."""
+    import jax.numpy as jnp
+    x = np.array([1.5, -2.0, 3.25, 0.1], dtype=np.float32)
+    y = np.array([2.0, 0.5, -1.0, 3.0], dtype=np.float32)
+    dev = jnp.asarray((x * y) + np.float32(1))
+    r = ulpscope.check(FMA_HLO, [jnp.asarray(x), jnp.asarray(y)], dev)
+    assert r.outputs[0].bit_exact == 4

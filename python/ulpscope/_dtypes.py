@@ -52,6 +52,18 @@ def tensor_to_numpy(t: Any) -> np.ndarray:
     return np.frombuffer(raw, dtype=numpy_dtype(name)).reshape(shape).copy()
 
 
+def save_npy(path: Any, x: np.ndarray) -> None:
+    """np.save, except for a dtype whose .npy descr numpy cannot read back
+    (ml_dtypes' float8_e5m2 writes '<f1'): such arrays are saved as raw
+    bytes of their width ('|V1'), which the library reads as the kernel's
+    type (docs/tensors.md) and np.load gives back for a .view()."""
+    try:
+        np.dtype(np.lib.format.dtype_to_descr(x.dtype))
+    except TypeError:
+        x = x.view(np.dtype(f"V{x.dtype.itemsize}"))
+    np.save(path, x, allow_pickle=False)
+
+
 def as_float64(a: np.ndarray) -> np.ndarray:
     """The values of an array as float64 (ml_dtypes types convert exactly)."""
     return np.asarray(a).astype(np.float64)

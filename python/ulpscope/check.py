@@ -299,7 +299,9 @@ class _Request:
 def _sources(items: Sequence[ArrayOrSource] | ArrayOrSource, prefix: str,
              tmp: Path) -> list[str]:
     """Sources the library reads: paths as given, arrays saved as .npy."""
-    if isinstance(items, (np.ndarray, str, os.PathLike)) or np.isscalar(items):
+    # One array (numpy, jax, a scalar) or one source stands for a list of one.
+    if (isinstance(items, (str, os.PathLike)) or hasattr(items, "__array__")
+            or np.isscalar(items)):
         items = [items]  # type: ignore[list-item]
     out = []
     for i, a in enumerate(items):  # type: ignore[arg-type]
@@ -307,7 +309,7 @@ def _sources(items: Sequence[ArrayOrSource] | ArrayOrSource, prefix: str,
             out.append(os.fspath(a))
         else:
             path = tmp / f"{prefix}_{i}.npy"
-            np.save(path, np.asarray(a), allow_pickle=False)
+            _dtypes.save_npy(path, np.asarray(a))
             out.append(str(path))
     return out
 

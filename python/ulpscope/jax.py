@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ._dtypes import save_npy
 from .check import CheckReport
 from .check import check as _check
 
@@ -120,17 +121,6 @@ def check(fn: Callable[..., Any], *args: Any,
                   **options)
 
 
-def _save_npy(path: Path, x: np.ndarray) -> None:
-    """np.save, except for a dtype whose .npy descr numpy cannot read back
-    (ml_dtypes' float8_e5m2 writes '<f1'): such arrays go as raw bytes of
-    their width ('|V1'), the form docs/cases.md gives for fp8."""
-    try:
-        np.dtype(np.lib.format.dtype_to_descr(x.dtype))
-    except TypeError:
-        x = x.view(np.dtype(f"V{x.dtype.itemsize}"))
-    np.save(path, x, allow_pickle=False)
-
-
 def _entry_fusions(hlo: str) -> list[str]:
     """The names of the entry computation's fusion instructions."""
     names: list[str] = []
@@ -168,12 +158,12 @@ def capture(fn: Callable[..., Any], *args: Any, out: str | os.PathLike[str],
     (d / "kernel.hlo").write_text(comp.hlo)
     in_rec = []
     for k, x in enumerate(comp.inputs):
-        _save_npy(d / f"input_{k}.npy", x)
+        save_npy(d / f"input_{k}.npy", x)
         in_rec.append({"file": f"input_{k}.npy", "entry_parameter": k,
                        "numpy_dtype": str(x.dtype), "shape": list(x.shape)})
     out_rec = []
     for k, y in enumerate(outputs):
-        _save_npy(d / f"device_{k}.npy", y)
+        save_npy(d / f"device_{k}.npy", y)
         out_rec.append({"file": f"device_{k}.npy", "tuple_index": k,
                         "numpy_dtype": str(y.dtype), "shape": list(y.shape)})
     fusions = _entry_fusions(comp.hlo)
