@@ -12,7 +12,6 @@ after the library has vetted the file.
 """
 from __future__ import annotations
 
-import builtins
 import os
 from typing import Any
 
@@ -259,7 +258,3 @@ def open(path: str | os.PathLike[str]) -> Results:  # noqa: A001
     """
     return Results(path)
 
-
-# ``open`` shadows the builtin inside this module on purpose (the package's
-# ``ulpscope.open``); the builtin stays reachable for whoever needs it.
-_builtin_open = builtins.open
