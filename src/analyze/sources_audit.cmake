@@ -1,0 +1,3 @@
+list(APPEND USC_LIB_SOURCES
+  src/analyze/audit.c
+  src/analyze/audit_draw.c)
