@@ -710,10 +710,6 @@ static usc_status plan_samples(const usc_audit_request *req,
 	size_t per = req->samples ? req->samples : 1;
 	size_t n = req->input_count ? 1 : req->dist_count * per;
 
-	if (!req->input_count && !req->dist_count)
-		return usc__fail(err, USC_EINVAL,
-				 "no inputs: give input files or "
-				 "distributions to draw them from");
 	r->samples = usc__calloc(n, sizeof *r->samples);
 	if (!r->samples)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
@@ -761,6 +757,10 @@ usc_status usc_audit_run(const usc_audit_request *req,
 	    (req->dist_count && !req->dists))
 		return usc__fail(err, USC_EINVAL, "incomplete audit request");
 	*out = NULL;
+	if (!req->input_count && !req->dist_count)
+		return usc__fail(err, USC_EINVAL,
+				 "no inputs: give input files or "
+				 "distributions to draw them from");
 	t = req->threshold > 0 ? req->threshold : USC_AUDIT_THRESHOLD;
 	r = usc__calloc(1, sizeof *r);
 	if (!r)

@@ -206,13 +206,17 @@ static void print_json(const usc_audit_report *r, int gate)
 
 static void print_row(const char *label, const usc_audit_figures *f)
 {
+	char nan[48];
+
+	snprintf(nan, sizeof nan, "%" PRIu64 " -> %" PRIu64,
+		 f->before.nan_count, f->after.nan_count);
 	printf("  %-12s %7" PRIu64 " %7" PRIu64 " %9" PRIu64 " %9" PRIu64
-	       "  %9.4g -> %-9.4g %9.4g -> %-9.4g %9.4g -> %-9.4g %7" PRIu64
+	       "  %9.4g -> %-9.4g %9.4g -> %-9.4g %9.4g -> %-9.4g %10s %7" PRIu64
 	       "  %s\n",
 	       label, f->better, f->worse, f->unchanged, f->identical,
 	       f->before.max_abs, f->after.max_abs, f->before.p99_abs,
 	       f->after.p99_abs, f->before.median_abs, f->after.median_abs,
-	       f->fn_changed, usc_audit_verdict_name(f->verdict));
+	       nan, f->fn_changed, usc_audit_verdict_name(f->verdict));
 }
 
 static void print_text(const usc_audit_report *r)
@@ -249,9 +253,10 @@ static void print_text(const usc_audit_report *r)
 			       p->fn_max_ulps);
 		printf("  |ulp| against the BEFORE oracle, BEFORE's reference "
 		       "-> AFTER's:\n");
-		printf("  %-12s %7s %7s %9s %9s  %20s %20s %20s %7s  %s\n",
+		printf("  %-12s %7s %7s %9s %9s  %-22s %-22s %-22s %10s %7s  "
+		       "%s\n",
 		       "sample", "better", "worse", "unchanged", "identical",
-		       "max", "p99", "median", "fn", "verdict");
+		       "max", "p99", "median", "NaN errors", "fn", "verdict");
 		if (r->sample_count > 1)
 			for (size_t s = 0; s < r->sample_count; s++)
 				print_row(r->samples[s].label,
