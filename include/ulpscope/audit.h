@@ -281,6 +281,19 @@ usc_status usc_audit_run(const usc_audit_request *req,
 void usc_audit_report_destroy(usc_audit_report *r);
 
 /*
+ * Writes the report as the group /audits/<name> of a result file
+ * (docs/results.md): a new file at path (refusing to replace a regular
+ * file that is not a result file unless flags has USC_RESULTS_FORCE, as
+ * check --out does), or with USC_AUDIT_APPEND the complete result file
+ * there, extended.  USC_EINVAL when the file already holds an audit of
+ * that name.  name follows the rules of kernel names (not empty, not ".",
+ * no '/').
+ */
+#define USC_AUDIT_APPEND (1u << 8)
+usc_status usc_audit_write(const usc_audit_report *r, const char *path,
+			   const char *name, unsigned flags, usc_error *err);
+
+/*
  * The exit status a gate gives (docs/audit.md, "Exit status"), for a
  * threshold t in ULPs: 4 when the function changed by more than t ULPs
  * somewhere, else 3 when the precision regressed by more than t (the

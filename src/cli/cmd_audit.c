@@ -15,13 +15,14 @@
 #include "cli/cli.h"
 #include "ulpscope/audit.h"
 #include "ulpscope/profile.h"
+#include "ulpscope/results.h"
 
 static const char usage_text[] =
 	"usage: ulpscope audit BEFORE.hlo AFTER.hlo (--input SRC... | --draw "
 	"DIST[,DIST...] [--samples N] [--seed S]) [options]\n"
 	"options: --profile NAME|FILE --threshold ULP --fail-on-regression "
-	"ULP --json --pairwise --precision-max BITS --strict-oracle "
-	"--input-raw";
+	"ULP --out FILE.h5 [--append | --force] [--name NAME] --json "
+	"--pairwise --precision-max BITS --strict-oracle --input-raw";
 
 enum {
 	AUDIT_SAMPLES,
@@ -280,12 +281,27 @@ static void print_text(const usc_audit_report *r)
 	}
 }
 
+/* A file's name without its directory and its last extension. */
+static void stem(const char *path, char *buf, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot;
+	size_t len;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	snprintf(buf, size, "%.*s", (int)len, base);
+}
+
 int usc_cli_audit(int argc, char **argv)
 {
 	usc_audit_request req = usc_audit_request_default();
 	const char *inputs[USC_CLI_MAX_SOURCES];
 	usc_audit_dist dists[USC_AUDIT_DIST_COUNT * 4];
-	const char *before = NULL, *after = NULL;
+	const char *before = NULL, *after = NULL, *out = NULL, *name = NULL;
+	bool append = false, force = false;
+	char default_name[512];
 	size_t ninputs = 0, ndists = 0;
 	bool json = false, gate = false, listing = false, t_set = false;
 	double fail_t = 0;
@@ -305,6 +321,14 @@ int usc_cli_audit(int argc, char **argv)
 			listing = false;
 			if (parse_dists(argv[++i], dists, &ndists) != 0)
 				return USC_EXIT_USAGE;
+		} else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
+			out = argv[++i], listing = false;
+		} else if (strcmp(a, "--name") == 0 && i + 1 < argc) {
+			name = argv[++i], listing = false;
+		} else if (strcmp(a, "--append") == 0) {
+			append = true, listing = false;
+		} else if (strcmp(a, "--force") == 0) {
+			force = true, listing = false;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true, listing = false;
 		} else if (strcmp(a, "--pairwise") == 0) {
@@ -363,6 +387,24 @@ int usc_cli_audit(int argc, char **argv)
 			      usage_text);
 		return USC_EXIT_USAGE;
 	}
+	if ((append || force || name) && !out) {
+		usc_cli_error("--append, --force and --name go with --out\n%s",
+			      usage_text);
+		return USC_EXIT_USAGE;
+	}
+	if (append && force) {
+		usc_cli_error("--append and --force do not go together\n%s",
+			      usage_text);
+		return USC_EXIT_USAGE;
+	}
+	if (out && !name) {
+		char b[240], a[240];
+
+		stem(before, b, sizeof b);
+		stem(after, a, sizeof a);
+		snprintf(default_name, sizeof default_name, "%s->%s", b, a);
+		name = default_name;
+	}
 	/* A gate without its own --threshold judges at the gate's. */
 	if (gate && !t_set)
 		req.threshold = fail_t;
@@ -374,6 +416,15 @@ int usc_cli_audit(int argc, char **argv)
 	req.dists = dists;
 	if (usc_audit_run(&req, &r, &err) != USC_OK) {
 		usc_cli_error("%s", err.message);
+		return USC_EXIT_FAIL;
+	}
+	if (out && usc_audit_write(r, out, name,
+				   append ? USC_AUDIT_APPEND
+				   : force ? USC_RESULTS_FORCE
+					   : 0,
+				   &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		usc_audit_report_destroy(r);
 		return USC_EXIT_FAIL;
 	}
 	rc = gate ? usc_audit_gate(r, fail_t) : USC_EXIT_OK;

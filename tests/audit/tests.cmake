@@ -56,3 +56,6 @@ add_test(NAME cli_audit_json COMMAND ulpscope_cli audit
   --draw normal --samples 2 --seed 3 --json)
 set_tests_properties(cli_audit_json PROPERTIES PASS_REGULAR_EXPRESSION
   "^\\{\"before\": \".*divconst_before.hlo\", .*\"samples\": \\[\"normal/0\", \"normal/1\"\\], \"function_changed\": true, .*\"verdict\": \"neutral\", .*\"outputs\": \\[\\{\"index\": 0, \"shape\": \"f32\\[256\\]\", \"pooled\": \\{\"count\": 512, \"function\": \\{\"changed\": 512, \"special\": 0, .*\"precision\": \\{\"better\": 0, ")
+
+# The /audits/<name> group of the result file, read back through the door.
+usc_add_test(test_audit_results audit/test_audit_results.c)
