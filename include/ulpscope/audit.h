@@ -131,6 +131,13 @@ typedef struct usc_audit_request {
 	double threshold;
 	/* Skip the fast f64 tier (usc_check_request.strict_oracle). */
 	bool strict_oracle;
+	/*
+	 * The op-by-op view (usc_audit_report.ops): the rounding points of
+	 * both modules attributed on the first sample and matched.
+	 * ops_max: the most rounding ops attributed per module (0: 64).
+	 */
+	bool ops;
+	size_t ops_max;
 } usc_audit_request;
 
 /* The default threshold, in ULPs of the output type. */
@@ -245,6 +252,52 @@ typedef struct usc_audit_output {
 	int64_t dims[8];
 } usc_audit_output;
 
+/*
+ * What the pass did to one rounding point (docs/audit.md, "Op by op"):
+ * an op BEFORE's reference rounds, AFTER's, or a matched pair.
+ */
+typedef enum usc_audit_op_kind {
+	USC_AUDIT_OP_SAME,      /* matched, same opcode and type */
+	USC_AUDIT_OP_RETYPED,   /* matched, rounds to another type */
+	USC_AUDIT_OP_REMOVED,   /* BEFORE's, nothing of its source after */
+	USC_AUDIT_OP_ADDED,     /* AFTER's, nothing of its source before */
+	USC_AUDIT_OP_REPLACED,  /* BEFORE's, other ops of its source after */
+	USC_AUDIT_OP_REPLACING, /* AFTER's, in place of another op */
+	/*
+	 * Matched, same opcode and type, but made of another number of
+	 * instructions: a reduction split in two (XLA:CPU's reduce-window
+	 * then reduce), or several merged.
+	 */
+	USC_AUDIT_OP_SPLIT
+} usc_audit_op_kind;
+
+/*
+ * "same", "retyped", "removed", "added", "replaced", "replacing",
+ * "split".
+ */
+const char *usc_audit_op_kind_name(usc_audit_op_kind k);
+
+typedef struct usc_audit_op {
+	usc_audit_op_kind kind;
+	/*
+	 * The op on each side as "NAME (OPCODE TYPE)", or "" where the side
+	 * has none; the source op_name it was matched by ("" without one).
+	 */
+	char before[160];
+	char after[160];
+	char source[160];
+	/*
+	 * Mean |contribution| of the op to each output element's error, in
+	 * ULPs, on each side (0 where the side has none): the op alone
+	 * rounded, everything else exact (include/ulpscope/attribution.h).
+	 */
+	double before_mean_abs;
+	double after_mean_abs;
+	/* after - before, and its share of the sum of every row's |change|. */
+	double change;
+	double share;
+} usc_audit_op;
+
 typedef struct usc_audit_report {
 	char *before_path;
 	char *after_path;
@@ -267,6 +320,14 @@ typedef struct usc_audit_report {
 	double function_max_ulps;
 	usc_audit_verdict verdict;
 	char reason[512];
+	/*
+	 * The op-by-op view when asked for (request.ops), biggest |change|
+	 * first; ops_note says why there is none when the attribution
+	 * could not run (too many ops, an unsupported op), else "".
+	 */
+	size_t op_count;
+	usc_audit_op *ops;
+	char ops_note[1536];
 } usc_audit_report;
 
 /*

@@ -20,6 +20,7 @@
  * the pooled figures are made from them exactly as a sample's are.
  */
 #include "internal.h"
+#include "analyze/audit_internal.h"
 #include "analyze/check_internal.h"
 
 #include <math.h>
@@ -106,6 +107,7 @@ void usc_audit_report_destroy(usc_audit_report *r)
 	}
 	usc__free(r->samples);
 	usc__free(r->pooled);
+	usc__free(r->ops);
 	usc__free(r->outputs);
 	usc__free(r->before_path);
 	usc__free(r->after_path);
@@ -618,6 +620,8 @@ static usc_status run_sample(const usc_audit_request *req, usc_audit_report *r,
 			       r->outputs[i].rank * sizeof(int64_t));
 		}
 	}
+	if (st == USC_OK && req->ops && sm == &r->samples[0])
+		st = usc__audit_ops(req, b->m, a->m, in, nin, r, err);
 	if (st == USC_OK)
 		st = run_check(req, b->path, in, nin, refb, nb, &rb, err);
 	if (st == USC_OK)

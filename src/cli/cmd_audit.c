@@ -21,7 +21,8 @@ static const char usage_text[] =
 	"usage: ulpscope audit BEFORE.hlo AFTER.hlo (--input SRC... | --draw "
 	"DIST[,DIST...] [--samples N] [--seed S]) [options]\n"
 	"options: --profile NAME|FILE --threshold ULP --fail-on-regression "
-	"ULP --out FILE.h5 [--append | --force] [--name NAME] --json "
+	"ULP --ops [--ops-max N] --out FILE.h5 [--append | --force] "
+	"[--name NAME] --json "
 	"--pairwise --precision-max BITS --strict-oracle --input-raw";
 
 enum {
@@ -29,7 +30,8 @@ enum {
 	AUDIT_SEED,
 	AUDIT_THRESHOLD,
 	AUDIT_FAIL,
-	AUDIT_PRECISION_MAX
+	AUDIT_PRECISION_MAX,
+	AUDIT_OPS_MAX
 };
 
 /*
@@ -56,6 +58,10 @@ const usc_cli_num_opt usc_cli_audit_nums[] = {
 						65536,
 						"the oracle's precision cap "
 						"(4096)"),
+	[AUDIT_OPS_MAX] = USC_CLI_INT_OPT("--ops-max", "N", 1, 1000000,
+					  "with --ops: attribute at most N "
+					  "rounding ops per module, one oracle "
+					  "run each (64)"),
 	USC_CLI_NUM_END,
 };
 
@@ -181,7 +187,36 @@ static void print_json(const usc_audit_report *r, int gate)
 	printf(", \"verdict\": \"%s\", \"reason\": ",
 	       usc_audit_verdict_name(r->verdict));
 	usc_cli_json_str(r->reason);
-	printf(", \"exit_status\": %d, \"outputs\": [", gate);
+	printf(", \"exit_status\": %d, \"ops\": ", gate);
+	if (r->ops) {
+		printf("[");
+		for (size_t k = 0; k < r->op_count; k++) {
+			const usc_audit_op *o = &r->ops[k];
+
+			printf("%s{\"kind\": \"%s\", \"before\": ", k ? ", " : "",
+			       usc_audit_op_kind_name(o->kind));
+			usc_cli_json_str(o->before);
+			printf(", \"after\": ");
+			usc_cli_json_str(o->after);
+			printf(", \"source\": ");
+			usc_cli_json_str(o->source);
+			printf(", \"before_mean_abs\": ");
+			usc_cli_json_num(o->before_mean_abs);
+			printf(", \"after_mean_abs\": ");
+			usc_cli_json_num(o->after_mean_abs);
+			printf(", \"change\": ");
+			usc_cli_json_num(o->change);
+			printf(", \"share\": ");
+			usc_cli_json_num(o->share);
+			printf("}");
+		}
+		printf("]");
+	} else {
+		printf("null");
+	}
+	printf(", \"ops_note\": ");
+	usc_cli_json_str(r->ops_note);
+	printf(", \"outputs\": [");
 	for (size_t i = 0; i < r->output_count; i++) {
 		char shape[256];
 
@@ -218,6 +253,30 @@ static void print_row(const char *label, const usc_audit_figures *f)
 	       f->before.max_abs, f->after.max_abs, f->before.p99_abs,
 	       f->after.p99_abs, f->before.median_abs, f->after.median_abs,
 	       nan, f->fn_changed, usc_audit_verdict_name(f->verdict));
+}
+
+/* The op-by-op rows (docs/audit.md, "Op by op"). */
+static void print_ops(const usc_audit_report *r)
+{
+	if (r->ops_note[0]) {
+		printf("op by op: not available: %s\n", r->ops_note);
+		return;
+	}
+	printf("op by op (sample %s; mean |ulp| each op causes alone, "
+	       "before -> after):\n",
+	       r->samples[0].label);
+	for (size_t k = 0; k < r->op_count; k++) {
+		const usc_audit_op *o = &r->ops[k];
+
+		printf("  %-9s %-30s -> %-30s %9.4g -> %-9.4g %+9.4g  %5.1f%%",
+		       usc_audit_op_kind_name(o->kind),
+		       o->before[0] ? o->before : "-",
+		       o->after[0] ? o->after : "-", o->before_mean_abs,
+		       o->after_mean_abs, o->change, 100 * o->share);
+		if (o->source[0])
+			printf("  %s", o->source);
+		putchar('\n');
+	}
 }
 
 static void print_text(const usc_audit_report *r)
@@ -279,6 +338,8 @@ static void print_text(const usc_audit_report *r)
 			       p->width_after.max_abs, p->wider, p->narrower,
 			       p->env_known, p->after_outside_before);
 	}
+	if (r->ops || r->ops_note[0])
+		print_ops(r);
 }
 
 /* A file's name without its directory and its last extension. */
@@ -329,6 +390,8 @@ int usc_cli_audit(int argc, char **argv)
 			append = true, listing = false;
 		} else if (strcmp(a, "--force") == 0) {
 			force = true, listing = false;
+		} else if (strcmp(a, "--ops") == 0) {
+			req.ops = true, listing = false;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true, listing = false;
 		} else if (strcmp(a, "--pairwise") == 0) {
@@ -358,6 +421,8 @@ int usc_cli_audit(int argc, char **argv)
 				req.threshold = v.d, t_set = true;
 			else if (k == AUDIT_FAIL)
 				gate = true, fail_t = v.d;
+			else if (k == AUDIT_OPS_MAX)
+				req.ops_max = (size_t)v.u;
 			else
 				req.oracle_precision_max = (unsigned long)v.u;
 		} else if (listing && !(a[0] == '-' && a[1] == '-')) {

@@ -41,6 +41,52 @@ static const usc__h5_column sample_cols[] = {
 };
 #undef COL
 
+/* One row of the op-by-op table. */
+typedef struct op_row {
+	const char *kind;
+	const char *before;
+	const char *after;
+	const char *source;
+	double before_mean_abs, after_mean_abs, change, share;
+} op_row;
+
+#define COL(name, kind) {#name, USC__H5_COL_##kind, offsetof(op_row, name)}
+static const usc__h5_column op_cols[] = {
+	COL(kind, STRING),	    COL(before, STRING),
+	COL(after, STRING),	    COL(source, STRING),
+	COL(before_mean_abs, DOUBLE), COL(after_mean_abs, DOUBLE),
+	COL(change, DOUBLE),	    COL(share, DOUBLE),
+};
+#undef COL
+
+static usc_status write_ops(usc__h5_file *f, const char *g,
+			    const usc_audit_report *r, usc_error *err)
+{
+	char path[USC__RESULTS_PATH_SIZE];
+	op_row *rows = usc__calloc(r->op_count + 1, sizeof *rows);
+	usc_status st;
+
+	if (!rows)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t k = 0; k < r->op_count; k++) {
+		const usc_audit_op *o = &r->ops[k];
+
+		rows[k].kind = usc_audit_op_kind_name(o->kind);
+		rows[k].before = o->before;
+		rows[k].after = o->after;
+		rows[k].source = o->source;
+		rows[k].before_mean_abs = o->before_mean_abs;
+		rows[k].after_mean_abs = o->after_mean_abs;
+		rows[k].change = o->change;
+		rows[k].share = o->share;
+	}
+	usc__results_path(path, sizeof path, "%s/ops", g);
+	st = usc__h5_write_table(f, path, op_cols, USC__ARRAY_LEN(op_cols),
+				 rows, r->op_count, sizeof *rows, err);
+	usc__free(rows);
+	return st;
+}
+
 static void row_of(const usc_audit_sample *sm, const usc_audit_figures *f,
 		   sample_row *row)
 {
@@ -288,6 +334,11 @@ static usc_status write_audit(usc__h5_file *f, const char *g,
 	if (st == USC_OK)
 		st = usc__h5_attr_set_uint(f, g, "outputs", r->output_count,
 					   err);
+	if (st == USC_OK)
+		st = usc__h5_attr_set_string(f, g, "ops_note", r->ops_note,
+					     err);
+	if (st == USC_OK && r->ops)
+		st = write_ops(f, g, r, err);
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
 		st = write_output(f, g, r, i, err);
 	return st;

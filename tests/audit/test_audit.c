@@ -358,6 +358,160 @@ static void test_constant_folded(void **state)
 	usc_audit_report_destroy(r);
 }
 
+/* ------------------------------------------------------------ op by op */
+
+static usc_audit_report *audit_ops(const char *name, size_t ops_max)
+{
+	const char *src = getenv("USC_SOURCE_DIR");
+	usc_audit_request req = usc_audit_request_default();
+	usc_audit_dist d = USC_AUDIT_DIST_UNIFORM;
+	usc_audit_report *r = NULL;
+	usc_error err;
+
+	assert_non_null(src);
+	snprintf(before_path, sizeof before_path,
+		 "%s/tests/audit/pairs/%s_before.hlo", src, name);
+	snprintf(after_path, sizeof after_path,
+		 "%s/tests/audit/pairs/%s_after.hlo", src, name);
+	req.before_path = before_path;
+	req.after_path = after_path;
+	req.dist_count = 1;
+	req.dists = &d;
+	req.seed = 4;
+	req.ops = true;
+	req.ops_max = ops_max;
+	if (usc_audit_run(&req, &r, &err) != USC_OK)
+		fail_msg("audit %s: %s", name, err.message);
+	return r;
+}
+
+/* The shares' magnitudes add up to 1 (or every change is 0). */
+static void assert_shares(const usc_audit_report *r)
+{
+	double sum = 0;
+
+	for (size_t k = 0; k < r->op_count; k++)
+		sum += fabs(r->ops[k].share);
+	assert_true(fabs(sum - 1) < 1e-9);
+}
+
+static const usc_audit_op *find_op(const usc_audit_report *r,
+				   usc_audit_op_kind kind, const char *before)
+{
+	for (size_t k = 0; k < r->op_count; k++)
+		if (r->ops[k].kind == kind &&
+		    strncmp(r->ops[k].before, before, strlen(before)) == 0)
+			return &r->ops[k];
+	return NULL;
+}
+
+/*
+ * The elided round trip: BEFORE's narrowing convert is the removed
+ * rounding point, and it is the whole change: the multiply rounds the
+ * same exact product on both sides when it alone rounds (the oracle
+ * keeps the convert exact), so its change is 0 and the convert's share is
+ * -100%.  Its mean contribution, a bf16 rounding seen in f32 ulps, lies
+ * between 0 and 2^16 (test_roundtrip_elided's bound).
+ */
+static void test_ops_roundtrip(void **state)
+{
+	usc_audit_report *r = audit_ops("roundtrip", 0);
+	const usc_audit_op *narrow =
+		find_op(r, USC_AUDIT_OP_REMOVED, "narrow (convert bf16)");
+	const usc_audit_op *mul = find_op(r, USC_AUDIT_OP_SAME,
+					  "mul (multiply f32)");
+
+	(void)state;
+	assert_string_equal(r->ops_note, "");
+	assert_non_null(narrow);
+	assert_non_null(mul);
+	assert_string_equal(narrow->source, "model/cast_bf16");
+	assert_true(narrow->before_mean_abs > 1 &&
+		    narrow->before_mean_abs < 65536);
+	assert_true(narrow->after_mean_abs == 0);
+	assert_true(mul->change == 0);
+	assert_true(narrow->share < -1 + 1e-9);
+	assert_ptr_equal(&r->ops[0], narrow);
+	assert_shares(r);
+	usc_audit_report_destroy(r);
+}
+
+/*
+ * The narrowed accumulation: the reduce is the same rounding point, now
+ * rounding to bf16 (retyped), and the convert back to bf16 is gone.  In
+ * f32 the sum's own rounding is below 2^-9 bf16 ulps (the bound of
+ * test_accumulation_narrowed), so its change is positive and the biggest;
+ * the removed convert contributed a correct rounding, at most 1/2.
+ */
+static void test_ops_narrowed(void **state)
+{
+	usc_audit_report *r = audit_ops("narrowacc", 0);
+	const usc_audit_op *sum = find_op(r, USC_AUDIT_OP_RETYPED,
+					  "sum (reduce f32)");
+	const usc_audit_op *out = find_op(r, USC_AUDIT_OP_REMOVED,
+					  "out (convert bf16)");
+
+	(void)state;
+	assert_non_null(sum);
+	assert_non_null(out);
+	assert_string_equal(sum->after, "sum (reduce bf16)");
+	assert_true(sum->before_mean_abs <= 0x1p-9);
+	assert_true(sum->change > 0 && sum->share > 0.5);
+	assert_true(out->change < 0 && out->before_mean_abs <= 0.5);
+	assert_ptr_equal(&r->ops[0], sum);
+	assert_shares(r);
+	usc_audit_report_destroy(r);
+}
+
+/*
+ * exp expanded: BEFORE's exponential is replaced by AFTER's 11 multiplies
+ * and 11 adds, all of the same source op; nothing else is added.
+ */
+static void test_ops_expanded(void **state)
+{
+	usc_audit_report *r = audit_ops("exppoly", 0);
+	size_t replacing = 0, other = 0;
+
+	(void)state;
+	assert_non_null(find_op(r, USC_AUDIT_OP_REPLACED,
+				"e (exponential f32)"));
+	for (size_t k = 0; k < r->op_count; k++) {
+		if (r->ops[k].kind == USC_AUDIT_OP_REPLACING) {
+			replacing++;
+			assert_string_equal(r->ops[k].source, "model/exp");
+		} else if (r->ops[k].kind != USC_AUDIT_OP_REPLACED) {
+			other++;
+		}
+	}
+	assert_int_equal(replacing, 22);
+	assert_int_equal(other, 0);
+	assert_shares(r);
+	usc_audit_report_destroy(r);
+
+	/* More rounding ops than allowed: no view, a note, no failure. */
+	r = audit_ops("exppoly", 5);
+	assert_int_equal(r->op_count, 0);
+	assert_non_null(strstr(r->ops_note, "exppoly_after.hlo"));
+	usc_audit_report_destroy(r);
+}
+
+/*
+ * The reassociated sum: one rounding point, split into two reduces (they
+ * share their body, so the attribution takes them together), whose
+ * contribution shrinks (test_sum_tree).
+ */
+static void test_ops_split(void **state)
+{
+	usc_audit_report *r = audit_ops("sumtree", 0);
+
+	(void)state;
+	assert_int_equal(r->op_count, 1);
+	assert_int_equal(r->ops[0].kind, USC_AUDIT_OP_SPLIT);
+	assert_string_equal(r->ops[0].after, "partial+sum (reduce f32)");
+	assert_true(r->ops[0].change < 0);
+	usc_audit_report_destroy(r);
+}
+
 /* ------------------------------------------------------------ draws */
 
 static usc_tensor *draw(usc_audit_dist d, uint64_t seed, uint64_t stream,
@@ -572,6 +726,10 @@ int main(void)
 		cmocka_unit_test(test_exp_polynomial),
 		cmocka_unit_test(test_mul_zero),
 		cmocka_unit_test(test_constant_folded),
+		cmocka_unit_test(test_ops_roundtrip),
+		cmocka_unit_test(test_ops_narrowed),
+		cmocka_unit_test(test_ops_expanded),
+		cmocka_unit_test(test_ops_split),
 		cmocka_unit_test(test_draw_reproducible),
 		cmocka_unit_test(test_draw_definitions),
 		cmocka_unit_test(test_input_files),

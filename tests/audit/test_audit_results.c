@@ -166,10 +166,61 @@ static void test_write_read(void **state)
 	assert_int_equal(usc__alloc_live(), 0);
 }
 
+/* With the op-by-op view: an ops table of one row per rounding point. */
+static void test_ops_table(void **state)
+{
+	const char *src = getenv("USC_SOURCE_DIR");
+	char dir[] = "/tmp/usc_audit_h5_XXXXXX", path[128], b[1024], a[1024];
+	usc_audit_request req = usc_audit_request_default();
+	usc_audit_dist d = USC_AUDIT_DIST_UNIFORM;
+	usc_audit_report *r = NULL;
+	usc__h5_file *f;
+	usc__h5_dataset *ds;
+	usc_error err;
+	int64_t dims[1];
+	size_t rank;
+	char *note = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/ops.h5", dir);
+	snprintf(b, sizeof b, "%s/tests/audit/pairs/narrowacc_before.hlo", src);
+	snprintf(a, sizeof a, "%s/tests/audit/pairs/narrowacc_after.hlo", src);
+	req.before_path = b;
+	req.after_path = a;
+	req.dist_count = 1;
+	req.dists = &d;
+	req.ops = true;
+	assert_int_equal(usc_audit_run(&req, &r, &err), USC_OK);
+	assert_int_equal(r->op_count, 2);
+	assert_int_equal(usc_audit_write(r, path, "acc", 0, &err), USC_OK);
+	assert_int_equal(usc__h5_file_open_read(path, &f, &err), USC_OK);
+	assert_int_equal(usc__h5_dataset_open(f, "/audits/acc/ops", &ds, &err),
+			 USC_OK);
+	assert_int_equal(usc__h5_dataset_shape(ds, 1, &rank, dims, &err),
+			 USC_OK);
+	assert_int_equal(rank, 1);
+	assert_int_equal(dims[0], 2);
+	usc__h5_dataset_close(ds);
+	assert_int_equal(usc__h5_attr_get_string(f, "/audits/acc", "ops_note",
+						 &note, &err),
+			 USC_OK);
+	assert_string_equal(note, "");
+	usc__free(note);
+	assert_int_equal(usc__h5_file_close(f, &err), USC_OK);
+	usc_audit_report_destroy(r);
+	remove(path);
+	snprintf(path, sizeof path, "%s/ops.h5.lock", dir);
+	remove(path);
+	rmdir(dir);
+	assert_int_equal(usc__alloc_live(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_read),
+		cmocka_unit_test(test_ops_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
