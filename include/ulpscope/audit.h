@@ -341,6 +341,62 @@ usc_status usc_audit_run(const usc_audit_request *req,
 
 void usc_audit_report_destroy(usc_audit_report *r);
 
+/* ------------------------------------------------------------ pipelines */
+
+/*
+ * One module of a pipeline's per-pass dumps (docs/audit.md, "Pipelines"):
+ * XLA writes module_NNNN.<module>.before_optimizations.txt, then one
+ * module_NNNN.<module>.SSSS.<pipeline>.after_<pass>[.before_<next>].txt
+ * per pass that changed the module, and
+ * module_NNNN.<module>.<platform>_after_optimizations.txt.
+ */
+typedef struct usc_audit_stage {
+	char *path;
+	char *label;      /* "before_optimizations", "0007 simplification:
+			     tree_reduction_rewriter", ... */
+	char *pass;       /* the pass after which it was dumped ("" first) */
+	/*
+	 * The first stage against this one (NULL when it could not be
+	 * evaluated: note says why).
+	 */
+	usc_audit_report *audit;
+	char note[USC_ERROR_MESSAGE_SIZE];
+	/*
+	 * Against the last evaluated stage before it: some reference
+	 * element differs (moved), or the function differs (fn_moved).
+	 */
+	bool moved;
+	bool fn_moved;
+} usc_audit_stage;
+
+typedef struct usc_audit_pipeline {
+	char *dir;
+	char *module;
+	size_t stage_count;
+	usc_audit_stage *stages;
+	/*
+	 * The stage whose move of any output's pooled max |ulp| against the
+	 * previous evaluated stage is the largest (SIZE_MAX: none moved),
+	 * and the audit of that one pass, previous stage -> it, with the
+	 * op-by-op view (the descent); NULL when none moved.
+	 */
+	size_t biggest;
+	usc_audit_report *descent;
+} usc_audit_pipeline;
+
+/*
+ * The stages of module in dir, in pipeline order (module NULL: the one
+ * module the directory holds; USC_EINVAL naming them when it holds
+ * several, USC_ENOTFOUND when none), evaluated as req says (its
+ * before_path and after_path are ignored; its inputs are the first
+ * stage's parameters).
+ */
+usc_status usc_audit_pipeline_run(const usc_audit_request *req,
+				  const char *dir, const char *module,
+				  usc_audit_pipeline **out, usc_error *err);
+
+void usc_audit_pipeline_destroy(usc_audit_pipeline *p);
+
 /*
  * Writes the report as the group /audits/<name> of a result file
  * (docs/results.md): a new file at path (refusing to replace a regular

@@ -72,6 +72,32 @@ static size_t parts(const usc_attr_op *op)
 	return n;
 }
 
+/*
+ * Whether one op's name is one of the '+'-joined names of the other: the
+ * same reduction, split into several instructions (XLA's
+ * tree_reduction_rewriter makes "reduce-window.1+reduce_sum.7" of
+ * "reduce_sum.7", keeping the name and dropping the metadata of the new
+ * one).
+ */
+static bool name_part(const char *joined, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = joined; p; p = strchr(p, '+')) {
+		if (*p == '+')
+			p++;
+		if (strncmp(p, name, n) == 0 && (p[n] == '+' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+static bool same_reduction(const usc_attr_op *a, const usc_attr_op *b)
+{
+	return (parts(a) > 1 || parts(b) > 1) &&
+	       (name_part(a->name, b->name) || name_part(b->name, a->name));
+}
+
 static bool has_key(const usc_attribution *a, const char *key)
 {
 	for (size_t i = 0; i < a->op_count; i++)
@@ -126,6 +152,12 @@ static usc_status match(const usc_attribution *ab, const usc_attribution *aa,
 			if (!used[j] &&
 			    strcmp(key_of(&aa->ops[j]), key_of(b)) == 0 &&
 			    strcmp(aa->ops[j].opcode, b->opcode) == 0) {
+				used[j] = true;
+				a = &aa->ops[j];
+			}
+		/* Else the same reduction split or merged, by name. */
+		for (size_t j = 0; j < aa->op_count && !a; j++)
+			if (!used[j] && same_reduction(&aa->ops[j], b)) {
 				used[j] = true;
 				a = &aa->ops[j];
 			}

@@ -20,6 +20,8 @@
 static const char usage_text[] =
 	"usage: ulpscope audit BEFORE.hlo AFTER.hlo (--input SRC... | --draw "
 	"DIST[,DIST...] [--samples N] [--seed S]) [options]\n"
+	"       ulpscope audit --pipeline DUMP_DIR [--module NAME] (--input "
+	"SRC... | --draw DIST[,DIST...] ...) [options]\n"
 	"options: --profile NAME|FILE --threshold ULP --fail-on-regression "
 	"ULP --ops [--ops-max N] --out FILE.h5 [--append | --force] "
 	"[--name NAME] --json "
@@ -235,7 +237,7 @@ static void print_json(const usc_audit_report *r, int gate)
 		}
 		printf("]}");
 	}
-	printf("]}\n");
+	printf("]}");
 }
 
 /* ------------------------------------------------------------- text */
@@ -342,6 +344,113 @@ static void print_text(const usc_audit_report *r)
 		print_ops(r);
 }
 
+/* ------------------------------------------------------------ pipelines */
+
+static void pipeline_json(const usc_audit_pipeline *p)
+{
+	printf("{\"pipeline\": ");
+	usc_cli_json_str(p->dir);
+	printf(", \"module\": ");
+	usc_cli_json_str(p->module);
+	printf(", \"stages\": [");
+	for (size_t k = 0; k < p->stage_count; k++) {
+		const usc_audit_stage *s = &p->stages[k];
+
+		printf("%s{\"label\": ", k ? ", " : "");
+		usc_cli_json_str(s->label);
+		printf(", \"pass\": ");
+		usc_cli_json_str(s->pass);
+		printf(", \"path\": ");
+		usc_cli_json_str(s->path);
+		printf(", \"evaluated\": %s, \"note\": ",
+		       s->audit ? "true" : "false");
+		usc_cli_json_str(s->note);
+		printf(", \"moved\": %s, \"function_moved\": %s",
+		       s->moved ? "true" : "false",
+		       s->fn_moved ? "true" : "false");
+		if (s->audit) {
+			printf(", \"function_changed\": %s, \"outputs\": [",
+			       s->audit->function_changed ? "true" : "false");
+			for (size_t i = 0; i < s->audit->output_count; i++) {
+				printf("%s{", i ? ", " : "");
+				json_stats("error", &s->audit->pooled[i].after);
+				printf("}");
+			}
+			printf("]");
+		}
+		printf("}");
+	}
+	printf("], \"biggest\": ");
+	if (p->descent)
+		usc_cli_json_str(p->stages[p->biggest].label);
+	else
+		printf("null");
+	printf(", \"descent\": ");
+	if (p->descent)
+		print_json(p->descent, 0);
+	else
+		printf("null");
+	printf("}\n");
+}
+
+static void pipeline_text(const usc_audit_pipeline *p)
+{
+	const usc_audit_report *first = p->stages[0].audit;
+
+	printf("pipeline %s, module %s: %zu stages, %zu sample%s; |ulp| of "
+	       "each stage's reference against the first stage's oracle\n",
+	       p->dir, p->module, p->stage_count, first->sample_count,
+	       first->sample_count == 1 ? "" : "s");
+	printf("  %-4s %-66s %-10s %-10s %-10s %-5s %s\n", "", "stage", "max",
+	       "p99", "median", "fn", "moved");
+	for (size_t k = 0; k < p->stage_count; k++) {
+		const usc_audit_stage *s = &p->stages[k];
+
+		printf("  %-4zu %-66.66s ", k, s->label);
+		if (!s->audit) {
+			printf("not evaluated: %s\n", s->note);
+			continue;
+		}
+		for (size_t i = 0; i < s->audit->output_count; i++) {
+			const usc_results_stats *e = &s->audit->pooled[i].after;
+
+			printf("%s%-10.4g %-10.4g %-10.4g", i ? " | " : "",
+			       e->max_abs, e->p99_abs, e->median_abs);
+		}
+		printf(" %-5s %s\n",
+		       s->audit->function_changed ? "CHANGED" : "same",
+		       s->moved && s->fn_moved ? "precision, function"
+		       : s->moved	       ? "precision"
+		       : s->fn_moved	       ? "function"
+					       : "");
+	}
+	if (!p->descent) {
+		printf("no pass moved any reference element or the function\n");
+		return;
+	}
+	printf("\nthe biggest move: stage %zu, %s (pass %s)\n\n", p->biggest,
+	       p->stages[p->biggest].label, p->stages[p->biggest].pass);
+	print_text(p->descent);
+}
+
+static int run_pipeline(usc_audit_request *req, const char *dir,
+			const char *module, bool json)
+{
+	usc_audit_pipeline *p = NULL;
+	usc_error err;
+
+	if (usc_audit_pipeline_run(req, dir, module, &p, &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		return USC_EXIT_FAIL;
+	}
+	if (json)
+		pipeline_json(p);
+	else
+		pipeline_text(p);
+	usc_audit_pipeline_destroy(p);
+	return USC_EXIT_OK;
+}
+
 /* A file's name without its directory and its last extension. */
 static void stem(const char *path, char *buf, size_t size)
 {
@@ -361,6 +470,7 @@ int usc_cli_audit(int argc, char **argv)
 	const char *inputs[USC_CLI_MAX_SOURCES];
 	usc_audit_dist dists[USC_AUDIT_DIST_COUNT * 4];
 	const char *before = NULL, *after = NULL, *out = NULL, *name = NULL;
+	const char *pipeline = NULL, *module = NULL;
 	bool append = false, force = false;
 	char default_name[512];
 	size_t ninputs = 0, ndists = 0;
@@ -390,6 +500,10 @@ int usc_cli_audit(int argc, char **argv)
 			append = true, listing = false;
 		} else if (strcmp(a, "--force") == 0) {
 			force = true, listing = false;
+		} else if (strcmp(a, "--pipeline") == 0 && i + 1 < argc) {
+			pipeline = argv[++i], listing = false;
+		} else if (strcmp(a, "--module") == 0 && i + 1 < argc) {
+			module = argv[++i], listing = false;
 		} else if (strcmp(a, "--ops") == 0) {
 			req.ops = true, listing = false;
 		} else if (strcmp(a, "--json") == 0) {
@@ -440,6 +554,29 @@ int usc_cli_audit(int argc, char **argv)
 			if (rc != USC_EXIT_OK)
 				return rc;
 		}
+	}
+	if (pipeline) {
+		if (before || out || gate) {
+			usc_cli_error("--pipeline takes no modules, --out or "
+				      "--fail-on-regression\n%s",
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+		if (!ninputs == !ndists) {
+			usc_cli_error("audit needs either --input sources or "
+				      "--draw distributions (not both)\n%s",
+				      usage_text);
+			return USC_EXIT_USAGE;
+		}
+		req.input_count = ninputs;
+		req.inputs = inputs;
+		req.dist_count = ndists;
+		req.dists = dists;
+		return run_pipeline(&req, pipeline, module, json);
+	}
+	if (module) {
+		usc_cli_error("--module goes with --pipeline\n%s", usage_text);
+		return USC_EXIT_USAGE;
 	}
 	if (!before || !after) {
 		usc_cli_error("audit needs BEFORE.hlo and AFTER.hlo\n%s",
@@ -493,9 +630,10 @@ int usc_cli_audit(int argc, char **argv)
 		return USC_EXIT_FAIL;
 	}
 	rc = gate ? usc_audit_gate(r, fail_t) : USC_EXIT_OK;
-	if (json)
+	if (json) {
 		print_json(r, rc);
-	else
+		putchar('\n');
+	} else
 		print_text(r);
 	usc_audit_report_destroy(r);
 	return rc;

@@ -59,3 +59,19 @@ set_tests_properties(cli_audit_json PROPERTIES PASS_REGULAR_EXPRESSION
 
 # The /audits/<name> group of the result file, read back through the door.
 usc_add_test(test_audit_results audit/test_audit_results.c)
+
+# Pipelines: XLA:CPU's per-pass dumps of 10 catalogue kernels
+# (data/pipelines, tools/capture/pipelines.py); the passes the audit names
+# checked against facts read from the dump files (tests/audit/pipelines.py).
+add_test(NAME test_audit_pipelines
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/audit/pipelines.py)
+set_tests_properties(test_audit_pipelines PROPERTIES
+  ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
+  TIMEOUT 600)
+usc_audit_status(cli_audit_pipeline_none 1 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines --draw normal)
+set_tests_properties(cli_audit_pipeline_none PROPERTIES FAIL_REGULAR_EXPRESSION "exit status"
+  PASS_REGULAR_EXPRESSION "data/pipelines: no per-pass dumps of any module \\(XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_pass_re=\\.\\*\\)")
+usc_audit_status(cli_audit_pipeline_module 1 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines/softmax_f32 --module jit_nosuch --draw normal)
+set_tests_properties(cli_audit_pipeline_module PROPERTIES FAIL_REGULAR_EXPRESSION "exit status"
+  PASS_REGULAR_EXPRESSION "no per-pass dumps of module 'jit_nosuch'")
+usc_audit_status(cli_audit_pipeline_usage 2 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines/softmax_f32 --draw normal --fail-on-regression 1)
