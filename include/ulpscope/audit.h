@@ -92,8 +92,9 @@ usc_status usc_audit_dist_from_name(const char *name, size_t len,
  * to nearest into the type.  working is the narrowest floating type the
  * program computes in (the ties distribution draws that type's rounding
  * ties; USC_DTYPE_INVALID: the tensor's own type).  stream tells apart
- * the parameters of one sample.  Integer tensors get 0..7, pred tensors
- * random truth values, whatever the distribution.
+ * the parameters of one sample.  Integer tensors get 0..7 (every
+ * encoding of a type of fewer than 3 bits), pred tensors random truth
+ * values, whatever the distribution.
  */
 usc_status usc_audit_draw(usc_audit_dist d, uint64_t seed, uint64_t stream,
 			  const usc_tensor_spec *spec, usc_dtype working,
@@ -357,9 +358,16 @@ typedef struct usc_audit_stage {
 	char *pass;       /* the pass after which it was dumped ("" first) */
 	/*
 	 * The first stage against this one (NULL when it could not be
-	 * evaluated: note says why).
+	 * evaluated: note says why; or when it is an earlier one's text).
 	 */
 	usc_audit_report *audit;
+	/*
+	 * SIZE_MAX, or the earlier stage whose HLO text this one's is, bar
+	 * the HloModule line (XLA dumps a module unchanged at the start of
+	 * every pipeline): not evaluated again, its figures are that
+	 * stage's (usc_audit_stage_report).
+	 */
+	size_t same_as;
 	char note[USC_ERROR_MESSAGE_SIZE];
 	/*
 	 * Against the last evaluated stage before it: some reference
@@ -396,6 +404,10 @@ usc_status usc_audit_pipeline_run(const usc_audit_request *req,
 				  usc_audit_pipeline **out, usc_error *err);
 
 void usc_audit_pipeline_destroy(usc_audit_pipeline *p);
+
+/* Stage k's audit: its own, or that of the stage it repeats; or NULL. */
+const usc_audit_report *usc_audit_stage_report(const usc_audit_pipeline *p,
+					       size_t k);
 
 /*
  * Writes the report as the group /audits/<name> of a result file

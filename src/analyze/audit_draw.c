@@ -153,7 +153,11 @@ static double draw_tie(rng *g, const usc_float_info *ti,
 	int pt = ti->precision - 1, pw = wi->precision - 1;
 	int lo = wi->emin + 1 > -4 ? wi->emin + 1 : -4;
 	int hi = wi->emax - 1 < 4 ? wi->emax - 1 : 4;
-	double e = (double)next_int(g, lo, hi), v;
+	double e, v;
+
+	if (hi < lo) /* a format of one or two binades */
+		hi = lo;
+	e = (double)next_int(g, lo, hi);
 
 	if (pt > pw) {
 		double m = (double)next_int(g, 0, ((int64_t)1 << pw) - 1);
@@ -331,7 +335,12 @@ usc_status usc_audit_draw(usc_audit_dist d, uint64_t seed, uint64_t stream,
 			bits = next_u64(&g) >> 63;
 			st = USC_OK;
 		} else {
+			/* 0..7, or every encoding of a type narrower. */
+			int w = usc_format_of(spec->dtype)->bits;
+
 			bits = (uint64_t)next_int(&g, 0, 7);
+			if (w < 3)
+				bits &= (UINT64_C(1) << w) - 1;
 			st = USC_OK;
 		}
 		if (st == USC_OK)

@@ -237,6 +237,35 @@ static usc_status list_dumps(const char *dir, const char *module,
 	return USC_OK;
 }
 
+const usc_audit_report *usc_audit_stage_report(const usc_audit_pipeline *p,
+					       size_t k)
+{
+	if (!p || k >= p->stage_count)
+		return NULL;
+	if (p->stages[k].same_as != SIZE_MAX)
+		k = p->stages[k].same_as;
+	return p->stages[k].audit;
+}
+
+/* A dump's text without its first line when that is the HloModule line. */
+static usc_status module_text(const char *path, char **text, size_t *len,
+			      usc_error *err)
+{
+	usc_status st = usc__read_file(path, text, len, err);
+	char *nl;
+
+	if (st != USC_OK)
+		return st;
+	if (strncmp(*text, "HloModule ", 10) == 0 &&
+	    (nl = memchr(*text, '\n', *len)) != NULL) {
+		size_t skip = (size_t)(nl + 1 - *text);
+
+		memmove(*text, nl + 1, *len - skip);
+		*len -= skip;
+	}
+	return USC_OK;
+}
+
 /* ------------------------------------------------------------ the run */
 
 /* Whether any reference element of two audits of one sample set differs. */
@@ -289,7 +318,8 @@ usc_status usc_audit_pipeline_run(const usc_audit_request *req,
 {
 	usc_audit_pipeline *p;
 	dump_name *d = NULL;
-	size_t n = 0, prev = SIZE_MAX;
+	size_t n = 0, prev = SIZE_MAX, tried = 0, prev_len = 0;
+	char *text = NULL, *prev_text = NULL;
 	double best = -1;
 	usc_status st;
 
@@ -313,20 +343,34 @@ usc_status usc_audit_pipeline_run(const usc_audit_request *req,
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 	for (size_t k = 0; st == USC_OK && k < n; k++) {
 		usc_audit_stage *s = &p->stages[k];
-		size_t len = strlen(dir) + strlen(d[k].file) + 2;
+		size_t plen = strlen(dir) + strlen(d[k].file) + 2, len = 0;
 		usc_audit_request r = *req;
 		usc_error e;
 		usc_status sst;
 
-		s->path = usc__malloc(len);
+		s->path = usc__malloc(plen);
 		if (!s->path) {
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 			break;
 		}
-		snprintf(s->path, len, "%s/%s", dir, d[k].file);
+		snprintf(s->path, plen, "%s/%s", dir, d[k].file);
 		st = stage_names(&d[k], s, err);
 		if (st != USC_OK)
 			break;
+		s->same_as = SIZE_MAX;
+		st = module_text(s->path, &text, &len, err);
+		if (st != USC_OK)
+			break;
+		if (prev_text && len == prev_len &&
+		    memcmp(text, prev_text, len) == 0) {
+			s->same_as = tried;
+			usc__free(text);
+			text = NULL;
+			continue;
+		}
+		usc__free(prev_text);
+		prev_text = text, prev_len = len, tried = k;
+		text = NULL;
 		r.before_path = p->stages[0].path;
 		r.after_path = s->path;
 		r.ops = false;
@@ -357,6 +401,8 @@ usc_status usc_audit_pipeline_run(const usc_audit_request *req,
 		}
 		prev = k;
 	}
+	usc__free(text);
+	usc__free(prev_text);
 	/* The descent: the biggest move alone, op by op. */
 	if (st == USC_OK && p->biggest != SIZE_MAX) {
 		usc_audit_request r = *req;

@@ -355,6 +355,7 @@ static void pipeline_json(const usc_audit_pipeline *p)
 	printf(", \"stages\": [");
 	for (size_t k = 0; k < p->stage_count; k++) {
 		const usc_audit_stage *s = &p->stages[k];
+		const usc_audit_report *a = usc_audit_stage_report(p, k);
 
 		printf("%s{\"label\": ", k ? ", " : "");
 		usc_cli_json_str(s->label);
@@ -362,18 +363,25 @@ static void pipeline_json(const usc_audit_pipeline *p)
 		usc_cli_json_str(s->pass);
 		printf(", \"path\": ");
 		usc_cli_json_str(s->path);
-		printf(", \"evaluated\": %s, \"note\": ",
-		       s->audit ? "true" : "false");
-		usc_cli_json_str(s->note);
+		printf(", \"evaluated\": %s, \"same_as\": ",
+		       a ? "true" : "false");
+		if (s->same_as != SIZE_MAX)
+			printf("%zu", s->same_as);
+		else
+			printf("null");
+		printf(", \"note\": ");
+		usc_cli_json_str(s->same_as != SIZE_MAX
+					 ? p->stages[s->same_as].note
+					 : s->note);
 		printf(", \"moved\": %s, \"function_moved\": %s",
 		       s->moved ? "true" : "false",
 		       s->fn_moved ? "true" : "false");
-		if (s->audit) {
+		if (a) {
 			printf(", \"function_changed\": %s, \"outputs\": [",
-			       s->audit->function_changed ? "true" : "false");
-			for (size_t i = 0; i < s->audit->output_count; i++) {
+			       a->function_changed ? "true" : "false");
+			for (size_t i = 0; i < a->output_count; i++) {
 				printf("%s{", i ? ", " : "");
-				json_stats("error", &s->audit->pooled[i].after);
+				json_stats("error", &a->pooled[i].after);
 				printf("}");
 			}
 			printf("]");
@@ -395,7 +403,7 @@ static void pipeline_json(const usc_audit_pipeline *p)
 
 static void pipeline_text(const usc_audit_pipeline *p)
 {
-	const usc_audit_report *first = p->stages[0].audit;
+	const usc_audit_report *first = usc_audit_stage_report(p, 0);
 
 	printf("pipeline %s, module %s: %zu stages, %zu sample%s; |ulp| of "
 	       "each stage's reference against the first stage's oracle\n",
@@ -405,20 +413,28 @@ static void pipeline_text(const usc_audit_pipeline *p)
 	       "p99", "median", "fn", "moved");
 	for (size_t k = 0; k < p->stage_count; k++) {
 		const usc_audit_stage *s = &p->stages[k];
+		const usc_audit_report *a = usc_audit_stage_report(p, k);
 
 		printf("  %-4zu %-66.66s ", k, s->label);
-		if (!s->audit) {
-			printf("not evaluated: %s\n", s->note);
+		if (!a) {
+			printf("not evaluated: %s\n",
+			       s->same_as != SIZE_MAX
+				       ? p->stages[s->same_as].note
+				       : s->note);
 			continue;
 		}
-		for (size_t i = 0; i < s->audit->output_count; i++) {
-			const usc_results_stats *e = &s->audit->pooled[i].after;
+		for (size_t i = 0; i < a->output_count; i++) {
+			const usc_results_stats *e = &a->pooled[i].after;
 
 			printf("%s%-10.4g %-10.4g %-10.4g", i ? " | " : "",
 			       e->max_abs, e->p99_abs, e->median_abs);
 		}
+		if (s->same_as != SIZE_MAX) {
+			printf(" (the text of stage %zu)\n", s->same_as);
+			continue;
+		}
 		printf(" %-5s %s\n",
-		       s->audit->function_changed ? "CHANGED" : "same",
+		       a->function_changed ? "CHANGED" : "same",
 		       s->moved && s->fn_moved ? "precision, function"
 		       : s->moved	       ? "precision"
 		       : s->fn_moved	       ? "function"

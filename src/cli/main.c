@@ -54,12 +54,15 @@ static const usc_cli_command commands[] = {
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
 	{"audit", usc_cli_audit,
-	 "audit BEFORE.hlo AFTER.hlo (--input SRC... | --draw DIST[,DIST...] "
-	 "[--samples N] [--seed S]) [--profile NAME|FILE] [--threshold ULP] "
-	 "[--fail-on-regression ULP] [--json]",
+	 "audit (BEFORE.hlo AFTER.hlo | --pipeline DUMP_DIR [--module NAME]) "
+	 "(--input SRC... | --draw DIST[,DIST...] [--samples N] [--seed S]) "
+	 "[--profile NAME|FILE] [--threshold ULP] [--fail-on-regression ULP] "
+	 "[--ops [--ops-max N]] [--out FILE.h5 [--append | --force] "
+	 "[--name NAME]] [--json]",
 	 "what a pass did: whether the two modules' functions differ, and "
 	 "each reference's error against the BEFORE oracle, element by "
-	 "element (docs/audit.md)"},
+	 "element; op by op; along a pipeline of per-pass dumps "
+	 "(docs/audit.md)"},
 	{"bisect", usc_cli_bisect,
 	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "

@@ -7,7 +7,7 @@ audit:
   - the stages are XLA's files in XLA's order: before_optimizations first,
     the numbered per-pass dumps by number, cpu_after_optimizations last;
   - a stage whose HLO text is the previous stage's, bar the header line,
-    cannot have moved (the same module computes the same references);
+    is recognized as such (not evaluated again) and cannot have moved;
   - softmax_f32 and log_softmax_f32: the biggest move is the first module
     whose text holds a reduce-window (XLA:CPU's tree_reduction_rewriter
     splits each row's sum into a reduce-window and a reduce), named by that
@@ -84,7 +84,9 @@ def main():
             assert s["evaluated"], (name, s["label"], s["note"])
             assert not s["function_changed"], (name, s["label"])
             text = body(s["path"])
-            if prev is not None and text == prev:
+            repeat = prev is not None and text == prev
+            assert (s["same_as"] is not None) == repeat, (name, s["label"])
+            if repeat:
                 assert not s["moved"], (name, s["label"])
             prev = text
         moved = [k for k, s in enumerate(stages) if s["moved"]]

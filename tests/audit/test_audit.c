@@ -522,9 +522,11 @@ static usc_tensor *draw(usc_audit_dist d, uint64_t seed, uint64_t stream,
 	usc_tensor *out;
 	usc_error err;
 
-	assert_int_equal(usc_audit_draw(d, seed, stream, &spec, working, &out,
-					&err),
-			 USC_OK);
+	if (usc_audit_draw(d, seed, stream, &spec, working, &out, &err) !=
+	    USC_OK)
+		fail_msg("draw %s of %s (working %s): %s", usc_audit_dist_name(d),
+			 usc_dtype_name(t), usc_dtype_name(working),
+			 err.message);
 	return out;
 }
 
@@ -550,6 +552,34 @@ static void test_draw_reproducible(void **state)
 		usc_tensor_destroy(c);
 		usc_tensor_destroy(e);
 	}
+}
+
+/*
+ * Every distribution draws every element type a parameter can have (the
+ * narrow formats have one or two binades, no subnormals or no mantissa),
+ * with every floating type as the working type, and a value of the
+ * tensor's type always: finite unless the distribution asks for specials.
+ */
+static void test_draw_all_types(void **state)
+{
+	(void)state;
+	for (int d = 0; d < USC_AUDIT_DIST_COUNT; d++)
+		for (int t = 1; t < USC_DTYPE_COUNT; t++) {
+			usc_dtype dt = (usc_dtype)t;
+
+			if (!usc_dtype_is_float(dt) &&
+			    !usc_dtype_is_integer(dt) && dt != USC_PRED)
+				continue;
+			for (int w = 1; w < USC_DTYPE_COUNT; w++) {
+				usc_tensor *x;
+
+				if (!usc_dtype_is_float((usc_dtype)w))
+					continue;
+				x = draw((usc_audit_dist)d, 9, 0, dt,
+					 (usc_dtype)w, 64);
+				usc_tensor_destroy(x);
+			}
+		}
 }
 
 /*
@@ -731,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_ops_expanded),
 		cmocka_unit_test(test_ops_split),
 		cmocka_unit_test(test_draw_reproducible),
+		cmocka_unit_test(test_draw_all_types),
 		cmocka_unit_test(test_draw_definitions),
 		cmocka_unit_test(test_input_files),
 		cmocka_unit_test(test_errors),
