@@ -40,6 +40,15 @@ typedef struct usc_check_request {
 	size_t device_count;
 	const char *const *devices;
 	bool raw;                      /* other sources are raw files */
+	/*
+	 * In-memory sources instead of files (borrowed; NULL: read inputs
+	 * and devices): input_count and device_count tensors, each of the
+	 * type and shape the kernel's parameter or output has.  The report
+	 * keeps copies.  usc_audit (include/ulpscope/audit.h) checks a
+	 * module's reference as the device output this way.
+	 */
+	const usc_tensor *const *input_tensors;
+	const usc_tensor *const *device_tensors;
 	usc_eval_reduce_order reduce_order;
 	unsigned long oracle_precision_max; /* bits; 0: 4096 */
 	bool quantize;                 /* honour explicit quantization */

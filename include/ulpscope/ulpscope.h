@@ -24,6 +24,7 @@
 #include "ulpscope/signature.h"
 #include "ulpscope/explain.h"
 #include "ulpscope/bind.h"
+#include "ulpscope/audit.h"
 
 #ifdef __cplusplus
 extern "C" {

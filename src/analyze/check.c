@@ -183,6 +183,34 @@ static usc_status read_source(const usc_check_request *req, const char *src,
 			       out, err);
 }
 
+/*
+ * A copy of an in-memory source, which must have the type and shape spec
+ * asks for (what the file readers check of a file).
+ */
+static usc_status copy_source(const usc_tensor *t, const usc_tensor_spec *spec,
+			      usc_tensor **out, usc_error *err)
+{
+	usc_tensor_spec have = usc_tensor_spec_of(t);
+	bool same = have.dtype == spec->dtype && have.rank == spec->rank;
+	char want[128], got[128];
+	usc_status st;
+
+	for (size_t d = 0; same && d < have.rank; d++)
+		same = have.dims[d] == spec->dims[d];
+	if (!same) {
+		usc_tensor_spec_format(spec, want, sizeof want);
+		usc_tensor_spec_format(&have, got, sizeof got);
+		return usc__fail(err, USC_EINVAL, "%s expects %s, got %s",
+				 spec->what ? spec->what : "the tensor", want,
+				 got);
+	}
+	st = usc_tensor_create(have.dtype, have.rank, have.dims, out, err);
+	if (st == USC_OK && usc_tensor_nbytes(t))
+		memcpy(usc_tensor_data(*out), usc_tensor_cdata(t),
+		       usc_tensor_nbytes(t));
+	return st;
+}
+
 /* Reads the inputs as the kernel's parameters expect them. */
 static usc_status read_inputs(const usc_check_request *req, usc_eval *ev,
 			      usc_check_report *r, usc_error *err)
@@ -210,8 +238,11 @@ static usc_status read_inputs(const usc_check_request *req, usc_eval *ev,
 			return st;
 		snprintf(what, sizeof what, "parameter %zu of the kernel", i);
 		spec.what = what;
-		st = read_source(req, req->inputs[i], &spec, &r->inputs[i],
-				 err);
+		st = req->input_tensors
+			     ? copy_source(req->input_tensors[i], &spec,
+					   &r->inputs[i], err)
+			     : read_source(req, req->inputs[i], &spec,
+					   &r->inputs[i], err);
 		if (st != USC_OK)
 			return st;
 	}
@@ -882,6 +913,9 @@ static usc_status read_device(check_run *c, size_t i, usc_tensor_spec spec,
 
 	snprintf(what, sizeof what, "output %zu of the kernel", i);
 	spec.what = what;
+	if (c->req->device_tensors)
+		return copy_source(c->req->device_tensors[i], &spec,
+				   &c->r->outputs[i].device, err);
 	return read_source(c->req, c->req->devices[i], &spec,
 			   &c->r->outputs[i].device, err);
 }
@@ -1423,8 +1457,8 @@ usc_status usc_check_run(const usc_check_request *req,
 	bool restart;
 
 	if (!req || !req->hlo_path || !out ||
-	    (req->input_count && !req->inputs) ||
-	    (req->device_count && !req->devices))
+	    (req->input_count && !req->inputs && !req->input_tensors) ||
+	    (req->device_count && !req->devices && !req->device_tensors))
 		return usc__fail(err, USC_EINVAL, "incomplete check request");
 	*out = NULL;
 	st = check_once(req, req->stream, out, &restart, err);

@@ -32,6 +32,7 @@ int usc_cli_hlo(int argc, char **argv);
 int usc_cli_extract(int argc, char **argv);
 int usc_cli_eval(int argc, char **argv);
 int usc_cli_check(int argc, char **argv);
+int usc_cli_audit(int argc, char **argv);
 int usc_cli_profiles(int argc, char **argv);
 int usc_cli_bisect(int argc, char **argv);
 int usc_cli_signature(int argc, char **argv);
@@ -167,6 +168,7 @@ void usc_cli_num_help(FILE *out, const usc_cli_num_opt *table);
  * the limits on what is read (docs/limits.md).
  */
 extern const usc_cli_num_opt usc_cli_check_nums[];
+extern const usc_cli_num_opt usc_cli_audit_nums[];
 extern const usc_cli_num_opt usc_cli_cast_nums[];
 extern const usc_cli_num_opt usc_cli_signature_nums[];
 extern const usc_cli_num_opt usc_cli_explain_nums[];

@@ -53,6 +53,16 @@ static const usc_cli_command commands[] = {
 	 "[--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
+	{"audit", usc_cli_audit,
+	 "audit (BEFORE.hlo AFTER.hlo | --pipeline DUMP_DIR [--module NAME]) "
+	 "(--input SRC... | --draw DIST[,DIST...] [--samples N] [--seed S]) "
+	 "[--profile NAME|FILE] [--threshold ULP] [--fail-on-regression ULP] "
+	 "[--ops [--ops-max N]] [--out FILE.h5 [--append | --force] "
+	 "[--name NAME]] [--json]",
+	 "what a pass did: whether the two modules' functions differ, and "
+	 "each reference's error against the BEFORE oracle, element by "
+	 "element; op by op; along a pipeline of per-pass dumps "
+	 "(docs/audit.md)"},
 	{"bisect", usc_cli_bisect,
 	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "
@@ -135,6 +145,7 @@ static const usc_cli_num_opt *numeric_options(const char *name)
 	} map[] = {
 		{"cast", usc_cli_cast_nums},
 		{"check", usc_cli_check_nums},
+		{"audit", usc_cli_audit_nums},
 		{"signature", usc_cli_signature_nums},
 		{"explain", usc_cli_explain_nums},
 		{"batch", usc_cli_batch_nums},

@@ -4,6 +4,7 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_hlo.c
   src/cli/cmd_eval.c
   src/cli/cmd_check.c
+  src/cli/cmd_audit.c
   src/cli/cmd_profile.c
   src/cli/cmd_bisect.c
   src/cli/cmd_signature.c

@@ -35,6 +35,13 @@ usc_status usc__results_check_name(const char *path, const char *name,
 void usc__results_path(char *buf, size_t size, const char *fmt, ...)
 	USC__PRINTF(3, 4);
 
+/*
+ * The open file of a writer, for the writers of other groups than
+ * /kernels (results_audit.c); NULL when an earlier failure left it
+ * unusable.
+ */
+struct usc__h5_file *usc__results_file(usc_results *w);
+
 /* The ISO 8601 UTC form of the current time, "YYYY-MM-DDThh:mm:ssZ". */
 void usc__results_now(char *buf, size_t size);
 

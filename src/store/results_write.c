@@ -82,6 +82,11 @@ struct usc_results {
 
 static void stream_free(usc_results *w);
 
+struct usc__h5_file *usc__results_file(usc_results *w)
+{
+	return w && !w->broken ? w->f : NULL;
+}
+
 static usc_status writer_new(const char *path, usc_results **out,
 			     usc_error *err)
 {

@@ -5,4 +5,5 @@ list(APPEND USC_LIB_SOURCES
   src/store/results_read.c
   src/store/results_validate.c
   src/store/results_stats.c
-  src/store/results_batch.c)
+  src/store/results_batch.c
+  src/store/results_audit.c)
