@@ -97,6 +97,8 @@ typedef struct usc_check_request {
     size_t device_count;
     const char *const *devices;
     bool raw;
+    const usc_tensor *const *input_tensors;
+    const usc_tensor *const *device_tensors;
     int reduce_order;
     unsigned long oracle_precision_max;
     bool quantize;
