@@ -49,6 +49,12 @@ typedef struct env_state {
 	mpfr_t a, b, t, lo, hi;
 	usc_float_info info[USC_DTYPE_COUNT];
 	bool has_info[USC_DTYPE_COUNT];
+	/*
+	 * The fast path (envelope_fast.c): off when mpfr_only; the op
+	 * elements it decided and those it escalated to MPFR.
+	 */
+	bool mpfr_only;
+	uint64_t fast, escalated;
 } env_state;
 
 /* envelope.c */
@@ -68,6 +74,16 @@ void usc__env_flush_zero(const env_state *s, value *r, usc_dtype t);
 bool usc__env_has_zero(const value *v);
 void usc__env_hull(value *r, double lo, double hi, unsigned zs);
 void usc__env_unite(value *r, const value *v);
+/* The static helpers of envelope.c that envelope_fast.c shares. */
+double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op);
+void usc__env_clip_range(const usc__dom_op *op, value *x);
+void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,
+			 bool force);
+bool usc__env_flush_forced(const env_state *s, usc_hlo_opcode op);
+bool usc__env_never_subnormal(const env_state *s, const usc__dom_op *op,
+			      usc_dtype t);
+bool usc__env_reciprocal_allowed(const env_state *s, const usc__dom_op *op,
+				 const value *y);
 
 /* envelope_value.c */
 usc_status usc__env_constant(void *state, usc_dtype t,

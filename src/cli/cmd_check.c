@@ -315,6 +315,9 @@ static void print_json(const usc_check_report *r)
 		printf(", \"verdict\": \"%s\", \"reason\": ",
 		       usc_verdict_name(r->verdict));
 		usc_cli_json_str(r->reason);
+		printf(", \"envelope_fast\": %" PRIu64
+		       ", \"envelope_escalated\": %" PRIu64,
+		       r->envelope_fast, r->envelope_escalated);
 	} else {
 		printf("\"profile\": null, \"verdict\": null, \"reason\": null");
 	}
@@ -427,6 +430,10 @@ static void print_text(const usc_check_report *r)
 	if (r->classified)
 		printf("verdict under profile %s: %s\n  %s\n", r->profile.name,
 		       usc_verdict_name(r->verdict), r->reason);
+	if (r->classified)
+		printf("envelope: %" PRIu64 " op elements decided in double, "
+		       "%" PRIu64 " escalated to MPFR\n",
+		       r->envelope_fast, r->envelope_escalated);
 	else
 		printf("no device profile: no verdict (--profile NAME|FILE)\n");
 	for (size_t i = 0; i < r->output_count; i++) {

@@ -21,3 +21,22 @@ foreach(case conv2d_f32 affine_f16)
   set_tests_properties(cli_check_xla_cpu_${case} PROPERTIES PASS_REGULAR_EXPRESSION
     "verdict under profile xla-cpu: legit\n  legit: all [0-9]+ elements inside the xla-cpu envelope")
 endforeach()
+
+# The fast envelope against the MPFR one on the corpora (docs/envelope.md,
+# "The fast path"): containment element by element, the width factor, and
+# the same classes and verdicts.  One test per part so that each stays
+# under ~20 s in a Release build.
+add_executable(test_envelope_fast envelope/test_envelope_fast.c)
+target_include_directories(test_envelope_fast PRIVATE
+  ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(test_envelope_fast PRIVATE
+  ulpscope PkgConfig::CMOCKA usc_warnings m)
+foreach(part fastmath-off fastmath-on)
+  add_test(NAME test_envelope_fast_${part}
+    COMMAND test_envelope_fast ${PROJECT_SOURCE_DIR}/data/acceptance/${part})
+endforeach()
+add_test(NAME test_envelope_fast_examples
+  COMMAND test_envelope_fast ${PROJECT_SOURCE_DIR}/data/examples
+    ${PROJECT_SOURCE_DIR}/data/defects)
+set_tests_properties(test_envelope_fast_fastmath-off test_envelope_fast_fastmath-on
+  test_envelope_fast_examples PROPERTIES ENVIRONMENT "${USC_TEST_ENV}" TIMEOUT 300)

@@ -1,0 +1,660 @@
+/*
+ * The envelope's fast path (docs/envelope.md, "The fast path"): the
+ * elementwise float ops whose operands are finite sets, and the rounding
+ * sets of every freedom, computed in double arithmetic instead of MPFI
+ * and MPFR.
+ *
+ * Soundness rests on one argument.  The MPFR path maps the exact range
+ * E = [a, b] of an op through a union of monotone maps (round to nearest
+ * in T, C or W, the T values within k ulps, flushing, the range clip):
+ * each end of each set is a non-decreasing function of the matching end
+ * of E, and a wider E can only add zero signs and specials.  Here E is
+ * replaced by a double interval [lo, hi] with lo <= a and b <= hi
+ * (outward rounding), so every set computed from it contains the one the
+ * MPFR path computes from E.  What cannot be decided so (an operand that
+ * may be infinite or NaN, a divisor or a function argument at a domain
+ * edge, an overflow of double, a function without a documented libm
+ * bound, a type wider than 24 bits of precision) returns false and the
+ * caller takes the MPFR path: an escalation, counted.
+ *
+ * Outward rounding without changing the rounding mode: every operation
+ * here runs in the default round-to-nearest, whose result r of an exact
+ * x is within half a spacing of x, so x lies in [next_down(r),
+ * next_up(r)] (nextafter toward -Inf and +Inf).  Where the rounding
+ * error is computed exactly (TwoSum for a sum, an FMA for the error of a
+ * product and the remainder of a quotient, both exact away from
+ * underflow), its sign says on which side x lies and only that side is
+ * moved.  A libm function f is trusted to the accuracy the tier assumes
+ * (docs/tier.md, "libm accuracy assumed"): k ulps of double, bounded by
+ * |f| (k + 1) 2^-52, plus a floor for subnormal results.
+ */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpfr.h>
+
+#include "domain.h"
+#include "envelope.h"
+#include "envelope_fast.h"
+#include "envelope_internal.h"
+
+/* ------------------------------------------------- directed rounding */
+
+static inline double next_up(double x)
+{
+	uint64_t u;
+
+	if (x != x || x == INFINITY)
+		return x;
+	if (x == 0)
+		return 0x1p-1074;
+	memcpy(&u, &x, sizeof u);
+	u += x > 0 ? 1 : (uint64_t)-1;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+static inline double next_down(double x)
+{
+	return -next_up(-x);
+}
+
+/* A lower (upper) bound of a + b: TwoSum's exact error gives the side. */
+static inline double add_rd(double a, double b)
+{
+	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
+
+	return e < 0 || !isfinite(e) ? next_down(s) : s;
+}
+
+static inline double add_ru(double a, double b)
+{
+	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
+
+	return e > 0 || !isfinite(e) ? next_up(s) : s;
+}
+
+/*
+ * The error of a product p = RN(a b) is exactly fma(a, b, -p) when it is
+ * representable, which holds when |p| >= 2^-960 (the error is then far
+ * above the subnormal range); otherwise both sides move.
+ */
+static inline double mul_rd(double a, double b)
+{
+	double p = a * b;
+
+	if (fabs(p) < 0x1p-960) {
+		if (a == 0 || b == 0)
+			return p;
+		return next_down(p);
+	}
+	return fma(a, b, -p) < 0 ? next_down(p) : p;
+}
+
+static inline double mul_ru(double a, double b)
+{
+	double p = a * b;
+
+	if (fabs(p) < 0x1p-960) {
+		if (a == 0 || b == 0)
+			return p;
+		return next_up(p);
+	}
+	return fma(a, b, -p) > 0 ? next_up(p) : p;
+}
+
+/*
+ * The remainder a - q b of q = RN(a / b) is representable (and an FMA
+ * computes it exactly) when nothing underflows: |q|, |a| and |b| are kept
+ * within [2^-900, 2^900] here, else both sides move.  a / b = q + rem / b.
+ */
+static inline int div_side(double a, double b, double q)
+{
+	double rem;
+
+	if (!(fabs(q) >= 0x1p-900 && fabs(q) <= 0x1p900 &&
+	      fabs(a) >= 0x1p-900 && fabs(a) <= 0x1p900 &&
+	      fabs(b) >= 0x1p-900 && fabs(b) <= 0x1p900))
+		return 2;
+	rem = fma(-q, b, a);
+	if (rem == 0)
+		return 0;
+	return (rem > 0) == (b > 0) ? 1 : -1;
+}
+
+static inline double div_rd(double a, double b)
+{
+	double q = a / b;
+	int side;
+
+	if (a == 0)
+		return q;
+	side = div_side(a, b, q);
+	return side == 1 || side == 0 ? q : next_down(q);
+}
+
+static inline double div_ru(double a, double b)
+{
+	double q = a / b;
+	int side;
+
+	if (a == 0)
+		return q;
+	side = div_side(a, b, q);
+	return side == -1 || side == 0 ? q : next_up(q);
+}
+
+/* ---------------------------------------------------- the rounding sets */
+
+/* The types the fast path rounds into: at most 24 bits of precision. */
+static bool fast_type(const env_state *s, usc_dtype t)
+{
+	return (t == USC_F32 || t == USC_BF16 || t == USC_F16) &&
+	       s->has_info[t];
+}
+
+static double enc_dec(usc_dtype t, double x, usc_round_mode m, usc_overflow o)
+{
+	usc_rounding r = USC_ROUNDING_DEFAULT;
+	uint64_t b = 0;
+	double d = 0;
+
+	if (t == USC_F32 && m == USC_RND_NEAREST_EVEN && o == USC_OVF_DEFAULT)
+		return (double)(float)x;
+	r.mode = m;
+	r.overflow = o;
+	(void)usc_encode_double(t, x, &r, &b, NULL);
+	(void)usc_decode_double(t, b, &d);
+	return d;
+}
+
+/*
+ * usc__env_add_rounded for double ends (finite): the image of [lo, hi]
+ * under a monotone rounding into t, the same cases in the same order.
+ */
+static void add_rounded_d(const env_state *s, value *r, usc_dtype t, double lo,
+			  double hi, usc_round_mode mode_lo,
+			  usc_round_mode mode_hi, usc_overflow o, unsigned zs)
+{
+	double d1 = enc_dec(t, lo, mode_lo, o), d2 = enc_dec(t, hi, mode_hi, o);
+	double mx = s->info[t].max_finite;
+	bool f1 = isfinite(d1), f2 = isfinite(d2);
+
+	if (lo > hi)
+		return;
+	if (!f1)
+		r->flags |= isnan(d1) ? VNAN : d1 > 0 ? PINF : NINF;
+	if (!f2)
+		r->flags |= isnan(d2) ? VNAN : d2 > 0 ? PINF : NINF;
+	if (f1 && f2) {
+		if (d1 <= d2)
+			usc__env_hull(r, d1, d2, 0);
+		else
+			return;
+	} else if (f1) {
+		usc__env_hull(r, d1, mx, 0);
+		d2 = mx;
+	} else if (f2) {
+		usc__env_hull(r, -mx, d2, 0);
+		d1 = -mx;
+	} else if (lo < 0 && hi > 0) {
+		usc__env_hull(r, -mx, mx, 0);
+		d1 = -mx;
+		d2 = mx;
+	} else
+		return;
+	if (d1 <= 0 && d2 >= 0) {
+		if (lo < 0)
+			r->flags |= ZNEG;
+		if (hi > 0)
+			r->flags |= ZPOS;
+		if (lo <= 0 && hi >= 0)
+			r->flags |= zs & (ZPOS | ZNEG);
+	}
+}
+
+/* ulp of t at x >= 0: 2^(max(E, emin) - (precision - 1)). */
+static double ulp_d(const env_state *s, usc_dtype t, double x)
+{
+	int e = x > 0 ? ilogb(x) : s->info[t].emin;
+
+	if (e < s->info[t].emin)
+		e = s->info[t].emin;
+	return ldexp(1.0, e - (s->info[t].precision - 1));
+}
+
+/*
+ * k as the MPFR path multiplies by it: usc_ulp_mpfr leaves its result at 2
+ * bits of precision, so the product k ulp is rounded up to 2 significant
+ * bits (6.5 ulps become 8, 3.5 become 4, 2.5 become 3; 1.5 stays).  The
+ * fast path keeps that bound, so that it contains the MPFR envelope.
+ */
+static double k_two_bits(double k)
+{
+	int e;
+	double f = frexp(k, &e);
+
+	return ldexp(ceil(f * 4) / 4, e);
+}
+
+/* add_within of envelope.c: the t values within k ulps of [lo, hi]. */
+static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
+			 double hi, double k, usc_overflow o, unsigned zs)
+{
+	double m = fmax(fabs(lo), fabs(hi)), u, l, h;
+
+	u = ldexp(m, 1 - s->info[t].precision);
+	m = add_ru(m, next_up(u));
+	u = mul_ru(ulp_d(s, t, m), k_two_bits(k));
+	r->flags |= APRX;
+	l = add_rd(lo, -u);
+	h = add_ru(hi, u);
+	add_rounded_d(s, r, t, l, h, USC_RND_UP, USC_RND_DOWN, o, zs);
+	add_rounded_d(s, r, t, l, l, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
+		      o, zs);
+	add_rounded_d(s, r, t, h, h, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
+		      o, zs);
+}
+
+static void add_exact_d(value *r, double lo, double hi, unsigned zs)
+{
+	if (lo <= hi)
+		usc__env_hull(r, lo, hi,
+			      zs | (lo < 0 ? ZNEG : 0) | (hi > 0 ? ZPOS : 0));
+}
+
+/* finish_in of envelope.c: computed in c, rounded once more to t. */
+static void finish_in_d(env_state *s, const usc__dom_op *op, value *x,
+			usc_dtype t, usc_dtype c, double lo, double hi,
+			unsigned zs, usc_overflow o, bool may_skip, double k)
+{
+	value y;
+
+	memset(&y, 0, sizeof y);
+	add_rounded_d(s, &y, c, lo, hi, USC_RND_NEAREST_EVEN,
+		      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
+	if (k > 0.5)
+		add_within_d(s, &y, c, lo, hi, k, USC_OVF_DEFAULT, zs);
+	usc__env_clip_range(op, &y);
+	if (s->prof.flush[c] & USC_FLUSH_OUTPUTS)
+		usc__env_flush_mode(s, &y, c, usc__env_flush_forced(s, op->op));
+	if (may_skip)
+		add_exact_d(&y, lo, hi, zs);
+	x->flags |= y.flags & (VNAN | CLIP | FLSH | APRX);
+	if (y.flags & PINF)
+		usc__env_add_bits(x, t, usc__env_rn_double(t, INFINITY));
+	if (y.flags & NINF)
+		usc__env_add_bits(x, t, usc__env_rn_double(t, -INFINITY));
+	if (y.flags & FIN)
+		add_rounded_d(s, x, t, y.lo, y.hi, USC_RND_NEAREST_EVEN,
+			      USC_RND_NEAREST_EVEN, o, y.flags & (ZPOS | ZNEG));
+	add_rounded_d(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
+		      USC_RND_NEAREST_EVEN, o, zs);
+	if (usc__env_excess_for(s, t) != USC_DTYPE_INVALID)
+		usc__env_unite(x, &y);
+}
+
+/* Whether the fast finish handles an op of type t (and its C and W). */
+static bool finish_fast_ok(const env_state *s, const usc__dom_op *op,
+			   usc_dtype t)
+{
+	usc_dtype w = usc__env_excess_for(s, t);
+	usc_dtype c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
+						   : usc__env_compute_for(s, t);
+
+	return !s->mpfr_only && fast_type(s, t) &&
+	       (w == USC_DTYPE_INVALID || fast_type(s, w)) &&
+	       (c == USC_DTYPE_INVALID || fast_type(s, c));
+}
+
+/* usc__env_finish for a finite double range [lo, hi] (lo <= hi). */
+static void finish_d(env_state *s, const usc__dom_op *op, value *r,
+		     usc_dtype t, double lo, double hi, unsigned zs,
+		     usc_overflow o, bool may_skip)
+{
+	usc_dtype w = usc__env_excess_for(s, t);
+	usc_dtype c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
+						   : usc__env_compute_for(s, t);
+	double k = usc__env_accuracy_of(s, op->op);
+	bool forced = usc__env_flush_forced(s, op->op);
+	value x;
+
+	memset(&x, 0, sizeof x);
+	if (c != USC_DTYPE_INVALID) {
+		finish_in_d(s, op, &x, t, c, lo, hi, zs, o, may_skip, k);
+		if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
+			usc__env_flush_mode(s, &x, t, forced);
+		if (usc__env_never_subnormal(s, op, t))
+			x.flags |= NOSUB;
+		usc__env_unite(r, &x);
+		return;
+	}
+	add_rounded_d(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
+		      USC_RND_NEAREST_EVEN, o, zs);
+	if (k > 0.5)
+		add_within_d(s, &x, t, lo, hi, k, o, zs);
+	if (w != USC_DTYPE_INVALID) {
+		add_rounded_d(s, &x, w, lo, hi, USC_RND_NEAREST_EVEN,
+			      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
+		if (k > 0.5)
+			add_within_d(s, &x, w, lo, hi, k, USC_OVF_DEFAULT, zs);
+	}
+	usc__env_clip_range(op, &x);
+	if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
+		usc__env_flush_mode(s, &x, t, forced);
+	if (w != USC_DTYPE_INVALID && (s->prof.flush[w] & USC_FLUSH_OUTPUTS))
+		usc__env_flush_mode(s, &x, w, forced);
+	if (may_skip)
+		add_exact_d(&x, lo, hi, zs);
+	if (usc__env_never_subnormal(s, op, t))
+		x.flags |= NOSUB;
+	usc__env_unite(r, &x);
+}
+
+void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
+		       usc_dtype t, double lo, double hi, unsigned zs,
+		       usc_overflow o, bool may_skip)
+{
+	if (isfinite(lo) && isfinite(hi) && lo <= hi &&
+	    finish_fast_ok(s, op, t)) {
+		finish_d(s, op, r, t, lo, hi, zs, o, may_skip);
+		return;
+	}
+	mpfr_set_d(s->a, lo, MPFR_RNDD);
+	mpfr_set_d(s->b, hi, MPFR_RNDU);
+	usc__env_finish(s, op, r, t, s->a, s->b, zs, o, may_skip);
+}
+
+/* ------------------------------------------------------- exact ranges */
+
+/* A finite set that is one value with one known zero sign. */
+static bool signed_point(const value *v, double *x)
+{
+	unsigned z = v->flags & (ZPOS | ZNEG);
+
+	if (v->lo != v->hi)
+		return false;
+	if (v->lo != 0) {
+		*x = v->lo;
+		return true;
+	}
+	if (z == ZPOS || z == ZNEG) {
+		*x = z == ZNEG ? -0.0 : 0.0;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The zero signs of an exact range [lo, hi]: both unless the operands
+ * are signed points, whose IEEE result r then gives its own sign (the
+ * oracle's zero-sign rules are IEEE's).
+ */
+static unsigned zero_signs(bool points, double r)
+{
+	if (!points)
+		return ZPOS | ZNEG;
+	return signbit(r) ? ZNEG : ZPOS;
+}
+
+/* The libm accuracy the tier assumes, in ulps of double (docs/tier.md). */
+static double libm_ulps(usc_hlo_opcode op)
+{
+	switch (op) {
+	case USC_HLO_OP_SQRT: return 1;
+	case USC_HLO_OP_RSQRT: return 2;
+	case USC_HLO_OP_CBRT: return 8;
+	case USC_HLO_OP_LOGISTIC: return 8;
+	default: return 4;
+	}
+}
+
+static double logistic(double x)
+{
+	return 1 / (1 + exp(-x));
+}
+
+static double rsqrt(double x)
+{
+	return 1 / sqrt(x);
+}
+
+/* The libm function of a monotone unary op, or NULL. */
+static double (*monotone_fn(usc_hlo_opcode op, bool *decreasing))(double)
+{
+	*decreasing = false;
+	switch (op) {
+	case USC_HLO_OP_EXPONENTIAL: return exp;
+	case USC_HLO_OP_EXPONENTIAL_MINUS_ONE: return expm1;
+	case USC_HLO_OP_LOG: return log;
+	case USC_HLO_OP_LOG_PLUS_ONE: return log1p;
+	case USC_HLO_OP_TANH: return tanh;
+	case USC_HLO_OP_ERF: return erf;
+	case USC_HLO_OP_LOGISTIC: return logistic;
+	case USC_HLO_OP_SQRT: return sqrt;
+	case USC_HLO_OP_CBRT: return cbrt;
+	case USC_HLO_OP_RSQRT: *decreasing = true; return rsqrt;
+	default: return NULL;
+	}
+}
+
+/* Whether x is strictly inside op's domain, away from its edge and pole. */
+static bool inside_domain(usc_hlo_opcode op, const value *x)
+{
+	switch (op) {
+	case USC_HLO_OP_LOG:
+	case USC_HLO_OP_SQRT:
+	case USC_HLO_OP_RSQRT:
+		return x->lo > 0;
+	case USC_HLO_OP_LOG_PLUS_ONE:
+		return x->lo > -1;
+	default:
+		return true;
+	}
+}
+
+/* f(x) widened down (sign -1) or up (+1) by the libm bound of k ulps. */
+static double fn_bound(double f, double k, int side)
+{
+	double slack = fabs(f) * ((k + 1) * 0x1p-52 * (1 + 0x1p-40)) +
+		       0x1p-1060;
+
+	return side < 0 ? next_down(f - slack) : next_up(f + slack);
+}
+
+/*
+ * The exact range of a unary function over the finite set x: the ends
+ * through libm, widened by its bound.  false: not decided here.
+ */
+static bool unary_range(const usc__dom_op *op, const value *x, double *lo,
+			double *hi, unsigned *zs)
+{
+	bool dec;
+	double (*f)(double) = monotone_fn(op->op, &dec);
+	double fl, fh;
+
+	if (!f || !inside_domain(op->op, x))
+		return false;
+	/* A point zero of an odd function keeps its sign: the oracle's. */
+	if (x->lo <= 0 && x->hi >= 0 && x->lo == x->hi)
+		return false;
+	fl = f(x->lo);
+	fh = x->lo == x->hi ? fl : f(x->hi);
+	if (!isfinite(fl) || !isfinite(fh))
+		return false;
+	if (dec) {
+		double t = fl;
+
+		fl = fh;
+		fh = t;
+	}
+	*lo = fn_bound(fl, libm_ulps(op->op), -1);
+	*hi = fn_bound(fh, libm_ulps(op->op), 1);
+	*zs = ZPOS | ZNEG;
+	return isfinite(*lo) && isfinite(*hi);
+}
+
+/* The exact range of x op y for finite sets (add, subtract, multiply, divide). */
+static bool binary_range(const usc__dom_op *op, const value *x, const value *y,
+			 double *lo, double *hi, unsigned *zs)
+{
+	double px = 0, py = 0;
+	bool points = signed_point(x, &px) && signed_point(y, &py);
+
+	switch (op->op) {
+	case USC_HLO_OP_ADD:
+		*lo = add_rd(x->lo, y->lo);
+		*hi = add_ru(x->hi, y->hi);
+		*zs = zero_signs(points, px + py);
+		break;
+	case USC_HLO_OP_SUBTRACT:
+		*lo = add_rd(x->lo, -y->hi);
+		*hi = add_ru(x->hi, -y->lo);
+		*zs = zero_signs(points, px - py);
+		break;
+	case USC_HLO_OP_MULTIPLY: {
+		double c[4] = {x->lo, x->lo, x->hi, x->hi};
+		double d[4] = {y->lo, y->hi, y->lo, y->hi};
+
+		*lo = INFINITY;
+		*hi = -INFINITY;
+		for (int i = 0; i < 4; i++) {
+			*lo = fmin(*lo, mul_rd(c[i], d[i]));
+			*hi = fmax(*hi, mul_ru(c[i], d[i]));
+		}
+		*zs = zero_signs(points, px * py);
+		break;
+	}
+	case USC_HLO_OP_DIVIDE: {
+		double c[4] = {x->lo, x->lo, x->hi, x->hi};
+		double d[4] = {y->lo, y->hi, y->lo, y->hi};
+
+		/* A divisor that may be 0 goes to the MPFR path. */
+		if (y->lo <= 0 && y->hi >= 0)
+			return false;
+		*lo = INFINITY;
+		*hi = -INFINITY;
+		for (int i = 0; i < 4; i++) {
+			*lo = fmin(*lo, div_rd(c[i], d[i]));
+			*hi = fmax(*hi, div_ru(c[i], d[i]));
+		}
+		*zs = zero_signs(points, px / py);
+		break;
+	}
+	default:
+		return false;
+	}
+	/* A zero of unknown sign in an operand gives both signs. */
+	if (*lo == 0 && *hi == 0 && !points)
+		*zs = ZPOS | ZNEG;
+	return isfinite(*lo) && isfinite(*hi);
+}
+
+/* ------------------------------------------------------------- the op */
+
+static bool finite_only(const value *v)
+{
+	return (v->flags & (FIN | VNAN | PINF | NINF | UNK)) == FIN;
+}
+
+static bool fast_continuous(env_state *s, const usc__dom_op *op, value *r,
+			    const value *const *a0);
+
+/* by_reciprocal of envelope.c: x * RN(1 / y) in T, C and W. */
+static bool fast_reciprocal(env_state *s, const usc__dom_op *op, value *r,
+			    const value *x, const value *y)
+{
+	usc__dom_op m = *op;
+	usc_dtype ts[3];
+	value rec;
+	const value *b[2];
+	double lo = div_rd(1, y->hi), hi = div_ru(1, y->lo);
+
+	memset(&rec, 0, sizeof rec);
+	ts[0] = op->result;
+	ts[1] = usc__env_compute_for(s, op->result);
+	ts[2] = usc__env_excess_for(s, op->result);
+	for (int j = 0; j < 3; j++)
+		if (ts[j] != USC_DTYPE_INVALID)
+			add_rounded_d(s, &rec, ts[j], lo, hi,
+				      USC_RND_NEAREST_EVEN,
+				      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT,
+				      ZPOS | ZNEG);
+	if (!finite_only(&rec))
+		return false;
+	m.op = USC_HLO_OP_MULTIPLY;
+	m.arg[1] = op->result;
+	b[0] = x;
+	b[1] = &rec;
+	return fast_continuous(s, &m, r, b);
+}
+
+static bool fast_continuous(env_state *s, const usc__dom_op *op, value *r,
+			    const value *const *a0)
+{
+	value x[2];
+	double lo, hi;
+	unsigned zs;
+	bool ok;
+
+	if (op->nargs < 1 || op->nargs > 2 || !finish_fast_ok(s, op, op->result))
+		return false;
+	for (unsigned k = 0; k < op->nargs; k++) {
+		if (!finite_only(a0[k]) || !fast_type(s, op->arg[k]))
+			return false;
+		x[k] = *a0[k];
+		usc__env_flush_inputs(s, op, &x[k], k);
+	}
+	ok = op->nargs == 1 ? unary_range(op, &x[0], &lo, &hi, &zs)
+			    : binary_range(op, &x[0], &x[1], &lo, &hi, &zs);
+	if (!ok)
+		return false;
+	finish_d(s, op, r, op->result, lo, hi, zs, USC_OVF_DEFAULT,
+		 op->op == USC_HLO_OP_MULTIPLY && s->prof.fma);
+	if (op->op == USC_HLO_OP_DIVIDE &&
+	    usc__env_reciprocal_allowed(s, op, &x[1]))
+		return fast_reciprocal(s, op, r, &x[0], &x[1]);
+	return true;
+}
+
+bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
+			 const value *const *a)
+{
+	value v;
+
+	if (s->mpfr_only)
+		return false;
+	memset(&v, 0, sizeof v);
+	if (!fast_continuous(s, op, &v, a)) {
+		s->escalated++;
+		return false;
+	}
+	usc__env_unite(r, &v);
+	s->fast++;
+	return true;
+}
+
+void usc__envelope_counts(const void *state, uint64_t *fast,
+			  uint64_t *escalated)
+{
+	const env_state *s = state;
+
+	*fast = s->fast;
+	*escalated = s->escalated;
+}
+
+void usc__envelope_set_mpfr_only(void *state, bool on)
+{
+	((env_state *)state)->mpfr_only = on;
+}
+
+bool usc__envelope_mpfr_from_environment(void)
+{
+	const char *v = getenv("USC_ENVELOPE");
+
+	return v && strcmp(v, "mpfr") == 0;
+}

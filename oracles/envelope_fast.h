@@ -1,0 +1,34 @@
+/*
+ * The envelope's fast path (oracles/envelope_fast.c, docs/envelope.md,
+ * "The fast path"): elementwise float ops on finite sets and the rounding
+ * sets of the freedoms in double arithmetic with outward rounding, the
+ * MPFR path only for what cannot be decided in double.
+ */
+#ifndef USC_ORACLES_ENVELOPE_FAST_H
+#define USC_ORACLES_ENVELOPE_FAST_H
+
+#include <stdbool.h>
+
+#include "envelope_internal.h"
+
+/*
+ * The continuous float op (add, subtract, multiply, divide, the monotone
+ * functions) on the operand sets a into r (zeroed by the caller), when it
+ * can be decided in double; false leaves r as it was and counts an
+ * escalation: the caller then takes the MPFR path.
+ */
+bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
+			 const value *const *a);
+
+/*
+ * usc__env_finish for an exact range given as doubles lo <= hi (an outward
+ * enclosure of it): in double when the types allow, else through MPFR.
+ */
+void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
+		       usc_dtype t, double lo, double hi, unsigned zs,
+		       usc_overflow o, bool may_skip);
+
+/* Whether USC_ENVELOPE=mpfr asks for the MPFR path everywhere. */
+bool usc__envelope_mpfr_from_environment(void);
+
+#endif /* USC_ORACLES_ENVELOPE_FAST_H */
