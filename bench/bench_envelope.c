@@ -20,7 +20,9 @@
  * back, the rates are the best of REPS and the ratios the medians of the
  * repetitions' ratios (the machines here are shared and noisy).
  *
- * Usage: bench_envelope [--quick] [--mpfr] [--n N] [--reps R] [KERNEL...]
+ * Usage: bench_envelope [--quick] [--mpfr] [--env-only] [--n N] [--reps R]
+ *                       [KERNEL...]
+ * --env-only leaves the check out (its columns print 0), for profiling.
  * The kernels directory is $USC_KERNELS_DIR, else the source tree's.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -331,6 +333,7 @@ static double time_check(const check_files *cf, uint64_t *fast,
 }
 
 static int with_mpfr;
+static int no_check; /* --env-only: no check column (for profiling) */
 
 static void run_kernel(const kernel_def *k, long n, int reps)
 {
@@ -362,17 +365,18 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	for (int i = 0; i < reps && i < MAX_REPS; i++) {
 		double a = time_eval(ev_64), b = time_eval(ev_env), c, d = 0;
 
-		c = time_check(&cf, &fast, &esc, &verdict);
+		c = no_check ? 0 : time_check(&cf, &fast, &esc, &verdict);
 		if (ev_mp)
 			d = time_eval(ev_mp);
 		t_64 = fmin(t_64, a);
 		t_env = fmin(t_env, b);
-		t_chk = fmin(t_chk, c);
+		if (!no_check)
+			t_chk = fmin(t_chk, c);
 		if (ev_mp)
 			t_mp = fmin(t_mp, d);
 		r_c64[i] = c / a;
+		r_ec[i] = no_check ? 0 : b / c;
 		r_e64[i] = b / a;
-		r_ec[i] = b / c;
 		r_me[i] = ev_mp ? d / b : 0;
 		nr = i + 1;
 	}
@@ -405,6 +409,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--quick")) {
 			n = 1L << 11;
 			reps = 1;
+		} else if (!strcmp(argv[i], "--env-only")) {
+			no_check = 1;
 		} else if (!strcmp(argv[i], "--mpfr")) {
 			with_mpfr = 1;
 		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {

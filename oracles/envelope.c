@@ -1424,6 +1424,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
 	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
 	usc__mpfr_range_widen(&range);
+	/* The fast path decides once what it needs of op. */
+	usc__env_fast_plan(s, op);
 	for (i = 0; i < n && st == USC_OK; i++) {
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
@@ -1450,6 +1452,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		    nonfinite_met(op, &o[i], a))
 			set_unknown(&o[i]);
 	}
+	usc__env_fast_plan_end(s);
 	usc__mpfr_range_restore(&range);
 	return st;
 }

@@ -157,14 +157,51 @@ static bool fast_type(const env_state *s, usc_dtype t)
 	       s->has_info[t];
 }
 
-static double enc_dec(usc_dtype t, double x, usc_round_mode m, usc_overflow o)
+/*
+ * x rounded to p bits (p < 53) on the double's encoding, in mode m: to
+ * nearest-even, up or down.  Right for x whose result is a normal value
+ * of the type (the caller checks the range): the dropped bits are below
+ * the type's last place, and a carry moves into the exponent as it should.
+ */
+static inline double round_bits(double x, int p, usc_round_mode m)
+{
+	uint64_t u, mag, sign, mask, half;
+	int d = 53 - p;
+	bool away;
+
+	memcpy(&u, &x, sizeof u);
+	sign = u & ((uint64_t)1 << 63);
+	mag = u ^ sign;
+	mask = ((uint64_t)1 << d) - 1;
+	if (m == USC_RND_NEAREST_EVEN) {
+		half = ((uint64_t)1 << (d - 1)) - 1 + ((mag >> d) & 1);
+		mag = (mag + half) & ~mask;
+	} else {
+		away = (m == USC_RND_UP) == !sign;
+		mag = ((away ? mag + mask : mag)) & ~mask;
+	}
+	u = mag | sign;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+static double enc_dec(const env_state *s, usc_dtype t, double x,
+		      usc_round_mode m, usc_overflow o)
 {
 	usc_rounding r = USC_ROUNDING_DEFAULT;
 	uint64_t b = 0;
-	double d = 0;
+	double d = 0, a = fabs(x);
 
 	if (t == USC_F32 && m == USC_RND_NEAREST_EVEN && o == USC_OVF_DEFAULT)
 		return (double)(float)x;
+	/* Normal results in line; zeros, subnormals, overflow: the codec. */
+	if (a >= s->info[t].min_normal && a <= s->info[t].max_finite &&
+	    (m == USC_RND_NEAREST_EVEN || m == USC_RND_UP ||
+	     m == USC_RND_DOWN)) {
+		d = round_bits(x, s->info[t].precision, m);
+		if (fabs(d) <= s->info[t].max_finite)
+			return d;
+	}
 	r.mode = m;
 	r.overflow = o;
 	(void)usc_encode_double(t, x, &r, &b, NULL);
@@ -180,7 +217,8 @@ static void add_rounded_d(const env_state *s, value *r, usc_dtype t, double lo,
 			  double hi, usc_round_mode mode_lo,
 			  usc_round_mode mode_hi, usc_overflow o, unsigned zs)
 {
-	double d1 = enc_dec(t, lo, mode_lo, o), d2 = enc_dec(t, hi, mode_hi, o);
+	double d1 = enc_dec(s, t, lo, mode_lo, o);
+	double d2 = enc_dec(s, t, hi, mode_hi, o);
 	double mx = s->info[t].max_finite;
 	bool f1 = isfinite(d1), f2 = isfinite(d2);
 
@@ -241,7 +279,10 @@ static double k_two_bits(double k)
 	return ldexp(ceil(f * 4) / 4, e);
 }
 
-/* add_within of envelope.c: the t values within k ulps of [lo, hi]. */
+/*
+ * add_within of envelope.c: the t values within k ulps of [lo, hi] (k as
+ * k_two_bits gives it).
+ */
 static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
 			 double hi, double k, usc_overflow o, unsigned zs)
 {
@@ -249,7 +290,7 @@ static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
 
 	u = ldexp(m, 1 - s->info[t].precision);
 	m = add_ru(m, next_up(u));
-	u = mul_ru(ulp_d(s, t, m), k_two_bits(k));
+	u = mul_ru(ulp_d(s, t, m), k);
 	r->flags |= APRX;
 	l = add_rd(lo, -u);
 	h = add_ru(hi, u);
@@ -267,21 +308,54 @@ static void add_exact_d(value *r, double lo, double hi, unsigned zs)
 			      zs | (lo < 0 ? ZNEG : 0) | (hi > 0 ? ZPOS : 0));
 }
 
-/* finish_in of envelope.c: computed in c, rounded once more to t. */
-static void finish_in_d(env_state *s, const usc__dom_op *op, value *x,
-			usc_dtype t, usc_dtype c, double lo, double hi,
-			unsigned zs, usc_overflow o, bool may_skip, double k)
+/* The clip of a function's range (usc__env_clip_range) by opcode. */
+static void clip(usc_hlo_opcode opc, value *x)
 {
+	usc__dom_op op;
+
+	switch (opc) {
+	case USC_HLO_OP_EXPONENTIAL: case USC_HLO_OP_EXPONENTIAL_MINUS_ONE:
+	case USC_HLO_OP_LOGISTIC: case USC_HLO_OP_TANH: case USC_HLO_OP_ERF:
+	case USC_HLO_OP_SINE: case USC_HLO_OP_COSINE: case USC_HLO_OP_SQRT:
+	case USC_HLO_OP_RSQRT: case USC_HLO_OP_COSH:
+		memset(&op, 0, sizeof op);
+		op.op = opc;
+		usc__env_clip_range(&op, x);
+		return;
+	default:
+		return;
+	}
+}
+
+/*
+ * usc__env_flush_mode where it can act: a finite part that meets t's
+ * subnormals (the test it starts with, made here first, in line).
+ */
+static inline void flush_d(const env_state *s, value *x, usc_dtype t,
+			   bool forced)
+{
+	double mn = s->info[t].min_normal;
+
+	if ((x->flags & FIN) && x->lo < mn && x->hi > -mn &&
+	    !(x->lo == 0 && x->hi == 0))
+		usc__env_flush_mode(s, x, t, forced);
+}
+
+/* finish_in of envelope.c: computed in c, rounded once more to t. */
+static void finish_in_d(env_state *s, const env_fin *f, value *x, double lo,
+			double hi, unsigned zs, usc_overflow o, bool may_skip)
+{
+	usc_dtype t = f->t, c = f->c;
 	value y;
 
 	memset(&y, 0, sizeof y);
 	add_rounded_d(s, &y, c, lo, hi, USC_RND_NEAREST_EVEN,
 		      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
-	if (k > 0.5)
-		add_within_d(s, &y, c, lo, hi, k, USC_OVF_DEFAULT, zs);
-	usc__env_clip_range(op, &y);
-	if (s->prof.flush[c] & USC_FLUSH_OUTPUTS)
-		usc__env_flush_mode(s, &y, c, usc__env_flush_forced(s, op->op));
+	if (f->k > 0.5)
+		add_within_d(s, &y, c, lo, hi, f->k, USC_OVF_DEFAULT, zs);
+	clip(f->op, &y);
+	if (f->flush_c)
+		flush_d(s, &y, c, f->forced);
 	if (may_skip)
 		add_exact_d(&y, lo, hi, zs);
 	x->flags |= y.flags & (VNAN | CLIP | FLSH | APRX);
@@ -294,63 +368,86 @@ static void finish_in_d(env_state *s, const usc__dom_op *op, value *x,
 			      USC_RND_NEAREST_EVEN, o, y.flags & (ZPOS | ZNEG));
 	add_rounded_d(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		      USC_RND_NEAREST_EVEN, o, zs);
-	if (usc__env_excess_for(s, t) != USC_DTYPE_INVALID)
+	if (f->w != USC_DTYPE_INVALID)
 		usc__env_unite(x, &y);
 }
 
-/* Whether the fast finish handles an op of type t (and its C and W). */
-static bool finish_fast_ok(const env_state *s, const usc__dom_op *op,
-			   usc_dtype t)
+/* What the rounding sets of op (declared type t) need, decided once. */
+static void fin_make(const env_state *s, const usc__dom_op *op, usc_dtype t,
+		     env_fin *f)
 {
-	usc_dtype w = usc__env_excess_for(s, t);
-	usc_dtype c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
-						   : usc__env_compute_for(s, t);
+	double k = usc__env_accuracy_of(s, op->op);
 
-	return !s->mpfr_only && fast_type(s, t) &&
-	       (w == USC_DTYPE_INVALID || fast_type(s, w)) &&
-	       (c == USC_DTYPE_INVALID || fast_type(s, c));
+	memset(f, 0, sizeof *f);
+	f->op = op->op;
+	f->t = t;
+	f->w = usc__env_excess_for(s, t);
+	f->c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
+					    : usc__env_compute_for(s, t);
+	f->k = k > 0.5 ? k_two_bits(k) : 0.5;
+	f->forced = usc__env_flush_forced(s, op->op);
+	f->nosub = usc__env_never_subnormal(s, op, t);
+	f->ok = !s->mpfr_only && fast_type(s, t) &&
+		(f->w == USC_DTYPE_INVALID || fast_type(s, f->w)) &&
+		(f->c == USC_DTYPE_INVALID || fast_type(s, f->c));
+	if (!f->ok)
+		return;
+	/* usc__env_flush_inputs: the operand's type and its excess type. */
+	for (unsigned a = 0; a < 2; a++) {
+		usc_dtype at = a < op->nargs ? op->arg[a] : USC_DTYPE_INVALID;
+		usc_dtype ts[2] = {at, usc__env_excess_for(s, at)};
+
+		for (int j = 0; j < 2; j++) {
+			bool on = ts[j] != USC_DTYPE_INVALID &&
+				  s->has_info[ts[j]] &&
+				  (s->prof.flush[ts[j]] & USC_FLUSH_INPUTS);
+
+			f->flush_in[a][j] = on ? ts[j] : USC_DTYPE_INVALID;
+		}
+	}
+	f->flush_t = (s->prof.flush[t] & USC_FLUSH_OUTPUTS) != 0;
+	f->flush_c = f->c != USC_DTYPE_INVALID &&
+		     (s->prof.flush[f->c] & USC_FLUSH_OUTPUTS);
+	f->flush_w = f->w != USC_DTYPE_INVALID &&
+		     (s->prof.flush[f->w] & USC_FLUSH_OUTPUTS);
 }
 
 /* usc__env_finish for a finite double range [lo, hi] (lo <= hi). */
-static void finish_d(env_state *s, const usc__dom_op *op, value *r,
-		     usc_dtype t, double lo, double hi, unsigned zs,
-		     usc_overflow o, bool may_skip)
+static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
+		     double hi, unsigned zs, usc_overflow o, bool may_skip)
 {
-	usc_dtype w = usc__env_excess_for(s, t);
-	usc_dtype c = op->op == USC_HLO_OP_CONVERT ? USC_DTYPE_INVALID
-						   : usc__env_compute_for(s, t);
-	double k = usc__env_accuracy_of(s, op->op);
-	bool forced = usc__env_flush_forced(s, op->op);
+	usc_dtype t = f->t, w = f->w;
 	value x;
 
 	memset(&x, 0, sizeof x);
-	if (c != USC_DTYPE_INVALID) {
-		finish_in_d(s, op, &x, t, c, lo, hi, zs, o, may_skip, k);
-		if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
-			usc__env_flush_mode(s, &x, t, forced);
-		if (usc__env_never_subnormal(s, op, t))
+	if (f->c != USC_DTYPE_INVALID) {
+		finish_in_d(s, f, &x, lo, hi, zs, o, may_skip);
+		if (f->flush_t)
+			flush_d(s, &x, t, f->forced);
+		if (f->nosub)
 			x.flags |= NOSUB;
 		usc__env_unite(r, &x);
 		return;
 	}
 	add_rounded_d(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		      USC_RND_NEAREST_EVEN, o, zs);
-	if (k > 0.5)
-		add_within_d(s, &x, t, lo, hi, k, o, zs);
+	if (f->k > 0.5)
+		add_within_d(s, &x, t, lo, hi, f->k, o, zs);
 	if (w != USC_DTYPE_INVALID) {
 		add_rounded_d(s, &x, w, lo, hi, USC_RND_NEAREST_EVEN,
 			      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
-		if (k > 0.5)
-			add_within_d(s, &x, w, lo, hi, k, USC_OVF_DEFAULT, zs);
+		if (f->k > 0.5)
+			add_within_d(s, &x, w, lo, hi, f->k, USC_OVF_DEFAULT,
+				     zs);
 	}
-	usc__env_clip_range(op, &x);
-	if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
-		usc__env_flush_mode(s, &x, t, forced);
-	if (w != USC_DTYPE_INVALID && (s->prof.flush[w] & USC_FLUSH_OUTPUTS))
-		usc__env_flush_mode(s, &x, w, forced);
+	clip(f->op, &x);
+	if (f->flush_t)
+		flush_d(s, &x, t, f->forced);
+	if (f->flush_w)
+		flush_d(s, &x, w, f->forced);
 	if (may_skip)
 		add_exact_d(&x, lo, hi, zs);
-	if (usc__env_never_subnormal(s, op, t))
+	if (f->nosub)
 		x.flags |= NOSUB;
 	usc__env_unite(r, &x);
 }
@@ -359,9 +456,16 @@ void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
 		       usc_dtype t, double lo, double hi, unsigned zs,
 		       usc_overflow o, bool may_skip)
 {
-	if (isfinite(lo) && isfinite(hi) && lo <= hi &&
-	    finish_fast_ok(s, op, t)) {
-		finish_d(s, op, r, t, lo, hi, zs, o, may_skip);
+	env_fin own;
+	const env_fin *f = &s->plan.fin;
+
+	/* The plan of the op being applied, else one made here. */
+	if (s->plan.op != op || f->t != t) {
+		fin_make(s, op, t, &own);
+		f = &own;
+	}
+	if (f->ok && isfinite(lo) && isfinite(hi) && lo <= hi) {
+		finish_d(s, f, r, lo, hi, zs, o, may_skip);
 		return;
 	}
 	mpfr_set_d(s->a, lo, MPFR_RNDD);
@@ -470,42 +574,40 @@ static double fn_bound(double f, double k, int side)
  * The exact range of a unary function over the finite set x: the ends
  * through libm, widened by its bound.  false: not decided here.
  */
-static bool unary_range(const usc__dom_op *op, const value *x, double *lo,
+static bool unary_range(const env_plan *p, const value *x, double *lo,
 			double *hi, unsigned *zs)
 {
-	bool dec;
-	double (*f)(double) = monotone_fn(op->op, &dec);
 	double fl, fh;
 
-	if (!f || !inside_domain(op->op, x))
+	if (!p->fn || !inside_domain(p->fin.op, x))
 		return false;
 	/* A point zero of an odd function keeps its sign: the oracle's. */
 	if (x->lo <= 0 && x->hi >= 0 && x->lo == x->hi)
 		return false;
-	fl = f(x->lo);
-	fh = x->lo == x->hi ? fl : f(x->hi);
+	fl = p->fn(x->lo);
+	fh = x->lo == x->hi ? fl : p->fn(x->hi);
 	if (!isfinite(fl) || !isfinite(fh))
 		return false;
-	if (dec) {
+	if (p->decreasing) {
 		double t = fl;
 
 		fl = fh;
 		fh = t;
 	}
-	*lo = fn_bound(fl, libm_ulps(op->op), -1);
-	*hi = fn_bound(fh, libm_ulps(op->op), 1);
+	*lo = fn_bound(fl, p->libm_ulps, -1);
+	*hi = fn_bound(fh, p->libm_ulps, 1);
 	*zs = ZPOS | ZNEG;
 	return isfinite(*lo) && isfinite(*hi);
 }
 
 /* The exact range of x op y for finite sets (add, subtract, multiply, divide). */
-static bool binary_range(const usc__dom_op *op, const value *x, const value *y,
+static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 			 double *lo, double *hi, unsigned *zs)
 {
 	double px = 0, py = 0;
 	bool points = signed_point(x, &px) && signed_point(y, &py);
 
-	switch (op->op) {
+	switch (opc) {
 	case USC_HLO_OP_ADD:
 		*lo = add_rd(x->lo, y->lo);
 		*hi = add_ru(x->hi, y->hi);
@@ -561,23 +663,27 @@ static bool finite_only(const value *v)
 	return (v->flags & (FIN | VNAN | PINF | NINF | UNK)) == FIN;
 }
 
-static bool fast_continuous(env_state *s, const usc__dom_op *op, value *r,
-			    const value *const *a0);
+/*
+ * x op y (or op x) into r on the plan p: the operands read as the profile
+ * lets them (flushed inputs), the exact range, the rounding sets, and for
+ * a divide the x * RN(1 / y) rewrite where the profile allows it.
+ */
+static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
+		    const env_fin *fin, const usc__dom_op *op, unsigned nargs,
+		    value *r, const value *const *a0, bool recip_step);
 
 /* by_reciprocal of envelope.c: x * RN(1 / y) in T, C and W. */
-static bool fast_reciprocal(env_state *s, const usc__dom_op *op, value *r,
-			    const value *x, const value *y)
+static bool fast_reciprocal(env_state *s, const env_plan *p,
+			    const usc__dom_op *op, value *r, const value *x,
+			    const value *y)
 {
 	usc__dom_op m = *op;
-	usc_dtype ts[3];
+	usc_dtype ts[3] = {p->fin.t, p->fin.c, p->fin.w};
 	value rec;
 	const value *b[2];
 	double lo = div_rd(1, y->hi), hi = div_ru(1, y->lo);
 
 	memset(&rec, 0, sizeof rec);
-	ts[0] = op->result;
-	ts[1] = usc__env_compute_for(s, op->result);
-	ts[2] = usc__env_excess_for(s, op->result);
 	for (int j = 0; j < 3; j++)
 		if (ts[j] != USC_DTYPE_INVALID)
 			add_rounded_d(s, &rec, ts[j], lo, hi,
@@ -590,35 +696,86 @@ static bool fast_reciprocal(env_state *s, const usc__dom_op *op, value *r,
 	m.arg[1] = op->result;
 	b[0] = x;
 	b[1] = &rec;
-	return fast_continuous(s, &m, r, b);
+	return fast_op(s, p, USC_HLO_OP_MULTIPLY, &p->fin_mul, &m, 2, r, b,
+		       true);
 }
 
-static bool fast_continuous(env_state *s, const usc__dom_op *op, value *r,
-			    const value *const *a0)
+static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
+		    const env_fin *fin, const usc__dom_op *op, unsigned nargs,
+		    value *r, const value *const *a0, bool recip_step)
 {
 	value x[2];
 	double lo, hi;
 	unsigned zs;
 	bool ok;
 
-	if (op->nargs < 1 || op->nargs > 2 || !finish_fast_ok(s, op, op->result))
-		return false;
-	for (unsigned k = 0; k < op->nargs; k++) {
-		if (!finite_only(a0[k]) || !fast_type(s, op->arg[k]))
+	for (unsigned k = 0; k < nargs; k++) {
+		if (!finite_only(a0[k]))
 			return false;
 		x[k] = *a0[k];
-		usc__env_flush_inputs(s, op, &x[k], k);
+		/* usc__env_flush_inputs, on the plan's types. */
+		for (int j = 0; j < 2; j++)
+			if (fin->flush_in[k][j] != USC_DTYPE_INVALID)
+				flush_d(s, &x[k], fin->flush_in[k][j], false);
 	}
-	ok = op->nargs == 1 ? unary_range(op, &x[0], &lo, &hi, &zs)
-			    : binary_range(op, &x[0], &x[1], &lo, &hi, &zs);
+	ok = nargs == 1 ? unary_range(p, &x[0], &lo, &hi, &zs)
+			: binary_range(opc, &x[0], &x[1], &lo, &hi, &zs);
 	if (!ok)
 		return false;
-	finish_d(s, op, r, op->result, lo, hi, zs, USC_OVF_DEFAULT,
-		 op->op == USC_HLO_OP_MULTIPLY && s->prof.fma);
-	if (op->op == USC_HLO_OP_DIVIDE &&
-	    usc__env_reciprocal_allowed(s, op, &x[1]))
-		return fast_reciprocal(s, op, r, &x[0], &x[1]);
+	finish_d(s, fin, r, lo, hi, zs, USC_OVF_DEFAULT,
+		 opc == USC_HLO_OP_MULTIPLY && s->prof.fma);
+	if (opc == USC_HLO_OP_DIVIDE && !recip_step &&
+	    (p->recip == 1 ||
+	     (p->recip == 2 && usc__env_reciprocal_allowed(s, op, &x[1]))))
+		return fast_reciprocal(s, p, op, r, &x[0], &x[1]);
 	return true;
+}
+
+void usc__env_fast_plan(env_state *s, const usc__dom_op *op)
+{
+	env_plan *p = &s->plan;
+	usc__dom_op m;
+
+	memset(p, 0, sizeof *p);
+	p->op = op;
+	fin_make(s, op, op->result, &p->fin);
+	if (s->mpfr_only || !p->fin.ok || op->nargs < 1 || op->nargs > 2)
+		return;
+	for (unsigned k = 0; k < op->nargs; k++)
+		if (!fast_type(s, op->arg[k]))
+			return;
+	switch (op->op) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+		p->fast = op->nargs == 2;
+		return;
+	case USC_HLO_OP_DIVIDE:
+		if (op->nargs != 2)
+			return;
+		m = *op;
+		m.op = USC_HLO_OP_MULTIPLY;
+		m.arg[1] = op->result;
+		fin_make(s, &m, op->result, &p->fin_mul);
+		switch (s->prof.divide_reciprocal) {
+		case USC_DIV_RECIP_ANY: p->recip = 1; break;
+		case USC_DIV_RECIP_CONSTANT: p->recip = 2; break;
+		default: p->recip = 0; break;
+		}
+		p->fast = p->fin_mul.ok;
+		return;
+	default:
+		p->fn = op->nargs == 1 ? monotone_fn(op->op, &p->decreasing)
+				       : NULL;
+		p->libm_ulps = libm_ulps(op->op);
+		p->fast = p->fn != NULL;
+		return;
+	}
+}
+
+void usc__env_fast_plan_end(env_state *s)
+{
+	memset(&s->plan, 0, sizeof s->plan);
 }
 
 bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
@@ -628,14 +785,24 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 
 	if (s->mpfr_only)
 		return false;
+	if (s->plan.op != op)
+		usc__env_fast_plan(s, op);
 	memset(&v, 0, sizeof v);
-	if (!fast_continuous(s, op, &v, a)) {
+	if (!s->plan.fast ||
+	    !fast_op(s, &s->plan, op->op, &s->plan.fin, op, op->nargs, &v, a,
+		     false)) {
 		s->escalated++;
 		return false;
 	}
 	usc__env_unite(r, &v);
 	s->fast++;
 	return true;
+}
+
+double usc__env_fast_round(const void *state, usc_dtype t, double x,
+			   usc_round_mode m)
+{
+	return enc_dec(state, t, x, m, USC_OVF_DEFAULT);
 }
 
 void usc__envelope_counts(const void *state, uint64_t *fast,

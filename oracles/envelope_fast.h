@@ -12,6 +12,13 @@
 #include "envelope_internal.h"
 
 /*
+ * Decides once what the fast path needs of op (s->plan), before an apply
+ * call's elements; usc__env_fast_plan_end after them.
+ */
+void usc__env_fast_plan(env_state *s, const usc__dom_op *op);
+void usc__env_fast_plan_end(env_state *s);
+
+/*
  * The continuous float op (add, subtract, multiply, divide, the monotone
  * functions) on the operand sets a into r (zeroed by the caller), when it
  * can be decided in double; false leaves r as it was and counts an
@@ -27,6 +34,10 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
 		       usc_dtype t, double lo, double hi, unsigned zs,
 		       usc_overflow o, bool may_skip);
+
+/* x rounded into t (f32, bf16, f16) in mode m, as the codec rounds it. */
+double usc__env_fast_round(const void *state, usc_dtype t, double x,
+			   usc_round_mode m);
 
 /* Whether USC_ENVELOPE=mpfr asks for the MPFR path everywhere. */
 bool usc__envelope_mpfr_from_environment(void);

@@ -41,6 +41,34 @@ enum {
 
 typedef usc__envelope_value value;
 
+/*
+ * What the fast path's rounding sets need of an op, decided once per
+ * apply call (envelope_fast.c): the declared type t, the compute type c
+ * and the excess type w (USC_DTYPE_INVALID: none), the accuracy k in
+ * ulps (0.5: correctly rounded), and the profile's flushing.
+ */
+typedef struct env_fin {
+	usc_hlo_opcode op;
+	usc_dtype t, c, w;
+	double k;
+	bool forced, nosub, flush_t, flush_c, flush_w;
+	/* The types whose subnormals operand k may be read as 0 in. */
+	usc_dtype flush_in[2][2];
+	bool ok; /* t, c and w are types the fast path rounds into */
+} env_fin;
+
+/* The fast path's view of one op (envelope_fast.c, usc__env_fast_plan). */
+typedef struct env_plan {
+	const usc__dom_op *op; /* the op it was made for, during one apply */
+	bool fast;             /* the op and its operand types qualify */
+	env_fin fin;
+	env_fin fin_mul;       /* a divide's x * (1 / y): the multiply */
+	int recip;             /* divide: 0 never, 1 always, 2 point divisors */
+	double (*fn)(double);  /* a unary function's libm call */
+	bool decreasing;
+	double libm_ulps;
+} env_plan;
+
 typedef struct env_state {
 	usc_profile prof;
 	void *orc;  /* the oracle's state: exact ranges */
@@ -55,6 +83,7 @@ typedef struct env_state {
 	 */
 	bool mpfr_only;
 	uint64_t fast, escalated;
+	env_plan plan;
 } env_state;
 
 /* envelope.c */

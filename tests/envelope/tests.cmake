@@ -40,3 +40,6 @@ add_test(NAME test_envelope_fast_examples
     ${PROJECT_SOURCE_DIR}/data/defects)
 set_tests_properties(test_envelope_fast_fastmath-off test_envelope_fast_fastmath-on
   test_envelope_fast_examples PROPERTIES ENVIRONMENT "${USC_TEST_ENV}" TIMEOUT 300)
+# The fast envelope's rounding into f32, bf16 and f16 against the codec.
+usc_add_test(test_envelope_round envelope/test_envelope_round.c)
+target_include_directories(test_envelope_round PRIVATE ${PROJECT_SOURCE_DIR})
