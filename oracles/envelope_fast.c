@@ -783,8 +783,10 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 {
 	value v;
 
-	if (s->mpfr_only)
+	if (s->mpfr_only) {
+		s->escalated++;
 		return false;
+	}
 	if (s->plan.op != op)
 		usc__env_fast_plan(s, op);
 	memset(&v, 0, sizeof v);

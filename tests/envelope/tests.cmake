@@ -43,3 +43,15 @@ set_tests_properties(test_envelope_fast_fastmath-off test_envelope_fast_fastmath
 # The fast envelope's rounding into f32, bf16 and f16 against the codec.
 usc_add_test(test_envelope_round envelope/test_envelope_round.c)
 target_include_directories(test_envelope_round PRIVATE ${PROJECT_SOURCE_DIR})
+
+# The envelope's counts in the check's output: the fast path decides most
+# op elements; with USC_ENVELOPE=mpfr none, and every one is escalated.
+add_test(NAME cli_check_envelope_counts
+  COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0 --worst 0)
+set_tests_properties(cli_check_envelope_counts PROPERTIES PASS_REGULAR_EXPRESSION
+  "verdict under profile xla-cpu: legit\n[^\n]*\nenvelope: [1-9][0-9]* op elements decided in double, [0-9]+ escalated to MPFR\n")
+add_test(NAME cli_check_envelope_counts_mpfr
+  COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0 --worst 0 --json)
+set_tests_properties(cli_check_envelope_counts_mpfr PROPERTIES
+  ENVIRONMENT "USC_ENVELOPE=mpfr"
+  PASS_REGULAR_EXPRESSION "\"verdict\": \"legit\", \"reason\": \"[^\"]*\", \"envelope_fast\": 0, \"envelope_escalated\": [1-9][0-9]*, ")
