@@ -807,6 +807,85 @@ double usc__env_fast_round(const void *state, usc_dtype t, double x,
 	return enc_dec(state, t, x, m, USC_OVF_DEFAULT);
 }
 
+/*
+ * The reassociated sum of envelope_sum.c (usc__env_sum: Higham's bound
+ * for every summation tree) with its sums in double, each step rounded
+ * outward (TwoSum), and gamma_n, its product with sum |x_i| and the ends
+ * rounded upward the same way: every quantity is on the same side of the
+ * exact one as the MPFR path's, so the set contains the one it computes.
+ * false (nothing written but r's flags and count, which the caller set)
+ * when a type is not one the fast path rounds into or a sum leaves
+ * double's range.
+ */
+bool usc__env_fast_sum(env_state *s, value *r, usc_dtype t, usc_dtype acc,
+		       const value *v, size_t n, const value *init,
+		       double e_prod)
+{
+	usc_dtype w = usc__env_excess_for(s, t);
+	usc_dtype c = usc__env_compute_for(s, acc);
+	bool flush_in = (s->prof.flush[t] & USC_FLUSH_INPUTS) ||
+			(w != USC_DTYPE_INVALID &&
+			 (s->prof.flush[w] & USC_FLUSH_INPUTS));
+	double lo = 0, hi = 0, m = 0, u, g, d, e, eta, a, b;
+	value x;
+
+	if (s->mpfr_only || !fast_type(s, t) || !fast_type(s, acc) ||
+	    (w != USC_DTYPE_INVALID && !fast_type(s, w)) ||
+	    (c != USC_DTYPE_INVALID && !fast_type(s, c)))
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		x = i < n ? v[i] : *init;
+		if (flush_in)
+			flush_d(s, &x, t, false);
+		lo = add_rd(lo, x.lo);
+		hi = add_ru(hi, x.hi);
+		m = add_ru(m, fmax(fabs(x.lo), fabs(x.hi)));
+	}
+	/* unit_roundoff and gamma_u of envelope_sum.c, rounded up. */
+	u = ldexp(1, -s->info[acc].precision);
+	if (c != USC_DTYPE_INVALID)
+		u = add_ru(u, mul_ru(ldexp(1, -s->info[c].precision),
+				     add_ru(1, u)));
+	g = mul_ru(u, (double)n);
+	d = add_rd(1, -g);
+	if (!(d > 0))
+		return false;
+	g = div_ru(g, d);
+	if (e_prod != 0) {
+		g = add_ru(mul_ru(g, add_ru(1, e_prod)), e_prod);
+		g = mul_ru(g, add_ru(1, mul_ru(u, 2)));
+	}
+	e = mul_ru(g, m);
+	eta = 0;
+	if (s->prof.flush[t] || s->prof.flush[acc] ||
+	    (w != USC_DTYPE_INVALID && s->prof.flush[w]))
+		eta = mul_ru((double)(n + 1), s->info[acc].min_normal);
+	e = add_ru(e, eta);
+	m = add_ru(m, e);
+	a = add_rd(lo, -e);
+	b = add_ru(hi, e);
+	if (!isfinite(lo) || !isfinite(hi) || !isfinite(m) || !isfinite(a) ||
+	    !isfinite(b))
+		return false;
+	if (m >= s->info[acc].max_finite)
+		r->flags |= PINF | NINF | VNAN;
+	/* sum_result of envelope_sum.c. */
+	add_rounded_d(s, r, t, a, b, USC_RND_NEAREST_EVEN,
+		      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, ZPOS | ZNEG);
+	if (w != USC_DTYPE_INVALID)
+		add_rounded_d(s, r, w, a, b, USC_RND_NEAREST_EVEN,
+			      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT,
+			      ZPOS | ZNEG);
+	if (usc__env_has_zero(r))
+		r->flags |= ZPOS | ZNEG;
+	if (m >= s->info[t].max_finite)
+		r->flags |= PINF | NINF | VNAN;
+	if (s->prof.flush[t] & USC_FLUSH_OUTPUTS)
+		usc__env_flush_zero(s, r, t);
+	s->fast++;
+	return true;
+}
+
 void usc__envelope_counts(const void *state, uint64_t *fast,
 			  uint64_t *escalated)
 {

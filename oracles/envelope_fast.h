@@ -35,6 +35,16 @@ void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
 		       usc_dtype t, double lo, double hi, unsigned zs,
 		       usc_overflow o, bool may_skip);
 
+/*
+ * The reassociated sum of usc__env_sum (n values and init, the result
+ * type t, the accumulation type acc, a dot's product error e_prod) into
+ * r, whose flags and rounding count the caller has set, when double
+ * decides it; false: the caller's MPFR path (counted there).
+ */
+bool usc__env_fast_sum(env_state *s, value *r, usc_dtype t, usc_dtype acc,
+		       const value *v, size_t n, const value *init,
+		       double e_prod);
+
 /* x rounded into t (f32, bf16, f16) in mode m, as the codec rounds it. */
 double usc__env_fast_round(const void *state, usc_dtype t, double x,
 			   usc_round_mode m);
