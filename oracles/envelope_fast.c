@@ -581,6 +581,12 @@ static bool unary_range(const env_plan *p, const value *x, double *lo,
 
 	if (!p->fn || !inside_domain(p->fin.op, x))
 		return false;
+	/*
+	 * logistic below -700: exp(-x) may overflow to Inf, and 1 / Inf = 0
+	 * is further from the exact value than the floor of fn_bound.
+	 */
+	if (p->fin.op == USC_HLO_OP_LOGISTIC && x->lo < -700)
+		return false;
 	/* A point zero of an odd function keeps its sign: the oracle's. */
 	if (x->lo <= 0 && x->hi >= 0 && x->lo == x->hi)
 		return false;
