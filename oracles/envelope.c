@@ -39,6 +39,7 @@
 
 #include "domain.h"
 #include "envelope.h"
+#include "envelope_fast.h"
 #include "envelope_internal.h"
 #include "oracle.h"
 
@@ -82,6 +83,7 @@ static usc_status env_create(void **state, usc_error *err)
 		if (usc_dtype_is_float((usc_dtype)t) &&
 		    usc_float_info_of((usc_dtype)t, &s->info[t]) == USC_OK)
 			s->has_info[t] = true;
+	s->mpfr_only = usc__envelope_mpfr_from_environment();
 	*state = s;
 	return USC_OK;
 }
@@ -1316,6 +1318,11 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 	    op->op == USC_HLO_OP_ATAN2 || op->op == USC_HLO_OP_ADD ||
 	    op->op == USC_HLO_OP_SUBTRACT || op->op == USC_HLO_OP_MULTIPLY ||
 	    op->op == USC_HLO_OP_DIVIDE || op->nargs == 1) {
+		/* The fast path first (envelope_fast.c); MPFR for the rest. */
+		if (usc__env_fast_apply(s, op, r, a)) {
+			r->flags |= cl;
+			return USC_OK;
+		}
 		st = continuous(s, op, r, a, err);
 		if (st == USC_EUNSUPPORTED)
 			return unsupported(op, err);
@@ -1417,6 +1424,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
 	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
 	usc__mpfr_range_widen(&range);
+	/* The fast path decides once what it needs of op. */
+	usc__env_fast_plan(s, op);
 	for (i = 0; i < n && st == USC_OK; i++) {
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
@@ -1443,8 +1452,44 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		    nonfinite_met(op, &o[i], a))
 			set_unknown(&o[i]);
 	}
+	usc__env_fast_plan_end(s);
 	usc__mpfr_range_restore(&range);
 	return st;
+}
+
+/* ------------------------------------- shared with envelope_fast.c */
+
+double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op)
+{
+	return accuracy_of(s, op);
+}
+
+void usc__env_clip_range(const usc__dom_op *op, value *x)
+{
+	clip_range(op, x);
+}
+
+void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,
+			 bool force)
+{
+	flush_zero_mode(s, r, t, force);
+}
+
+bool usc__env_flush_forced(const env_state *s, usc_hlo_opcode op)
+{
+	return flush_forced(s, op);
+}
+
+bool usc__env_never_subnormal(const env_state *s, const usc__dom_op *op,
+			      usc_dtype t)
+{
+	return never_subnormal(s, op, t);
+}
+
+bool usc__env_reciprocal_allowed(const env_state *s, const usc__dom_op *op,
+				 const value *y)
+{
+	return reciprocal_allowed(s, op, y);
 }
 
 const usc__domain_ops usc__domain_envelope = {

@@ -113,6 +113,20 @@ typedef struct usc__envelope_value {
 	float roundings; /* see usc__envelope_elem */
 } usc__envelope_value;
 
+/*
+ * The fast path (docs/envelope.md, "The fast path"): how many elements of
+ * elementwise float ops the state decided in double (*fast) and how many
+ * went to MPFR (*escalated), since it was created.
+ */
+void usc__envelope_counts(const void *state, uint64_t *fast,
+			  uint64_t *escalated);
+
+/*
+ * Every op through MPFR (on), or the fast path where it decides (off, the
+ * default unless the environment variable USC_ENVELOPE is "mpfr").
+ */
+void usc__envelope_set_mpfr_only(void *state, bool on);
+
 /* v = the finite interval [lo, hi] of a float type (zeros of both signs). */
 void usc__envelope_value_set(usc__envelope_value *v, double lo, double hi);
 

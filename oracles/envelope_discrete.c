@@ -18,6 +18,7 @@
 
 #include "domain.h"
 #include "envelope.h"
+#include "envelope_fast.h"
 #include "envelope_internal.h"
 #include "oracle.h"
 
@@ -220,16 +221,15 @@ usc_status usc__env_convert(env_state *s, const usc__dom_op *op, value *r,
 		usc__env_flush_inputs(s, op, &v, 0);
 		r->flags = v.flags & (VNAN | PINF | NINF | UNK | CLIP);
 		if (v.flags & FIN) {
-			mpfr_set_d(s->a, v.lo, MPFR_RNDN);
-			mpfr_set_d(s->b, v.hi, MPFR_RNDN);
 			if (fp8 && s->prof.fp8_overflow == USC_FP8_OVF_SAT)
 				o = USC_OVF_SATURATE;
-			usc__env_finish(s, op, r, to, s->a, s->b,
-			       v.flags & (ZPOS | ZNEG), o, false);
+			/* The ends are exact: in double where it decides. */
+			usc__env_finish_d(s, op, r, to, v.lo, v.hi,
+					  v.flags & (ZPOS | ZNEG), o, false);
 			if (fp8 && s->prof.fp8_overflow == USC_FP8_OVF_EITHER)
-				usc__env_finish(s, op, r, to, s->a, s->b,
-				       v.flags & (ZPOS | ZNEG),
-				       USC_OVF_SATURATE, false);
+				usc__env_finish_d(s, op, r, to, v.lo, v.hi,
+						  v.flags & (ZPOS | ZNEG),
+						  USC_OVF_SATURATE, false);
 		}
 		/* Infinities and NaN convert per the format (and policy). */
 		if (v.flags & (PINF | NINF | VNAN)) {

@@ -41,6 +41,34 @@ enum {
 
 typedef usc__envelope_value value;
 
+/*
+ * What the fast path's rounding sets need of an op, decided once per
+ * apply call (envelope_fast.c): the declared type t, the compute type c
+ * and the excess type w (USC_DTYPE_INVALID: none), the accuracy k in
+ * ulps (0.5: correctly rounded), and the profile's flushing.
+ */
+typedef struct env_fin {
+	usc_hlo_opcode op;
+	usc_dtype t, c, w;
+	double k;
+	bool forced, nosub, flush_t, flush_c, flush_w;
+	/* The types whose subnormals operand k may be read as 0 in. */
+	usc_dtype flush_in[2][2];
+	bool ok; /* t, c and w are types the fast path rounds into */
+} env_fin;
+
+/* The fast path's view of one op (envelope_fast.c, usc__env_fast_plan). */
+typedef struct env_plan {
+	const usc__dom_op *op; /* the op it was made for, during one apply */
+	bool fast;             /* the op and its operand types qualify */
+	env_fin fin;
+	env_fin fin_mul;       /* a divide's x * (1 / y): the multiply */
+	int recip;             /* divide: 0 never, 1 always, 2 point divisors */
+	double (*fn)(double);  /* a unary function's libm call */
+	bool decreasing;
+	double libm_ulps;
+} env_plan;
+
 typedef struct env_state {
 	usc_profile prof;
 	void *orc;  /* the oracle's state: exact ranges */
@@ -49,6 +77,13 @@ typedef struct env_state {
 	mpfr_t a, b, t, lo, hi;
 	usc_float_info info[USC_DTYPE_COUNT];
 	bool has_info[USC_DTYPE_COUNT];
+	/*
+	 * The fast path (envelope_fast.c): off when mpfr_only; the op
+	 * elements it decided and those it escalated to MPFR.
+	 */
+	bool mpfr_only;
+	uint64_t fast, escalated;
+	env_plan plan;
 } env_state;
 
 /* envelope.c */
@@ -68,6 +103,16 @@ void usc__env_flush_zero(const env_state *s, value *r, usc_dtype t);
 bool usc__env_has_zero(const value *v);
 void usc__env_hull(value *r, double lo, double hi, unsigned zs);
 void usc__env_unite(value *r, const value *v);
+/* The static helpers of envelope.c that envelope_fast.c shares. */
+double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op);
+void usc__env_clip_range(const usc__dom_op *op, value *x);
+void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,
+			 bool force);
+bool usc__env_flush_forced(const env_state *s, usc_hlo_opcode op);
+bool usc__env_never_subnormal(const env_state *s, const usc__dom_op *op,
+			      usc_dtype t);
+bool usc__env_reciprocal_allowed(const env_state *s, const usc__dom_op *op,
+				 const value *y);
 
 /* envelope_value.c */
 usc_status usc__env_constant(void *state, usc_dtype t,

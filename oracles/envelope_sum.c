@@ -18,6 +18,7 @@
 
 #include "domain.h"
 #include "envelope.h"
+#include "envelope_fast.h"
 #include "envelope_internal.h"
 #include "oracle.h"
 
@@ -166,6 +167,11 @@ usc_status usc__env_sum(void *state, const usc__dom_op *add, size_t n,
 		r->flags |= VNAN;
 	if (!(all & FIN))
 		return USC_OK;
+	/* In double where it decides (envelope_fast.c); else MPFR. */
+	if (usc__env_fast_sum(s, r, t, acc, v, n, (const value *)init,
+			      e_prod))
+		return USC_OK;
+	s->escalated++;
 	/*
 	 * Any order of the n additions: |computed - exact| <= gamma_n *
 	 * sum |x_i| (Higham, Accuracy and Stability of Numerical

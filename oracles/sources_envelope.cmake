@@ -3,4 +3,5 @@ list(APPEND USC_LIB_SOURCES
   oracles/envelope.c
   oracles/envelope_value.c
   oracles/envelope_discrete.c
-  oracles/envelope_sum.c)
+  oracles/envelope_sum.c
+  oracles/envelope_fast.c)

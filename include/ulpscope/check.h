@@ -191,6 +191,13 @@ typedef struct usc_check_report {
 	usc_verdict verdict;
 	char reason[512];
 	/*
+	 * With a profile: the op elements (an elementwise float op on one
+	 * element, or one reassociated sum) the envelope decided in double
+	 * arithmetic, and those it escalated to MPFR (docs/envelope.md, "The
+	 * fast path"), over every run of it.
+	 */
+	uint64_t envelope_fast, envelope_escalated;
+	/*
 	 * Borrowed, NULL by default: an attribution of this kernel
 	 * (include/ulpscope/attribution.h, usc_attribute on computation and
 	 * inputs) that usc_check_write stores with it.  The caller sets it

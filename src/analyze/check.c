@@ -894,6 +894,7 @@ static void run_clear(check_run *c)
 	usc__free(c->why_out);
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);
+	usc__check_envelope_tally(c->r, c->env);
 	usc_eval_destroy(c->env);
 	for (size_t i = 0; c->oracle && i < c->oracle_count; i++)
 		usc_eval_destroy(c->oracle[i]);
@@ -1155,6 +1156,7 @@ static void evals_clear(check_run *c)
 {
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);
+	usc__check_envelope_tally(c->r, c->env);
 	usc_eval_destroy(c->env);
 	c->ref = c->tier = c->env = NULL;
 	for (size_t i = 0; i < c->oracle_count; i++) {

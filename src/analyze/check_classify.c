@@ -66,6 +66,17 @@ void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts)
 		}
 }
 
+void usc__check_envelope_tally(usc_check_report *r, usc_eval *env)
+{
+	uint64_t fast = 0, escalated = 0;
+
+	if (!r || !env)
+		return;
+	usc__envelope_counts(usc__eval_domain_state(env), &fast, &escalated);
+	r->envelope_fast += fast;
+	r->envelope_escalated += escalated;
+}
+
 usc_status usc__check_envelope(usc_eval *ev, usc__check_part *parts,
 			       size_t nparts, uint64_t first, uint64_t count,
 			       bool *refused, usc__check_reason *why,

@@ -54,6 +54,12 @@ typedef struct usc__check_reason {
 } usc__check_reason;
 
 /*
+ * Adds the fast-path counts of the envelope evaluator env (NULL: none) to
+ * r's envelope_fast and envelope_escalated; call it before destroying env.
+ */
+void usc__check_envelope_tally(usc_check_report *r, usc_eval *env);
+
+/*
  * The envelope run over one part per output (parts[i] of output i),
  * evaluating the elements [first, first + count) of a streamed output
  * (count 0: everything): each element's envelope into its part.  When the

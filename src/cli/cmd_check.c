@@ -315,6 +315,9 @@ static void print_json(const usc_check_report *r)
 		printf(", \"verdict\": \"%s\", \"reason\": ",
 		       usc_verdict_name(r->verdict));
 		usc_cli_json_str(r->reason);
+		printf(", \"envelope_fast\": %" PRIu64
+		       ", \"envelope_escalated\": %" PRIu64,
+		       r->envelope_fast, r->envelope_escalated);
 	} else {
 		printf("\"profile\": null, \"verdict\": null, \"reason\": null");
 	}
@@ -424,10 +427,14 @@ static void print_text(const usc_check_report *r)
 		printf("oracle precision %lu bits\n", r->oracle_precision);
 	else
 		printf("every element decided by the f64 tier\n");
-	if (r->classified)
+	if (r->classified) {
 		printf("verdict under profile %s: %s\n  %s\n", r->profile.name,
 		       usc_verdict_name(r->verdict), r->reason);
-	else
+		/* The envelope's fast path and its escalations to MPFR. */
+		printf("envelope: %" PRIu64 " op elements decided in double, "
+		       "%" PRIu64 " escalated to MPFR\n",
+		       r->envelope_fast, r->envelope_escalated);
+	} else
 		printf("no device profile: no verdict (--profile NAME|FILE)\n");
 	for (size_t i = 0; i < r->output_count; i++) {
 		const usc_check_output *o = &r->outputs[i];

@@ -832,6 +832,7 @@ static usc_tensor *param_tensor(const kernel *k, size_t i)
 
 typedef struct tally {
 	size_t kernels, skipped, values, multi, kinds[5];
+	uint64_t fast; /* op elements the fast path decided */
 } tally;
 
 /* Runs the envelope on k under p and checks every permitted value. */
@@ -859,44 +860,67 @@ static void check_kernel(kernel *k, const usc_profile *p, tally *ty,
 		if (usc_eval_bind(ev, i, in[i], &err) != USC_OK)
 			fail_msg("bind: %s", err.message);
 	}
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s\n%s", err.message, k->text);
-	assert_int_equal(usc__eval_output_values(ev, 0, &vals, &count, &t),
-			 USC_OK);
-	assert_int_equal(count, k->nout);
-	for (size_t j = 0; j < k->nout; j++) {
-		usc__envelope_elem e;
-		uint64_t rep;
+	/*
+	 * Both paths of the domain: the fast one (double arithmetic, the
+	 * default) and the MPFR one (docs/envelope.md, "The fast path").
+	 */
+	for (int mpfr = 0; mpfr < 2; mpfr++) {
+		uint64_t fast = 0, escalated = 0;
 
-		assert_int_equal(usc__domain_envelope.to_output(
-					 usc__eval_domain_state(ev), t,
-					 (const unsigned char *)vals +
-						 j * usc__domain_envelope
-							     .value_size,
-					 &rep, &e, &err),
+		usc__envelope_set_mpfr_only(usc__eval_domain_state(ev),
+					    mpfr == 1);
+		if (usc_eval_run(ev, &err) != USC_OK)
+			fail_msg("run: %s\n%s", err.message, k->text);
+		assert_int_equal(usc__eval_output_values(ev, 0, &vals, &count,
+							 &t),
 				 USC_OK);
-		if (k->out[j].n > 1)
-			ty->multi++;
-		for (size_t v = 0; v < k->out[j].n; v++) {
-			double d = mpfr_get_d(k->out[j].v[v], MPFR_RNDN);
-			uint64_t b;
+		assert_int_equal(count, k->nout);
+		for (size_t j = 0; j < k->nout; j++) {
+			usc__envelope_elem e;
+			uint64_t rep;
 
-			assert_int_equal(usc_encode_double(t, d, NULL, &b, NULL),
-					 0);
-			ty->values++;
-			if (!usc__envelope_contains(&e, t, b)) {
-				printf("under %s, output %zu: %a (%s) is a "
-				       "permitted value outside the envelope "
-				       "[%a, %a] flags %#x; inputs:",
-				       p->name, j, d, k->f->name, e.lo, e.hi,
-				       e.flags);
-				for (size_t i = 0; i < k->nparam; i++)
-					for (size_t q = 0; q < k->plen[i]; q++)
-						printf(" %a", k->pv[i][q]);
-				printf("\n%s", k->text);
-				fail();
+			const unsigned char *val =
+				(const unsigned char *)vals +
+				j * usc__domain_envelope.value_size;
+
+			assert_int_equal(usc__domain_envelope.to_output(
+						 usc__eval_domain_state(ev), t,
+						 val, &rep, &e, &err),
+					 USC_OK);
+			if (k->out[j].n > 1 && mpfr == 0)
+				ty->multi++;
+			for (size_t v = 0; v < k->out[j].n; v++) {
+				double d = mpfr_get_d(k->out[j].v[v],
+						      MPFR_RNDN);
+				uint64_t b;
+
+				assert_int_equal(usc_encode_double(t, d, NULL,
+								   &b, NULL),
+						 0);
+				ty->values += mpfr == 0;
+				if (!usc__envelope_contains(&e, t, b)) {
+					printf("under %s (%s path), output "
+					       "%zu: %a (%s) is a permitted "
+					       "value outside the envelope "
+					       "[%a, %a] flags %#x; inputs:",
+					       p->name,
+					       mpfr ? "MPFR" : "fast", j, d,
+					       k->f->name, e.lo, e.hi,
+					       e.flags);
+					for (size_t i = 0; i < k->nparam; i++)
+						for (size_t q = 0;
+						     q < k->plen[i]; q++)
+							printf(" %a",
+							       k->pv[i][q]);
+					printf("\n%s", k->text);
+					fail();
+				}
 			}
 		}
+		usc__envelope_counts(usc__eval_domain_state(ev), &fast,
+				     &escalated);
+		if (mpfr == 0)
+			ty->fast += fast;
 	}
 	ty->kinds[kind]++;
 	usc_eval_destroy(ev);
@@ -947,9 +971,13 @@ static void run_profile(const char *name)
 	printf("  %s: %zu kernels (%zu chains, %zu reductions, %zu dots, "
 	       "%zu convolutions, %zu near-tie FMAs checked; %zu skipped "
 	       "near a subnormal or an overflow), %zu permitted values, %zu "
-	       "outputs with more than one\n",
+	       "outputs with more than one; each checked on the fast and the "
+	       "MPFR path, the fast one deciding %llu op elements\n",
 	       name, ty.kernels, ty.kinds[0], ty.kinds[1], ty.kinds[2],
-	       ty.kinds[3], ty.kinds[4], ty.skipped, ty.values, ty.multi);
+	       ty.kinds[3], ty.kinds[4], ty.skipped, ty.values, ty.multi,
+	       (unsigned long long)ty.fast);
+	/* The fast path is what the default run takes: it must be reached. */
+	assert_true(ty.fast > 0);
 	/* The skips stay a minority, so the test keeps its reach. */
 	assert_true(ty.skipped * 4 < ty.kernels);
 	free(k);

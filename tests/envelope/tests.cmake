@@ -21,3 +21,44 @@ foreach(case conv2d_f32 affine_f16)
   set_tests_properties(cli_check_xla_cpu_${case} PROPERTIES PASS_REGULAR_EXPRESSION
     "verdict under profile xla-cpu: legit\n  legit: all [0-9]+ elements inside the xla-cpu envelope")
 endforeach()
+
+# The fast envelope against the MPFR one on the corpora (docs/envelope.md,
+# "The fast path"): containment element by element, the width factor, and
+# the same classes and verdicts.  One test per part so that each stays
+# under ~20 s in a Release build.
+add_executable(test_envelope_fast envelope/test_envelope_fast.c)
+target_include_directories(test_envelope_fast PRIVATE
+  ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(test_envelope_fast PRIVATE
+  ulpscope PkgConfig::CMOCKA usc_warnings m)
+# Under the sanitizers, one input distribution (normal_s0) of every
+# kernel: all of them take minutes there.
+set(usc_envelope_fast_only "")
+if(USC_SANITIZE)
+  set(usc_envelope_fast_only --only normal_s0)
+endif()
+foreach(part fastmath-off fastmath-on)
+  add_test(NAME test_envelope_fast_${part}
+    COMMAND test_envelope_fast ${usc_envelope_fast_only}
+      ${PROJECT_SOURCE_DIR}/data/acceptance/${part})
+endforeach()
+add_test(NAME test_envelope_fast_examples
+  COMMAND test_envelope_fast ${PROJECT_SOURCE_DIR}/data/examples
+    ${PROJECT_SOURCE_DIR}/data/defects)
+set_tests_properties(test_envelope_fast_fastmath-off test_envelope_fast_fastmath-on
+  test_envelope_fast_examples PROPERTIES ENVIRONMENT "${USC_TEST_ENV}" TIMEOUT 900)
+# The fast envelope's rounding into f32, bf16 and f16 against the codec.
+usc_add_test(test_envelope_round envelope/test_envelope_round.c)
+target_include_directories(test_envelope_round PRIVATE ${PROJECT_SOURCE_DIR})
+
+# The envelope's counts in the check's output: the fast path decides most
+# op elements; with USC_ENVELOPE=mpfr none, and every one is escalated.
+add_test(NAME cli_check_envelope_counts
+  COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0 --worst 0)
+set_tests_properties(cli_check_envelope_counts PROPERTIES PASS_REGULAR_EXPRESSION
+  "verdict under profile xla-cpu: legit\n[^\n]*\nenvelope: [1-9][0-9]* op elements decided in double, [0-9]+ escalated to MPFR\n")
+add_test(NAME cli_check_envelope_counts_mpfr
+  COMMAND ulpscope_cli check ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0 --worst 0 --json)
+set_tests_properties(cli_check_envelope_counts_mpfr PROPERTIES
+  ENVIRONMENT "USC_ENVELOPE=mpfr"
+  PASS_REGULAR_EXPRESSION "\"verdict\": \"legit\", \"reason\": \"[^\"]*\", \"envelope_fast\": 0, \"envelope_escalated\": [1-9][0-9]*, ")
