@@ -318,9 +318,31 @@ static void ranking(usc__html *h, const usc_batch_result *b,
 }
 
 /*
- * The table of cases.  It is the page's largest part for a big batch
- * (one row per case), so a row holds the figures once each: the class
- * counts that are zero are left empty.
+ * A figure of the cases table: the short form shown, and the exact one in
+ * data-v only when the short one is not already exact (most counts and
+ * many maxima are small integers), since this table is one row per case.
+ */
+static void compact_num_td(usc__html *h, double x)
+{
+	char shown[32];
+
+	snprintf(shown, sizeof shown, "%.4g", x);
+	if (isnan(x) || (!isinf(x) && strtod(shown, NULL) == x)) {
+		usc__html_printf(h, "<td>%s</td>", isnan(x) ? "NaN" : shown);
+		return;
+	}
+	usc__html_printf(h, "<td data-v=\"");
+	usc__html_num(h, x);
+	usc__html_printf(h, "\">");
+	usc__html_num_short(h, x);
+	usc__html_printf(h, "</td>");
+}
+
+/*
+ * The table of cases: the page's largest part for a big batch, one row
+ * per case, so a row says each figure once.  The columns' keys are on the
+ * header cells (data-k), a cell's exact figure is its text unless it has
+ * a data-v, and class counts of zero are left empty.
  */
 static void cases_table(usc__html *h, const usc_batch_result *b,
 			const size_t *detail_id)
@@ -328,13 +350,20 @@ static void cases_table(usc__html *h, const usc_batch_result *b,
 	usc__html_printf(h, "<h2 id=\"cases\">cases</h2><input class=\"filter\" "
 			    "data-table=\"cases-table\" placeholder=\"filter "
 			    "cases\"><table id=\"cases-table\" "
-			    "class=\"sortable\"><thead><tr><th>case</th>"
-			    "<th>kernel</th><th>status</th><th>verdict</th>"
-			    "<th>elements</th>");
-	class_headers(h);
-	usc__html_printf(h, "<th>max |ulp| reference</th><th>max |ulp| "
-			    "oracle</th><th>culprit</th><th>seconds</th>"
-			    "<th>message</th></tr></thead><tbody>\n");
+			    "class=\"sortable\"><thead><tr><th data-k=\"path\">"
+			    "case</th><th data-k=\"kernel\">kernel</th>"
+			    "<th data-k=\"status\">status</th><th "
+			    "data-k=\"verdict\">verdict</th><th "
+			    "data-k=\"elements\">elements</th>");
+	for (size_t c = 0; c < USC_CLASS_COUNT; c++)
+		usc__html_printf(h, "<th class=\"c%zu\" data-k=\"%s\">%s</th>",
+				 c, class_keys[c], usc_class_name((usc_class)c));
+	usc__html_printf(h, "<th data-k=\"max_ulp_reference\">max |ulp| "
+			    "reference</th><th data-k=\"max_ulp_oracle\">max "
+			    "|ulp| oracle</th><th data-k=\"culprit\">culprit"
+			    "</th><th data-k=\"seconds\">seconds</th><th "
+			    "data-k=\"message\">message</th></tr></thead>"
+			    "<tbody>\n");
 	for (size_t i = 0; i < b->row_count; i++) {
 		const usc_batch_row *r = &b->rows[i];
 
@@ -343,18 +372,22 @@ static void cases_table(usc__html *h, const usc_batch_result *b,
 		kernel_link(h, r->path, detail_id[i], detail_id[i] != SIZE_MAX);
 		usc__html_printf(h, "</td><td>");
 		usc__html_text(h, r->kernel);
-		usc__html_printf(h, "</td><td>%s</td>",
+		usc__html_printf(h, "</td><td>%s</td><td class=\"vt-",
 				 usc_batch_status_name(r->status));
-		verdict_td(h, r->verdict);
-		count_td(h, "elements", r->elements);
+		usc__html_text(h, r->verdict[0] ? r->verdict : "none");
+		usc__html_printf(h, "\">");
+		usc__html_text(h, r->verdict);
+		usc__html_printf(h, "</td><td>%llu</td>",
+				 (unsigned long long)r->elements);
 		for (size_t c = 0; c < USC_CLASS_COUNT; c++) {
 			if (r->counts[c])
-				count_td(h, class_keys[c], r->counts[c]);
+				usc__html_printf(h, "<td>%llu</td>",
+						 (unsigned long long)r->counts[c]);
 			else
 				usc__html_printf(h, "<td></td>");
 		}
-		num_td(h, "max_ulp_reference", r->max_ulp_reference);
-		num_td(h, "max_ulp_oracle", r->max_ulp_oracle);
+		compact_num_td(h, r->max_ulp_reference);
+		compact_num_td(h, r->max_ulp_oracle);
 		usc__html_printf(h, "<td class=\"src\">");
 		usc__html_text(h, r->culprit);
 		usc__html_printf(h, "</td><td>%.2f</td><td class=\"msg\">",
@@ -365,8 +398,43 @@ static void cases_table(usc__html *h, const usc_batch_result *b,
 	usc__html_printf(h, "</tbody></table>\n");
 }
 
-static usc_status batch_index(usc__html *h, usc_results_reader *r,
-			      const char *path, const usc_report_options *o,
+/*
+ * A checked case's section, read from the case's own result file (the
+ * row's result, relative to the index's directory) rather than through
+ * the index's external link: HDF5 opens a link's target file again for
+ * every object read through it, which made each section several times
+ * slower.
+ */
+static usc_status case_section(usc__html *h, const char *index,
+			       const usc_batch_row *row, size_t id,
+			       const usc_report_options *o, usc_error *err)
+{
+	char *dir = usc__path_dir(index);
+	size_t n = (dir ? strlen(dir) : 0) + strlen(row->result) + 2;
+	char *file = usc__malloc(n);
+	usc_results_reader *cr = NULL;
+	usc_status st;
+
+	if (!dir || !file) {
+		usc__free(dir);
+		usc__free(file);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (row->result[0] == '/')
+		snprintf(file, n, "%s", row->result);
+	else
+		snprintf(file, n, "%s/%s", dir, row->result);
+	st = usc_results_open(file, &cr, err);
+	if (st == USC_OK)
+		st = usc__report_kernel(h, cr, file, row->kernel, id, o, err);
+	usc_results_reader_close(cr);
+	usc__free(dir);
+	usc__free(file);
+	return st;
+}
+
+static usc_status batch_index(usc__html *h, const char *path,
+			      const usc_report_options *o,
 			      usc_error *err)
 {
 	usc_batch_result *b = NULL;
@@ -418,9 +486,8 @@ static usc_status batch_index(usc__html *h, usc_results_reader *r,
 	usc__report_legend(h);
 	for (size_t i = 0; st == USC_OK && i < b->row_count; i++)
 		if (detail_id[order[i]] != SIZE_MAX)
-			st = usc__report_kernel(h, r, path,
-						b->rows[order[i]].link,
-						detail_id[order[i]], o, err);
+			st = case_section(h, path, &b->rows[order[i]],
+					  detail_id[order[i]], o, err);
 done:
 	usc__free(order);
 	usc__free(detail_id);
@@ -533,7 +600,7 @@ usc_status usc_report_write(const char *results, const char *out,
 				     "data-v=\"%zu\">%zu</span> kernels</p>\n",
 				 usc_results_kernel_count(r),
 				 usc_results_kernel_count(r));
-		st = batch ? batch_index(&h, r, results, o, err)
+		st = batch ? batch_index(&h, results, o, err)
 			   : plain_file(&h, r, results, o, err);
 	}
 	/*

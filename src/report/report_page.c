@@ -31,6 +31,8 @@ static const char style[] =
 	"background:#888}.v-legit{background:#2a8a3a}"
 	".v-suspicious{background:#d98200}.v-defect{background:#c0262d}"
 	".v-undecided{background:#777}"
+	".vt-legit{color:#2a8a3a}.vt-suspicious{color:#d98200;font-weight:bold}"
+	".vt-defect{color:#c0262d;font-weight:bold}.vt-undecided{color:#777}"
 	".maps{display:flex;gap:1.5em;flex-wrap:wrap}"
 	"figure{margin:.3em 0}figcaption{font-size:.85em;color:#555}"
 	"svg.grid{border:1px solid #bbb;background:#fff}"

@@ -107,15 +107,17 @@ def main():
                 rt.check_kernel(tree, res, name, f["kernels"][name])
         else:
             b = f["batch"][()]
-            rows = list(tree.find("table", id="cases-table").find("tbody")
-                        .find_all("tr"))
+            table = tree.find("table", id="cases-table")
+            cols = rt.columns(table)
+            rows = list(table.find("tbody").find_all("tr"))
             rt.expect(len(rows) == len(b), f"{len(rows)} rows, {len(b)} cases")
             byidx = {int(r.attrs["data-index"]): r for r in rows}
             for rec in b:
                 r = byidx.get(int(rec["index"]))
                 rt.expect(r is not None and
-                          rt.cell(r, "verdict") == rec["verdict"].decode() and
-                          rt.same(rt.cell(r, "max_ulp_oracle"),
+                          rt.col(r, cols, "verdict") ==
+                          rec["verdict"].decode() and
+                          rt.same(rt.col(r, cols, "max_ulp_oracle"),
                                   rec["max_ulp_oracle"]),
                           f"case {rec['index']}: figures in Chromium's DOM")
             vt = tree.find("table", id="verdicts")
@@ -123,7 +125,7 @@ def main():
             rt.expect(int(rt.cell(vt, "verdict_legit")) ==
                       verdicts.count("legit"), "legit count")
             for s in list(tree.find_all("section"))[:2]:
-                name = s.attrs["data-kernel"]
+                name = rt.section_link(tree, b, s)
                 rt.check_kernel_brief(s, f["kernels"][name], name)
     print(f"artifacts: {artifacts}")
     if rt.failures:

@@ -137,6 +137,19 @@ def cell(row, key):
     return None if n is None else n.attrs.get("data-v")
 
 
+def columns(table):
+    """The keys of a table's columns, from its header cells' data-k."""
+    ths = list(table.find("thead").find_all("th"))
+    return {th.attrs.get("data-k"): i for i, th in enumerate(ths)}
+
+
+def col(row, cols, key):
+    """A row's figure in column key: its data-v, else its text."""
+    tds = [c for c in row.children if isinstance(c, Node) and c.tag == "td"]
+    td = tds[cols[key]]
+    return td.attrs.get("data-v", td.text())
+
+
 def same(a_text, b):
     """A data-v figure against a number read by h5py, bit for bit."""
     a = float(a_text)
@@ -424,25 +437,31 @@ def test_batch(outdir, root, idx=None):
             expect(int(cell(vt, f"verdict_{v}")) == n, f"verdicts {v}")
         expect(int(cell(vt, "failed")) ==
                sum(1 for s in status if s != "ok"), "failed count")
+        table = page.find("table", id="cases-table")
+        cols = columns(table)
         rows = {int(r.attrs["data-index"]): r for r in
-                page.find("table", id="cases-table").find("tbody")
-                .find_all("tr")}
+                table.find("tbody").find_all("tr")}
         expect(len(rows) == len(b), f"{len(rows)} case rows, {len(b)} cases")
         for rec in b:
             r = rows.get(int(rec["index"]))
             if r is None:
                 fail(f"case {rec['index']} has no row")
                 continue
-            expect(cell(r, "verdict") == rec["verdict"].decode() and
-                   int(cell(r, "elements")) == rec["elements"] and
-                   same(cell(r, "max_ulp_oracle"), rec["max_ulp_oracle"]) and
-                   same(cell(r, "max_ulp_reference"),
+            expect(col(r, cols, "verdict") == rec["verdict"].decode() and
+                   col(r, cols, "status") == rec["status"].decode() and
+                   int(col(r, cols, "elements")) == rec["elements"] and
+                   same(col(r, cols, "max_ulp_oracle"),
+                        rec["max_ulp_oracle"]) and
+                   same(col(r, cols, "max_ulp_reference"),
                         rec["max_ulp_reference"]),
                    f"case {rec['index']}: figures")
-            for c in ("defect", "rounding", "envelope"):
-                v = cell(r, f"class_count_{c}")
+            for c in ("exact", "rounding", "envelope", "suspicious",
+                      "defect", "undecided"):
+                v = col(r, cols, f"class_count_{c}")
                 expect(int(v or 0) == rec[f"n_{c}"],
                        f"case {rec['index']}: n_{c}")
+            expect(col(r, cols, "message") == rec["message"].decode(),
+                   f"case {rec['index']}: message")
         # The ranking: one row per HLO text, with its run count.
         hashes = [h.decode() for h in b["hlo_hash"]]
         rk = page.find("table", id="ranking-table").find("tbody")
@@ -457,13 +476,25 @@ def test_batch(outdir, root, idx=None):
                   if s == "ok" and l]
         expect(len(secs) == min(50, len(linked)), "detail sections")
         for s in secs[:3]:
-            name = s.attrs["data-kernel"]
+            name = section_link(page, b, s)
             check_kernel_brief(s, f["kernels"][name], name)
 
 
 # Exit statuses of a batch that ran (docs/batch.md): every case checked, or
 # some suspicious, defect, undecided or failed.
 BATCH_OK = (0, 3, 4, 5, 6)
+
+
+def section_link(page, batch, sec):
+    """The /kernels link of a batch index's detail section: the case row
+    whose path links to the section's anchor names it."""
+    a = page.find("table", id="cases-table").find(
+        "a", href="#" + sec.attrs["id"])
+    row = a.parent.parent
+    rec = batch[batch["index"] == int(row.attrs["data-index"])][0]
+    expect(rec["kernel"].decode() == sec.attrs["data-kernel"],
+           f"section {sec.attrs['id']}: kernel of another case")
+    return rec["link"].decode()
 
 
 def check_kernel_brief(sec, kg, name):

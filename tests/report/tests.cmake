@@ -27,23 +27,24 @@ set_tests_properties(cli_report_examples cli_report_bad cli_report_batch
   ENVIRONMENT "${USC_REPORT_ENV}")
 
 # The report of the whole acceptance corpus (408 cases): its batch runs as
-# two shards (each under 20 s in Release) and a merge, fixtures of the two
-# tests that read the index.  Not under the sanitizers, where the corpus
+# four shards (each about 8 s in Release on an idle core) and a merge,
+# fixtures of the two tests that read the index.  Not under the sanitizers, where the corpus
 # already runs in test_acceptance_xla_cpu.
 if(NOT USC_SANITIZE)
   set(acc ${USC_REPORT_OUT}/acceptance)
-  foreach(k 1 2)
+  foreach(k 1 2 3 4)
     add_test(NAME report_acceptance_shard_${k}
       COMMAND ${USC_REPORT_PY}
         ${CMAKE_CURRENT_SOURCE_DIR}/report/report_test.py
         $<TARGET_FILE:ulpscope_cli> shard ${acc}/s${k}.h5
-        ${PROJECT_SOURCE_DIR}/data/acceptance ${k}/2)
+        ${PROJECT_SOURCE_DIR}/data/acceptance ${k}/4)
     set_tests_properties(report_acceptance_shard_${k} PROPERTIES
       FIXTURES_SETUP report_acceptance_shards)
   endforeach()
   add_test(NAME report_acceptance_merge
     COMMAND ${USC_REPORT_PY} ${CMAKE_CURRENT_SOURCE_DIR}/report/report_test.py
-      $<TARGET_FILE:ulpscope_cli> merge ${acc}/A.h5 ${acc}/s1.h5 ${acc}/s2.h5)
+      $<TARGET_FILE:ulpscope_cli> merge ${acc}/A.h5 ${acc}/s1.h5 ${acc}/s2.h5
+      ${acc}/s3.h5 ${acc}/s4.h5)
   set_tests_properties(report_acceptance_merge PROPERTIES
     FIXTURES_REQUIRED report_acceptance_shards
     FIXTURES_SETUP report_acceptance)
@@ -58,6 +59,7 @@ if(NOT USC_SANITIZE)
   set_tests_properties(cli_report_acceptance browser_report_acceptance
     PROPERTIES FIXTURES_REQUIRED report_acceptance)
   set_tests_properties(report_acceptance_shard_1 report_acceptance_shard_2
+    report_acceptance_shard_3 report_acceptance_shard_4
     report_acceptance_merge cli_report_acceptance browser_report_acceptance
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
     ENVIRONMENT "${USC_REPORT_ENV}")
