@@ -4,6 +4,9 @@
 # (browser_test.py: its DOM, no console message, a screenshot kept under
 # build/tests/report/browser-*/).  Debian's python3 with numpy and h5py,
 # and chromium, which tools/setup.sh installs; exit 77 skips without them.
+# The writer's escaping and the plots' binning, in C.
+usc_add_test(test_report_html report/test_report_html.c)
+
 set(USC_REPORT_PY /usr/bin/python3)
 set(USC_REPORT_OUT ${CMAKE_CURRENT_BINARY_DIR}/report)
 set(USC_REPORT_ENV "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
@@ -64,3 +67,13 @@ if(NOT USC_SANITIZE)
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
     ENVIRONMENT "${USC_REPORT_ENV}")
 endif()
+
+# Without Chromium the browser test says why and exits 77 (skipped).
+add_test(NAME browser_report_absent COMMAND bash -c
+  "PATH=/nonexistent USC_CHROMIUM= /usr/bin/python3 \"$0\" \"$1\" \"$2\" example \"$3\"; rc=$?; [ $rc = 77 ] || { echo \"exit status $rc, expected 77\"; exit 1; }"
+  ${CMAKE_CURRENT_SOURCE_DIR}/report/browser_test.py $<TARGET_FILE:ulpscope_cli>
+  ${USC_REPORT_OUT}/browser-absent
+  ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0)
+set_tests_properties(browser_report_absent PROPERTIES
+  PASS_REGULAR_EXPRESSION "skipped: chromium is not installed"
+  FAIL_REGULAR_EXPRESSION "exit status")
