@@ -413,6 +413,7 @@ static usc_status case_section(usc__html *h, const char *index,
 	size_t n = (dir ? strlen(dir) : 0) + strlen(row->result) + 2;
 	char *file = usc__malloc(n);
 	usc_results_reader *cr = NULL;
+	usc_error e;
 	usc_status st;
 
 	if (!dir || !file) {
@@ -424,9 +425,31 @@ static usc_status case_section(usc__html *h, const char *index,
 		snprintf(file, n, "%s", row->result);
 	else
 		snprintf(file, n, "%s/%s", dir, row->result);
-	st = usc_results_open(file, &cr, err);
-	if (st == USC_OK)
+	/*
+	 * A case's result file that is gone or cannot be opened costs its
+	 * section, not the page: the index's figures of the case are in the
+	 * tables already, and the section says what went wrong.
+	 */
+	usc_error_clear(&e);
+	st = usc_results_open(file, &cr, &e);
+	if (st == USC_ENOMEM) {
+		if (err)
+			*err = e;
+	} else if (st != USC_OK) {
+		usc__html_printf(h, "<section class=\"kernel unreadable\" "
+				    "id=\"k%zu\" data-kernel=\"",
+				 id);
+		usc__html_text(h, row->kernel);
+		usc__html_printf(h, "\"><h2>");
+		usc__html_text(h, row->kernel);
+		usc__html_printf(h, "</h2><p class=\"meta\">cannot read this "
+				    "case's results: ");
+		usc__html_text(h, e.message);
+		usc__html_printf(h, "</p></section>\n");
+		st = USC_OK;
+	} else {
 		st = usc__report_kernel(h, cr, file, row->kernel, id, o, err);
+	}
 	usc_results_reader_close(cr);
 	usc__free(dir);
 	usc__free(file);

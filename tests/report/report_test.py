@@ -269,6 +269,28 @@ def check_output(sec, kname, i, og, attr_names):
                f"{kname}/{i}: {series} histogram {got} != {want}")
         expect(f"{series} {nans}" in out.find("svg").text(),
                f"{kname}/{i}: {series} NaN count {nans} not shown")
+    # The envelope's median half-width in ulps at the oracle's midpoint
+    # (docs/report.md), for the formats whose ulp is written out here:
+    # 2^(max(floor(log2 |x|), emin) - (p - 1)).
+    fmt = {"f32": (24, -126), "bf16": (8, -126), "f16": (11, -14),
+           "f64": (53, -1022)}.get(og.attrs["dtype"].decode())
+    if "envelope_lo" in og and fmt and og["device"].size <= 65536:
+        lo = og["envelope_lo"][()].ravel()
+        hi = og["envelope_hi"][()].ravel()
+        mid = og["oracle_mid"][()].ravel()
+        ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(mid)
+        p, emin = fmt
+        with np.errstate(divide="ignore"):
+            _, ex = np.frexp(mid[ok])
+        e = np.maximum(np.where(mid[ok] == 0, emin, ex - 1), emin)
+        hw = np.sort((hi[ok] - lo[ok]) / 2 / np.ldexp(1.0, e - (p - 1)))
+        line = out.find("line", **{"class": "env"})
+        if hw.size and hw[(hw.size + 1) // 2 - 1] > 0:
+            expect(line is not None and same(line.attrs["data-halfwidth"],
+                                             hw[(hw.size + 1) // 2 - 1]),
+                   f"{kname}/{i}: envelope half-width")
+        else:
+            expect(line is None, f"{kname}/{i}: envelope line without width")
     # The maps.
     shape = og["device"].shape
     err = og["ulp_error_oracle"][()].ravel()
@@ -478,6 +500,23 @@ def test_batch(outdir, root, idx=None):
         for s in secs[:3]:
             name = section_link(page, b, s)
             check_kernel_brief(s, f["kernels"][name], name)
+        first = secs[0]
+        gone = b[b["index"] == int(
+            page.find("table", id="cases-table").find(
+                "a", href="#" + first.attrs["id"]).parent.parent
+            .attrs["data-index"])][0]["result"].decode()
+    if root is None:
+        return
+    # A case's result file gone: its section says so, the page is whole.
+    os.remove(os.path.join(os.path.dirname(idx), gone))
+    run("report", idx, "-o", page_path)
+    page = parse(page_path)
+    sec = page.find("section", id=first.attrs["id"])
+    expect(sec is not None and "unreadable" in sec.cls() and
+           os.path.basename(gone) in sec.text(),
+           "a missing case file does not show in its section")
+    expect(len(list(page.find_all("section"))) == len(secs),
+           "a missing case file cost more than its section")
 
 
 # Exit statuses of a batch that ran (docs/batch.md): every case checked, or
