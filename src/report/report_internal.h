@@ -91,14 +91,15 @@ void usc__svg_grid(usc__html *h, const char *kind, const uint8_t *cells,
 		   size_t block_cols, size_t levels, const char *prefix);
 
 /*
- * A heat level of |ulp| for the heat map: 0 exact zero, then one level
- * per bin boundary of USC__HEAT_EDGES; USC__HEAT_NAN for NaN.
+ * A heat level of |ulp| for the heat map: 0 an exact zero, 1 .. 8 up to
+ * the edges 0.5, 1, 2, 4, 16, 64, 256, 4096 (each included), 9 above
+ * (infinities too), USC__HEAT_NAN for NaN (docs/report.md).
  */
 #define USC__HEAT_LEVELS 11
 #define USC__HEAT_NAN 10
 uint8_t usc__heat_level(double x);
 
-/* Horizontal bars (the op budget): n bars of values in [0, 1]. */
+/* One horizontal bar of the op budget: a share in [0, 1] (clamped). */
 void usc__svg_bar(usc__html *h, double share);
 
 /* ---- The page's fixed parts (report_page.c). ---- */
