@@ -43,3 +43,10 @@ run extract kernels/softmax_f32.hlo --fusion subtract_exponential_fusion --short
 # Every bundled case at once, in parallel worker processes, ranked; run it
 # again and it resumes (here: every case is already done).
 run batch data/examples --out build/demo-batch.h5 --top 5 --quiet
+# The same results as one self-contained HTML page each (docs/report.md):
+# open them in a browser, from disk.
+run report build/demo-results.h5 -o build/demo-report.html
+run report build/demo-batch.h5 -o build/demo-batch.html
+echo
+echo "demo: HTML reports in $root/build/demo-report.html (one kernel) and"
+echo "      $root/build/demo-batch.html (every bundled case); open them in a browser"

@@ -25,6 +25,7 @@
 #include "ulpscope/explain.h"
 #include "ulpscope/bind.h"
 #include "ulpscope/audit.h"
+#include "ulpscope/report.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -105,6 +105,12 @@ static const usc_cli_command commands[] = {
 	 "[--top K] [--json]",
 	 "combine the indexes of a batch run in shards (--shard K/N) into "
 	 "one (docs/batch.md)"},
+	{"report", usc_cli_report,
+	 "report RESULTS.h5 -o REPORT.html [--detail N] [--worst K] "
+	 "[--grid G] [--hlo-lines N]",
+	 "one self-contained HTML page of a result file or batch index: "
+	 "verdicts, |ulp| histograms, heat and class maps, worst elements, "
+	 "op budget, shaded HLO, signatures (docs/report.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",
@@ -150,6 +156,7 @@ static const usc_cli_num_opt *numeric_options(const char *name)
 		{"explain", usc_cli_explain_nums},
 		{"batch", usc_cli_batch_nums},
 		{"merge", usc_cli_merge_nums},
+		{"report", usc_cli_report_nums},
 	};
 
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
