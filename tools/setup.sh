@@ -8,6 +8,7 @@ packages=(
 	libmpfr-dev libmpfi-dev libgmp-dev libopenblas-dev libhdf5-dev
 	libcmocka-dev python3-h5py python3-numpy python3-pandas
 	libopenmpi-dev openmpi-bin
+	libprotobuf-c-dev protobuf-c-compiler
 )
 if [ "${USC_WITH_FUZZ:-0}" = 1 ]; then
 	packages+=(clang libclang-rt-14-dev)

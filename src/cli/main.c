@@ -38,7 +38,7 @@ static const usc_cli_command commands[] = {
 	 "the error of A against the reference B in ULPs of TYPE, and the "
 	 "ordinal distance between their encodings (a value written 0b:HEX "
 	 "is an encoding)"},
-	{"hlo", usc_cli_hlo, "hlo FILE [--verify] [--json]",
+	{"hlo", usc_cli_hlo, "hlo FILE [--verify] [--json] [--print]",
 	 "summarize each module of an HLO file: entry signature, every "
 	 "fusion with its op histogram, element types, shapes and source "
 	 "ops; --verify checks the shape rules"},

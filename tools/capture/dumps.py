@@ -1,0 +1,107 @@
+"""XLA's own dumps of the catalogue: protocol buffers and snapshots.
+
+Runs catalogue kernels (kernels.py) on XLA:CPU with
+
+    XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text --xla_dump_hlo_as_proto
+              --xla_dump_hlo_snapshots
+
+and keeps what ulpscope reads from such a directory (docs/dumps.md):
+
+  --protos DIR   DIR/<kernel>.hlo.pb: the optimized module as XLA wrote it
+                 (an HloProto), next to kernels/<kernel>.hlo, its text; the
+                 tool says when the text it dumped differs from the committed
+                 kernels/<kernel>.hlo (then the catalogue needs recapturing).
+  --dumps DIR    DIR/<kernel>/dump/: the kernel's module as XLA dumped it
+                 (module_NNNN.jit_<kernel>.* text, protos, one snapshot per
+                 run), and DIR/<kernel>/case/: the same run written as a case
+                 directory by capture.py (kernel.hlo, input_i.npy,
+                 device_i.npy), so that a test can check that ulpscope
+                 judges both alike.
+
+XLA:CPU writes snapshots itself (jax 0.10.2): module_NNNN.NAME.snapshot.K.pb,
+K a number XLA draws per execution.  No snapshot is made up here.
+
+    python3 tools/capture/dumps.py --protos kernels/pb
+    python3 tools/capture/dumps.py --dumps data/dumps --kernel softmax_f32,swiglu_bf16
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import capture  # noqa: E402  (sets XLA_FLAGS before jax is imported)
+
+# What a dump directory keeps for ulpscope; the LLVM IR, object files and
+# buffer assignments are left out of the committed copies.
+KEEP = (".before_optimizations.txt", ".before_optimizations.hlo.pb",
+        "after_optimizations.txt", "after_optimizations.hlo.pb")
+
+
+def module_files(dump_dir, name):
+    """The files of the newest module named jit_<name> in dump_dir."""
+    hits = capture._dumps_of(dump_dir, f"jit_{name}")  # noqa: SLF001
+    if not hits:
+        raise RuntimeError(f"no dump of jit_{name} in {dump_dir}")
+    _, stem = hits[-1]
+    files = sorted(glob.glob(stem + ".*"))
+    keep = [f for f in files if f.endswith(KEEP) or ".snapshot." in f]
+    return stem, keep
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--protos", metavar="DIR")
+    ap.add_argument("--dumps", metavar="DIR")
+    ap.add_argument("--kernel", default="all", help="comma list (default: all)")
+    ap.add_argument("--distribution", default="normal")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    if not a.protos and not a.dumps:
+        ap.error("give --protos DIR or --dumps DIR")
+    dump_dir = tempfile.mkdtemp(prefix="ulpscope_dumps_")
+    capture.setup(dump_dir=dump_dir,
+                  extra_flags=["--xla_dump_hlo_as_proto", "--xla_dump_hlo_snapshots"])
+    # Keep this script's frames out of the dumped stack frames, as capture.py
+    # does for its own: the text must equal the committed kernels/<kernel>.hlo.
+    from jax._src import source_info_util
+    source_info_util.register_exclusion(os.path.abspath(__file__))
+    import kernels as K
+    names = [k.name for k in K.KERNELS] if a.kernel == "all" else a.kernel.split(",")
+    by_name = {k.name: k for k in K.KERNELS}
+    for name in names:
+        k = by_name[name]
+        if a.dumps:
+            out = os.path.join(a.dumps, name)
+            shutil.rmtree(out, ignore_errors=True)
+            case = capture.capture_kernel_case(k, a.distribution, a.seed,
+                                               os.path.join(out, "case"))
+            del case
+            stem, files = module_files(dump_dir, name)
+            os.makedirs(os.path.join(out, "dump"), exist_ok=True)
+            for f in files:
+                shutil.copy(f, os.path.join(out, "dump", os.path.basename(f)))
+            print(f"{out}: {len(files)} dump files")
+        if a.protos:
+            comp = capture.compile_kernel(k)
+            comp.run(capture.draw_inputs(k, a.distribution, a.seed))
+            stem, files = module_files(dump_dir, name)
+            pb = [f for f in files if f.endswith("after_optimizations.hlo.pb")]
+            os.makedirs(a.protos, exist_ok=True)
+            shutil.copy(pb[0], os.path.join(a.protos, name + ".hlo.pb"))
+            txt = [f for f in files if f.endswith("after_optimizations.txt")][0]
+            ref = os.path.join(capture.REPO, "kernels", name + ".hlo")
+            same = os.path.exists(ref) and open(ref).read() == open(txt).read()
+            print(f"{name}: {'text as committed' if same else 'TEXT DIFFERS from ' + ref}")
+    shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
