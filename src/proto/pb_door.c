@@ -35,7 +35,7 @@ static ProtobufCAllocator pb_allocator = {pb_alloc, pb_free_cb, NULL};
 static usc_status pb_bad(pb_walk *w, const unsigned char *at,
 			 const char *what)
 {
-	return usc__fail(w->err, USC_EPARSE, "%s: byte %ld: %s: %s", w->name,
+	return usc__fail(w->err, USC_EPARSE, "%s: byte %ld: field %s: %s", w->name,
 			 (long)(at - w->base), w->path, what);
 }
 
