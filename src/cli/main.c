@@ -47,12 +47,18 @@ static const usc_cli_command commands[] = {
 	 "write one fusion (named by instruction or fused computation) as a "
 	 "standalone HLO module"},
 	{"check", usc_cli_check,
-	 "check (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "check (CASE_DIR | DUMP_DIR --module NAME_OR_ID [--execution K] | "
+	 "KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--device SRC...) [--out FILE.h5 [--append | --force]] [--json] [--worst K] "
 	 "[--pairwise] [--precision-max BITS] [--quantize] [--strict-oracle] "
 	 "[--input-raw]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
+	{"import", usc_cli_import,
+	 "import DUMP_DIR -o CASES_DIR [--module NAME_OR_ID] [--execution K]",
+	 "write each snapshot of an XLA dump directory (--xla_dump_to with "
+	 "--xla_dump_hlo_snapshots) as a case directory, "
+	 "CASES_DIR/NAME/execution_K (docs/dumps.md)"},
 	{"bisect", usc_cli_bisect,
 	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "

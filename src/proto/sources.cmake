@@ -13,6 +13,10 @@ add_custom_command(
   DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/proto/xla_subset.proto
   COMMENT "protoc-c src/proto/xla_subset.proto"
   VERBATIM)
+# A target for the generated files, so that libraries built in other
+# directories from the same list (tests/fuzz) can wait for them.
+add_custom_target(usc_proto_gen DEPENDS
+  ${USC_PROTO_OUT}/xla_subset.pb-c.c ${USC_PROTO_OUT}/xla_subset.pb-c.h)
 # The generated file is not ulpscope's code: it builds without the
 # project's warnings (usc_warnings applies to the library's own sources).
 set_source_files_properties(${USC_PROTO_OUT}/xla_subset.pb-c.c PROPERTIES

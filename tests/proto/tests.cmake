@@ -8,3 +8,8 @@ add_test(NAME test_literal_table_generated COMMAND bash -c
 set_tests_properties(test_literal_table_generated PROPERTIES
   ENVIRONMENT "${USC_TEST_ENV}" SKIP_RETURN_CODE 77)
 usc_add_test(test_module_pb proto/test_module_pb.c)
+# check on data/dumps/xla_cpu against the same runs as case directories.
+add_test(NAME test_dump_check COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/proto/test_dump_check.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_dump_check PROPERTIES ENVIRONMENT "${USC_TEST_ENV}")
