@@ -11,18 +11,18 @@ and keeps what ulpscope reads from such a directory (docs/dumps.md):
                  (an HloProto), next to kernels/<kernel>.hlo, its text; the
                  tool says when the text it dumped differs from the committed
                  kernels/<kernel>.hlo (then the catalogue needs recapturing).
-  --dumps DIR    DIR/<kernel>/dump/: the kernel's module as XLA dumped it
-                 (module_NNNN.jit_<kernel>.* text, protos, one snapshot per
-                 run), and DIR/<kernel>/case/: the same run written as a case
-                 directory by capture.py (kernel.hlo, input_i.npy,
-                 device_i.npy), so that a test can check that ulpscope
-                 judges both alike.
+  --dumps DIR    DIR/xla_cpu/: the kernels' modules as XLA dumped them in one
+                 process (module_NNNN.jit_<kernel>.* text, protos, one
+                 snapshot per run), and DIR/cases/<kernel>/: the same runs
+                 written as case directories by capture.py (kernel.hlo,
+                 input_i.npy, device_i.npy), so that a test can check that
+                 ulpscope judges both alike (data/dumps/).
 
 XLA:CPU writes snapshots itself (jax 0.10.2): module_NNNN.NAME.snapshot.K.pb,
 K a number XLA draws per execution.  No snapshot is made up here.
 
     python3 tools/capture/dumps.py --protos kernels/pb
-    python3 tools/capture/dumps.py --dumps data/dumps --kernel softmax_f32,swiglu_bf16
+    python3 tools/capture/dumps.py --dumps data/dumps --kernel softmax_f32,swiglu_bf16,fp8_dequantize_bf16,fp8_quantize_f32,adam_f32
 """
 
 from __future__ import annotations
@@ -79,16 +79,15 @@ def main(argv=None):
     for name in names:
         k = by_name[name]
         if a.dumps:
-            out = os.path.join(a.dumps, name)
-            shutil.rmtree(out, ignore_errors=True)
-            case = capture.capture_kernel_case(k, a.distribution, a.seed,
-                                               os.path.join(out, "case"))
-            del case
+            case_dir = os.path.join(a.dumps, "cases", name)
+            shutil.rmtree(case_dir, ignore_errors=True)
+            capture.capture_kernel_case(k, a.distribution, a.seed, case_dir)
             stem, files = module_files(dump_dir, name)
-            os.makedirs(os.path.join(out, "dump"), exist_ok=True)
+            out = os.path.join(a.dumps, "xla_cpu")
+            os.makedirs(out, exist_ok=True)
             for f in files:
-                shutil.copy(f, os.path.join(out, "dump", os.path.basename(f)))
-            print(f"{out}: {len(files)} dump files")
+                shutil.copy(f, os.path.join(out, os.path.basename(f)))
+            print(f"{case_dir}: {len(files)} dump files in {out}")
         if a.protos:
             comp = capture.compile_kernel(k)
             comp.run(capture.draw_inputs(k, a.distribution, a.seed))
