@@ -367,7 +367,11 @@ enum {
 	F_REDUCE_PRECISION = 1u << 13,
 	F_DYNAMIC_SIZES = 1u << 14,
 	F_CALLS = 1u << 15,
-	F_SORTED = 1u << 16
+	F_SORTED = 1u << 16,
+	F_CONVOLUTION = 1u << 17,
+	F_SCATTER = 1u << 18,
+	F_GROUPS = 1u << 19,
+	F_UNIQUE = 1u << 20
 };
 
 /* The first field ins sets that mask does not allow, or NULL. */
@@ -406,19 +410,19 @@ static const char *mp_unread_field(const Xla__HloInstructionProto *x,
 		{F_CALLS, x->n_called_computation_ids > 0,
 		 "called_computation_ids"},
 		{F_SORTED, x->indices_are_sorted, "indices_are_sorted"},
-		{0, x->convolution_dimension_numbers != NULL,
+		{F_CONVOLUTION, x->convolution_dimension_numbers != NULL,
 		 "convolution_dimension_numbers"},
 		{0, x->distribution != 0, "distribution"},
 		{0, x->epsilon != 0, "epsilon"},
 		{0, x->feature_index != 0, "feature_index"},
 		{0, x->custom_call_target && x->custom_call_target[0],
 		 "custom_call_target"},
-		{0, x->scatter_dimension_numbers != NULL,
+		{F_SCATTER, x->scatter_dimension_numbers != NULL,
 		 "scatter_dimension_numbers"},
-		{0, x->feature_group_count > 1, "feature_group_count"},
-		{0, x->batch_group_count > 1, "batch_group_count"},
+		{F_GROUPS, x->feature_group_count > 1, "feature_group_count"},
+		{F_GROUPS, x->batch_group_count > 1, "batch_group_count"},
 		{0, x->is_stable, "is_stable"},
-		{0, x->unique_indices, "unique_indices"},
+		{F_UNIQUE, x->unique_indices, "unique_indices"},
 		{0, x->rng_algorithm != 0, "rng_algorithm"},
 		{0, x->k != 0, "k"},
 		{0, x->largest, "largest"},
@@ -538,6 +542,51 @@ static void mp_int_list(mp_conv *c, const char *key, const int64_t *v,
 	mp_printf(c, ", %s={", key);
 	mp_ints(c, v, n, ",");
 	mp_puts(c, "}");
+}
+
+/*
+ * Convolution dimension numbers as XLA writes them, "b01f_01io->b01f":
+ * each operand's dimensions in order, named by their role (batch,
+ * feature, input/output feature, or the spatial dimension's number).
+ */
+static void mp_dim_labels(mp_conv *c, const Xla__ConvolutionDimensionNumbers *d)
+{
+	size_t ns = d->n_input_spatial_dimensions;
+	if (ns > 10 || d->n_kernel_spatial_dimensions != ns ||
+	    d->n_output_spatial_dimensions != ns) {
+		mp_fail(c, USC_EUNSUPPORTED,
+			"convolution_dimension_numbers: %zu/%zu/%zu spatial "
+			"dimensions", ns, d->n_kernel_spatial_dimensions,
+			d->n_output_spatial_dimensions);
+		return;
+	}
+	size_t rank = ns + 2;
+	char in[16], k[16], out[16];
+	memset(in, '?', sizeof in);
+	memset(k, '?', sizeof k);
+	memset(out, '?', sizeof out);
+	bool ok = true;
+#define MP_LABEL(arr, dim, ch)                                               	do {                                                                 		int64_t v_ = (dim);                                          		if (v_ < 0 || (size_t)v_ >= rank)                            			ok = false;                                          		else                                                         			arr[v_] = (ch);                                      	} while (0)
+	MP_LABEL(in, d->input_batch_dimension, 'b');
+	MP_LABEL(in, d->input_feature_dimension, 'f');
+	MP_LABEL(k, d->kernel_input_feature_dimension, 'i');
+	MP_LABEL(k, d->kernel_output_feature_dimension, 'o');
+	MP_LABEL(out, d->output_batch_dimension, 'b');
+	MP_LABEL(out, d->output_feature_dimension, 'f');
+	for (size_t i = 0; i < ns; i++) {
+		MP_LABEL(in, d->input_spatial_dimensions[i], (char)('0' + i));
+		MP_LABEL(k, d->kernel_spatial_dimensions[i], (char)('0' + i));
+		MP_LABEL(out, d->output_spatial_dimensions[i], (char)('0' + i));
+	}
+#undef MP_LABEL
+	if (!ok) {
+		mp_fail(c, USC_EPARSE,
+			"convolution_dimension_numbers: a dimension outside "
+			"rank %zu", rank);
+		return;
+	}
+	mp_printf(c, ", dim_labels=%.*s_%.*s->%.*s", (int)rank, in, (int)rank,
+		  k, (int)rank, out);
 }
 
 /* The comparison type XLA takes when compare's text names none. */
@@ -741,6 +790,54 @@ static unsigned mp_attrs(mp_conv *c, usc_hlo_opcode op)
 			mp_puts(c, ", indices_are_sorted=true");
 		return F_GATHER | F_GATHER_SIZES | F_SORTED;
 	}
+	case USC_HLO_OP_CONVOLUTION: {
+		if (!x->convolution_dimension_numbers) {
+			mp_fail(c, USC_EPARSE,
+				"convolution_dimension_numbers: missing");
+			return 0;
+		}
+		if (x->window && x->window->n_dimensions > 0)
+			mp_window(c, x->window);
+		mp_dim_labels(c, x->convolution_dimension_numbers);
+		if (x->feature_group_count > 1)
+			mp_printf(c, ", feature_group_count=%" PRId64,
+				  x->feature_group_count);
+		if (x->batch_group_count > 1)
+			mp_printf(c, ", batch_group_count=%" PRId64,
+				  x->batch_group_count);
+		if (x->precision_config)
+			mp_precision(c, x->precision_config);
+		return F_CONVOLUTION | F_WINDOW | F_GROUPS | F_PRECISION;
+	}
+	case USC_HLO_OP_SCATTER: {
+		const Xla__ScatterDimensionNumbers *g =
+			x->scatter_dimension_numbers;
+		if (!g) {
+			mp_fail(c, USC_EPARSE,
+				"scatter_dimension_numbers: missing");
+			return 0;
+		}
+		mp_int_list(c, "update_window_dims", g->update_window_dims,
+			    g->n_update_window_dims, true);
+		mp_int_list(c, "inserted_window_dims", g->inserted_window_dims,
+			    g->n_inserted_window_dims, true);
+		mp_int_list(c, "input_batching_dims", g->input_batching_dims,
+			    g->n_input_batching_dims, false);
+		mp_int_list(c, "scatter_indices_batching_dims",
+			    g->scatter_indices_batching_dims,
+			    g->n_scatter_indices_batching_dims, false);
+		mp_int_list(c, "scatter_dims_to_operand_dims",
+			    g->scatter_dims_to_operand_dims,
+			    g->n_scatter_dims_to_operand_dims, true);
+		mp_printf(c, ", index_vector_dim=%" PRId64,
+			  g->index_vector_dim);
+		if (x->indices_are_sorted)
+			mp_puts(c, ", indices_are_sorted=true");
+		if (x->unique_indices)
+			mp_puts(c, ", unique_indices=true");
+		mp_called(c, "to_apply", 0);
+		return F_SCATTER | F_SORTED | F_UNIQUE | F_CALLS;
+	}
 	default:
 		break;
 	}
@@ -751,6 +848,7 @@ static unsigned mp_attrs(mp_conv *c, usc_hlo_opcode op)
 	case USC_HLO_OP_RESHAPE:
 	case USC_HLO_OP_BITCAST:
 	case USC_HLO_OP_COPY:
+	case USC_HLO_OP_OPTIMIZATION_BARRIER:
 	case USC_HLO_OP_TUPLE:
 	case USC_HLO_OP_DYNAMIC_UPDATE_SLICE:
 		return 0;

@@ -271,10 +271,23 @@ void usc__pb_free(ProtobufCMessage *msg)
 
 bool usc__pb_first_unknown(const ProtobufCMessage *msg, uint32_t *number)
 {
-	if (!msg || msg->n_unknown_fields == 0)
+	if (!msg)
 		return false;
-	*number = msg->unknown_fields[0].tag;
-	return true;
+	for (unsigned i = 0; i < msg->n_unknown_fields; i++) {
+		const ProtobufCMessageUnknownField *u = &msg->unknown_fields[i];
+		/*
+		 * An empty message says nothing a reader could miss: newer
+		 * XLA writes some (field 98 of a convolution in jax 0.10.2)
+		 * with every field at its default.
+		 */
+		/* protobuf-c keeps the length prefix with the data. */
+		if (u->wire_type == PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED &&
+		    (u->len == 0 || (u->len == 1 && u->data[0] == 0)))
+			continue;
+		*number = u->tag;
+		return true;
+	}
+	return false;
 }
 
 /* XLA's PrimitiveType enum (xla/xla_data.proto): number, spelling, type. */

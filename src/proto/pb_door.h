@@ -44,8 +44,8 @@ void usc__pb_free(ProtobufCMessage *msg);
 
 /*
  * Field numbers a message carries that the subset does not declare
- * (protobuf-c keeps them aside): the first one in *number.  false when
- * there is none.
+ * (protobuf-c keeps them aside): the first one in *number, empty
+ * sub-messages aside.  false when there is none.
  */
 bool usc__pb_first_unknown(const ProtobufCMessage *msg, uint32_t *number);
 

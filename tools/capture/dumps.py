@@ -18,6 +18,12 @@ and keeps what ulpscope reads from such a directory (docs/dumps.md):
                  input_i.npy, device_i.npy), so that a test can check that
                  ulpscope judges both alike (data/dumps/).
 
+  --ops DIR      DIR/<program>.txt and DIR/<program>.hlo.pb: the optimized
+                 modules of OPS below, small JAX programs that make XLA:CPU
+                 keep the ops the catalogue lacks (convolution, scatter,
+                 pad, opt-barrier, reduce-precision, ...), for the test of
+                 the proto converter (tests/proto/modules/).
+
 XLA:CPU writes snapshots itself (jax 0.10.2): module_NNNN.NAME.snapshot.K.pb,
 K a number XLA draws per execution.  No snapshot is made up here.
 
@@ -56,16 +62,47 @@ def module_files(dump_dir, name):
     return stem, keep
 
 
+def ops_programs():
+    """(name, function, example arguments) of the --ops programs."""
+    import jax.numpy as jnp
+    from jax import lax
+    f32 = jnp.float32
+    x = jnp.linspace(-2, 2, 64, dtype=f32).reshape(8, 8)
+    img = jnp.linspace(-1, 1, 2 * 3 * 8 * 8, dtype=f32).reshape(2, 3, 8, 8)
+    ker = jnp.linspace(-1, 1, 4 * 3 * 3 * 3, dtype=f32).reshape(4, 3, 3, 3)
+    idx = jnp.array([1, 3, 3, 6], dtype=jnp.int32)
+    return [
+        ("conv2d", lambda a, k: lax.conv_general_dilated(
+            a, k, (1, 1), ((1, 1), (1, 1))), (img, ker)),
+        ("conv_grouped", lambda a, k: lax.conv_general_dilated(
+            a, k[:, :1], (2, 1), "VALID", feature_group_count=3,
+            rhs_dilation=(1, 2)), (img, ker[:3])),
+        ("scatter_add", lambda a, i: a.at[i].add(1.5), (x, idx)),
+        ("pad_reverse", lambda a: jnp.flip(jnp.pad(a, ((1, 2), (0, 3))), 0) * 2, (x,)),
+        ("opt_barrier", lambda a: lax.optimization_barrier(a * 2) + 1, (x,)),
+        ("reduce_precision", lambda a: lax.reduce_precision(a * 3, 5, 10), (x,)),
+        ("dynamic_update", lambda a, i: lax.dynamic_update_slice(
+            a, a[:2, :2] * 2, (i[0], i[1])), (x, idx)),
+        ("dot_highest", lambda a: jnp.dot(a, a.T, precision=lax.Precision.HIGHEST), (x,)),
+        ("integer_bits", lambda i: (i << 2) ^ lax.population_count(i) >> 1, (idx,)),
+        ("clamp_sign", lambda a: jnp.clip(jnp.sign(a) * jnp.abs(a) ** 0.5, -1, 1), (x,)),
+        ("argmax", lambda a: jnp.argmax(a, axis=1), (x,)),
+        ("transpose_reduce_window", lambda a: lax.reduce_window(
+            a.T, -jnp.inf, lax.max, (2, 2), (2, 1), "SAME"), (x,)),
+    ]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--protos", metavar="DIR")
     ap.add_argument("--dumps", metavar="DIR")
+    ap.add_argument("--ops", metavar="DIR")
     ap.add_argument("--kernel", default="all", help="comma list (default: all)")
     ap.add_argument("--distribution", default="normal")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
-    if not a.protos and not a.dumps:
-        ap.error("give --protos DIR or --dumps DIR")
+    if not a.protos and not a.dumps and not a.ops:
+        ap.error("give --protos DIR, --dumps DIR or --ops DIR")
     dump_dir = tempfile.mkdtemp(prefix="ulpscope_dumps_")
     capture.setup(dump_dir=dump_dir,
                   extra_flags=["--xla_dump_hlo_as_proto", "--xla_dump_hlo_snapshots"])
@@ -74,6 +111,22 @@ def main(argv=None):
     from jax._src import source_info_util
     source_info_util.register_exclusion(os.path.abspath(__file__))
     import kernels as K
+    if a.ops:
+        import jax
+        os.makedirs(a.ops, exist_ok=True)
+        for name, fn, args in ops_programs():
+            fn.__name__ = fn.__qualname__ = name
+            jax.block_until_ready(jax.jit(fn)(*args))
+            stem, files = module_files(dump_dir, name)
+            for f in files:
+                if f.endswith("after_optimizations.txt"):
+                    shutil.copy(f, os.path.join(a.ops, name + ".txt"))
+                elif f.endswith("after_optimizations.hlo.pb"):
+                    shutil.copy(f, os.path.join(a.ops, name + ".hlo.pb"))
+            print(f"{a.ops}/{name}: {os.path.basename(stem)}")
+        if not a.protos and not a.dumps:
+            shutil.rmtree(dump_dir, ignore_errors=True)
+            return
     names = [k.name for k in K.KERNELS] if a.kernel == "all" else a.kernel.split(",")
     by_name = {k.name: k for k in K.KERNELS}
     for name in names:
