@@ -1155,14 +1155,11 @@ static void mp_stack_tables(mp_conv *c, const Xla__StackFrameIndexProto *s)
 static void mp_module(mp_conv *c)
 {
 	const Xla__HloModuleProto *m = c->m;
-	uint32_t unknown;
-	if (usc__pb_first_unknown(&m->base, &unknown) && unknown != 0) {
-		/*
-		 * A module's other fields (buffer donors, device assignment,
-		 * profiles, ...) say how XLA ran it, not what it computes;
-		 * they have no place in the text either, so they are skipped.
-		 */
-	}
+	/*
+	 * A module's undeclared fields (buffer donors, device assignment,
+	 * profiles, ...) say how XLA ran it, not what it computes, and have
+	 * no place in its text: unlike an instruction's, they are skipped.
+	 */
 	const Xla__HloComputationProto *entry = mp_comp_by_id(c, m->entry_computation_id);
 	if (!entry)
 		for (size_t i = 0; i < m->n_computations; i++)
@@ -1203,12 +1200,16 @@ static void mp_module(mp_conv *c)
 		c->t.oom = true;
 	} else {
 		mp_post_order(c, entry, seen, order, &k, 0);
-		/* Computations the entry never calls still belong to it. */
+		/*
+		 * Computations the entry never calls still belong to the
+		 * module (XLA's text keeps them); they go before the entry.
+		 */
+		k--;
 		for (size_t i = 0; i < n; i++)
 			if (!seen[i])
-				mp_fail(c, USC_EUNSUPPORTED,
-					"computation '%s' is not called from "
-					"the entry", m->computations[i]->name);
+				mp_post_order(c, m->computations[i], seen,
+					      order, &k, 0);
+		order[k++] = entry;
 		for (size_t i = 0; i < k && c->st == USC_OK; i++)
 			mp_computation(c, order[i], order[i] == entry);
 	}
