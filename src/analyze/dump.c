@@ -155,13 +155,6 @@ static bool add_file(usc_dump *d, const char *file)
 		dot--;
 	char prefix[64];
 	snprintf(prefix, sizeof prefix, "%.*s", (int)(at - dot), rest + dot);
-	/*
-	 * The name is what precedes the prefix, unless the prefix held a dot;
-	 * other files of the module name it without that doubt.
-	 */
-	if (!m->weak_name && dot > 0 &&
-	    !(m->weak_name = usc__strndup(rest, dot - 1)))
-		return false;
 	if (!m->pub.platform) {
 		if (strstr(prefix, "cpu"))
 			m->pub.platform = "cpu";
@@ -170,6 +163,16 @@ static bool add_file(usc_dump *d, const char *file)
 		else if (strstr(prefix, "tpu"))
 			m->pub.platform = "tpu";
 	}
+	/*
+	 * A weak name, used only when no other file names the module: what
+	 * precedes the first dot, since the prefix may hold dots of its own
+	 * (XLA:GPU's sm_8.0_gpu_after_optimizations); jax's module names
+	 * (jit_f) have none.
+	 */
+	const char *first = memchr(rest, '.', at);
+	if (!m->weak_name && first &&
+	    !(m->weak_name = usc__strndup(rest, (size_t)(first - rest))))
+		return false;
 	return set_path(d, txt ? &m->text_after : &m->proto_after, file);
 #undef MOD
 }

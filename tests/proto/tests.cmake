@@ -13,3 +13,4 @@ add_test(NAME test_dump_check COMMAND bash
   ${PROJECT_SOURCE_DIR}/tests/proto/test_dump_check.sh
   $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_dump_check PROPERTIES ENVIRONMENT "${USC_TEST_ENV}")
+usc_add_test(test_dump_names proto/test_dump_names.c)
