@@ -14,3 +14,10 @@ add_test(NAME test_dump_check COMMAND bash
   $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_dump_check PROPERTIES ENVIRONMENT "${USC_TEST_ENV}")
 usc_add_test(test_dump_names proto/test_dump_names.c)
+# tools/capture/capture.py --snapshots, XLA's own and written from Python,
+# judged as the cases they belong to; skipped (77) without USC_PYTHON.
+add_test(NAME test_capture_snapshots COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/proto/test_capture_snapshots.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_capture_snapshots PROPERTIES
+  ENVIRONMENT "${USC_TEST_ENV}" SKIP_RETURN_CODE 77)
