@@ -4,7 +4,7 @@
 # usage: tools/fuzz.sh [SECONDS [HARNESS...]]
 #   SECONDS  how long each harness runs (default 30; 0 builds only)
 #   HARNESS  fuzz_hlo_parser, fuzz_eval, fuzz_npy, fuzz_h5, fuzz_results,
-#            fuzz_profile or fuzz_case_json (default: all of them)
+#            fuzz_profile, fuzz_case_json or fuzz_pb (default: all of them)
 # The build goes to build-fuzz/; each harness keeps what it finds worth
 # keeping in build-fuzz/corpus/NAME (so a second run continues from there)
 # and writes an input that fails to build-fuzz/artifacts/NAME-crash-...
@@ -16,7 +16,7 @@ cd "$root"
 seconds=${1:-30}
 shift || true
 all=(fuzz_hlo_parser fuzz_eval fuzz_npy fuzz_h5 fuzz_results fuzz_profile
-	fuzz_case_json)
+	fuzz_case_json fuzz_pb)
 harnesses=("${all[@]}")
 if [ "$#" -gt 0 ]; then
 	harnesses=("$@")
@@ -64,6 +64,7 @@ seed fuzz_npy tests/tensor/fixtures/*.npy
 seed fuzz_h5 tests/tensor/fixtures/*.h5
 seed fuzz_profile data/profiles/*.profile tests/profile/cases/*.profile
 seed fuzz_case_json data/examples/*/*/case.json
+seed fuzz_pb tests/proto/fixtures/*.pb kernels/pb/*.pb
 mkdir -p "$seeds/fuzz_results"
 "$cli" check data/examples/swiglu_bf16/large_s1 \
 	--out "$seeds/fuzz_results/checked.h5" >/dev/null

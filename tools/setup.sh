@@ -9,6 +9,7 @@ packages=(
 	libcmocka-dev python3-h5py python3-numpy python3-pandas
 	libopenmpi-dev openmpi-bin
 	chromium
+	libprotobuf-c-dev protobuf-c-compiler
 )
 if [ "${USC_WITH_FUZZ:-0}" = 1 ]; then
 	packages+=(clang libclang-rt-14-dev)

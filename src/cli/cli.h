@@ -13,6 +13,7 @@
 
 #include "ulpscope/classify.h"
 #include "ulpscope/dtype.h"
+#include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
 
 enum { USC_EXIT_OK = 0, USC_EXIT_FAIL = 1, USC_EXIT_USAGE = 2 };
@@ -29,6 +30,13 @@ int usc_cli_cast(int argc, char **argv);
 int usc_cli_decode(int argc, char **argv);
 int usc_cli_ulp(int argc, char **argv);
 int usc_cli_hlo(int argc, char **argv);
+/* XLA dump directories (cmd_dump.c, docs/dumps.md). */
+int usc_cli_import(int argc, char **argv);
+bool usc_cli_is_dump(int argc, char **argv);
+int usc_cli_check_dump(int argc, char **argv);
+/* Reads HLO text or XLA's .pb dumps (HloProto, HloSnapshot) by name. */
+usc_status usc_cli_load_hlo(const char *path, usc_hlo_file **f,
+			    usc_error *err);
 int usc_cli_extract(int argc, char **argv);
 int usc_cli_eval(int argc, char **argv);
 int usc_cli_check(int argc, char **argv);

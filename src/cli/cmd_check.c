@@ -520,6 +520,9 @@ int usc_cli_check(int argc, char **argv)
 	int rc, k;
 	usc_cli_num num;
 
+	/* An XLA dump directory becomes a case first (cmd_dump.c). */
+	if (usc_cli_is_dump(argc, argv))
+		return usc_cli_check_dump(argc, argv);
 	req.inputs = inputs;
 	req.devices = devices;
 	for (int i = 1; i < argc; i++) {

@@ -11,8 +11,38 @@
 #include "cli/cli.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/hlo_kernel.h"
+#include "ulpscope/xla_proto.h"
 
 #define SHAPE_TEXT 512
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/*
+ * Reads HLO text, or XLA's protocol buffers by their dump names: a
+ * "*.snapshot.K.pb" is an HloSnapshot (its module is read), any other
+ * "*.pb" an HloProto (docs/dumps.md).
+ */
+usc_status usc_cli_load_hlo(const char *path, usc_hlo_file **f,
+			    usc_error *err)
+{
+	if (ends_with(path, ".pb") && strstr(path, ".snapshot.")) {
+		usc_snapshot *s = NULL;
+		usc_status st = usc_snapshot_read(path, &s, err);
+
+		if (st == USC_OK)
+			st = usc_snapshot_module(s, f, err);
+		usc_snapshot_destroy(s);
+		return st;
+	}
+	if (ends_with(path, ".pb"))
+		return usc_hlo_parse_pb_file(path, f, err);
+	return usc_hlo_parse_file(path, f, err);
+}
 
 /* Parse errors already read "FILE:LINE:COLUMN: error: ..." with a caret. */
 static int load(const char *path, usc_hlo_file **f)
@@ -20,7 +50,7 @@ static int load(const char *path, usc_hlo_file **f)
 	usc_error err;
 
 	usc_error_clear(&err);
-	if (usc_hlo_parse_file(path, f, &err) != USC_OK) {
+	if (usc_cli_load_hlo(path, f, &err) != USC_OK) {
 		fprintf(stderr, "%s\n", err.message);
 		return -1;
 	}
@@ -237,14 +267,14 @@ static void json_summary(FILE *out, const usc_hlo_module_summary *s,
 
 static int hlo_usage(void)
 {
-	usc_cli_error("usage: ulpscope hlo FILE [--verify] [--json]");
+	usc_cli_error("usage: ulpscope hlo FILE [--verify] [--json] [--print]");
 	return USC_EXIT_USAGE;
 }
 
 int usc_cli_hlo(int argc, char **argv)
 {
 	const char *path = NULL;
-	bool verify = false, json = false;
+	bool verify = false, json = false, print = false;
 	usc_hlo_file *f = NULL;
 	int rc = USC_EXIT_OK, i;
 	size_t k;
@@ -252,6 +282,8 @@ int usc_cli_hlo(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--verify") == 0) {
 			verify = true;
+		} else if (strcmp(argv[i], "--print") == 0) {
+			print = true;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -268,6 +300,23 @@ int usc_cli_hlo(int argc, char **argv)
 		return hlo_usage();
 	if (load(path, &f) != 0)
 		return USC_EXIT_FAIL;
+	if (print) {
+		/* The module as the printer writes it back (long form). */
+		usc_hlo_print_options o = usc_hlo_print_options_default();
+		char *text = NULL;
+		usc_error err;
+
+		usc_error_clear(&err);
+		if (usc_hlo_file_print(f, &o, &text, NULL, &err) != USC_OK) {
+			usc_cli_error("%s", err.message);
+			usc_hlo_file_destroy(f);
+			return USC_EXIT_FAIL;
+		}
+		fputs(text, stdout);
+		usc_hlo_text_free(text);
+		usc_hlo_file_destroy(f);
+		return USC_EXIT_OK;
+	}
 	if (json)
 		fputs("[\n", stdout);
 	for (k = 0; k < usc_hlo_file_module_count(f); k++) {

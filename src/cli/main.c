@@ -38,7 +38,7 @@ static const usc_cli_command commands[] = {
 	 "the error of A against the reference B in ULPs of TYPE, and the "
 	 "ordinal distance between their encodings (a value written 0b:HEX "
 	 "is an encoding)"},
-	{"hlo", usc_cli_hlo, "hlo FILE [--verify] [--json]",
+	{"hlo", usc_cli_hlo, "hlo FILE [--verify] [--json] [--print]",
 	 "summarize each module of an HLO file: entry signature, every "
 	 "fusion with its op histogram, element types, shapes and source "
 	 "ops; --verify checks the shape rules"},
@@ -47,7 +47,8 @@ static const usc_cli_command commands[] = {
 	 "write one fusion (named by instruction or fused computation) as a "
 	 "standalone HLO module"},
 	{"check", usc_cli_check,
-	 "check (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "check (CASE_DIR | DUMP_DIR --module NAME_OR_ID [--execution K] | "
+	 "KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--device SRC...) [--out FILE.h5 [--append | --force]] [--json] [--worst K] "
 	 "[--pairwise] [--precision-max BITS] [--quantize] [--strict-oracle] "
 	 "[--input-raw]",
@@ -63,6 +64,11 @@ static const usc_cli_command commands[] = {
 	 "each reference's error against the BEFORE oracle, element by "
 	 "element; op by op; along a pipeline of per-pass dumps "
 	 "(docs/audit.md)"},
+	{"import", usc_cli_import,
+	 "import DUMP_DIR -o CASES_DIR [--module NAME_OR_ID] [--execution K]",
+	 "write each snapshot of an XLA dump directory (--xla_dump_to with "
+	 "--xla_dump_hlo_snapshots) as a case directory, "
+	 "CASES_DIR/NAME/execution_K (docs/dumps.md)"},
 	{"bisect", usc_cli_bisect,
 	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "

@@ -11,4 +11,5 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_explain.c
   src/cli/cmd_batch.c
   src/cli/cmd_report.c
+  src/cli/cmd_dump.c
   src/cli/cli_util.c)

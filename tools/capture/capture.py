@@ -82,7 +82,7 @@ PLATFORMS = {"cpu": "cpu", "gpu": "cuda"}
 # ---------------------------------------------------------------------------
 
 def setup(fast_math=None, dump_dir=None, extra_flags=(), platform="cpu",
-          matmul_precision=None):
+          matmul_precision=None, snapshots=None):
     """Set XLA_FLAGS (dump to a directory, HLO as text) and import jax.
 
     Must run before jax initialises its backend.  fast_math: None leaves
@@ -91,6 +91,9 @@ def setup(fast_math=None, dump_dir=None, extra_flags=(), platform="cpu",
     plugin: JAX_PLATFORMS=cuda).  extra_flags: more XLA flags (e.g.
     --xla_gpu_enable_triton_gemm=false).  matmul_precision: None leaves
     jax's default, else jax_default_matmul_precision ('highest', ...).
+    snapshots: None, 'auto' (ask XLA for its own HloSnapshots, write one
+    from Python where it writes none) or 'python' (always write it here);
+    see write_snapshot.
     """
     if platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}; use one of {', '.join(PLATFORMS)}")
@@ -119,6 +122,9 @@ def setup(fast_math=None, dump_dir=None, extra_flags=(), platform="cpu",
     prior = [f for f in prior if not f.startswith(("--xla_dump_to", "--xla_dump_hlo_as_text"))]
     codegen = prior + codegen
     flags = [f"--xla_dump_to={dump_dir}", "--xla_dump_hlo_as_text"] + codegen
+    if snapshots == "auto":
+        # Dump flags, not code generation: kept out of case.json's xla_flags.
+        flags += ["--xla_dump_hlo_as_proto", "--xla_dump_hlo_snapshots"]
     os.environ["XLA_FLAGS"] = " ".join(flags)
     os.environ["JAX_PLATFORMS"] = PLATFORMS[platform]
     import jax
@@ -152,6 +158,7 @@ def setup(fast_math=None, dump_dir=None, extra_flags=(), platform="cpu",
         source_info_util.register_exclusion(os.path.abspath(__file__))
     except Exception:  # pragma: no cover - private API moved
         pass
+    _STATE.update(snapshots=snapshots)
     _STATE.update(dump_dir=dump_dir, flags=flags, codegen_flags=codegen, jax=jax,
                   platform=platform, matmul_precision=matmul_precision)
     return jax
@@ -287,10 +294,19 @@ class Compiled:
         if not hits:
             return None, None, None
         after, stem = hits[-1]
+        self.dump_stem = stem
         before = stem + ".before_optimizations.txt"
         debug = stem + ".debug_options"
         return after, before if os.path.exists(before) else None, \
             debug if os.path.exists(debug) else None
+
+    dump_stem = None
+
+    def snapshots_now(self):
+        """The snapshot files XLA has written for this module so far."""
+        if not self.dump_stem:
+            return set()
+        return set(glob.glob(self.dump_stem + ".snapshot.*.pb"))
 
     def run(self, inputs):
         jax = setup()
@@ -948,9 +964,37 @@ def compile_kernel(kernel):
     return _COMPILED[kernel.name]
 
 
+def write_snapshot(out_dir, comp, inputs, outputs, before):
+    """out_dir/snapshot.pb, the run as an HloSnapshot (docs/dumps.md), and
+    the record case.json keeps of it.  XLA's own when it wrote one for this
+    run (--xla_dump_hlo_snapshots; XLA:CPU does), else written here from the
+    compiled module and the run's buffers (tools/capture/snapshot.py)."""
+    mode = _STATE.get("snapshots")
+    if not mode:
+        return None
+    path = os.path.join(out_dir, "snapshot.pb")
+    new = sorted(comp.snapshots_now() - before) if mode == "auto" else []
+    if len(new) == 1:
+        shutil.copy(new[0], path)
+        return {"file": "snapshot.pb", "made_by": "xla",
+                "xla_file": os.path.basename(new[0])}
+    import snapshot as snap
+    module = comp.compiled.runtime_executable().hlo_modules()[0]
+    layout = re.search(r"entry_computation_layout=\{\(.*?\)->(.)", comp.hlo)
+    is_tuple = bool(layout and layout.group(1) == "(")
+    with open(path, "wb") as f:
+        f.write(snap.snapshot(module.as_serialized_hlo_module_proto(), inputs,
+                              outputs, is_tuple))
+    why = ("asked to" if mode == "python" else
+           f"XLA wrote {len(new)} snapshots for this run, not one")
+    return {"file": "snapshot.pb", "made_by": "python",
+            "note": f"written by tools/capture/snapshot.py ({why})"}
+
+
 def capture_kernel_case(kernel, dist, seed, out_dir, intermediates=None):
     comp = compile_kernel(kernel)
     inputs = draw_inputs(kernel, dist, seed)
+    before = comp.snapshots_now()
     outputs = comp.run(inputs)
     case = write_case(
         out_dir, comp, inputs, outputs,
@@ -959,6 +1003,11 @@ def capture_kernel_case(kernel, dist, seed, out_dir, intermediates=None):
         notes=f"{kernel.source}; {kernel.formula}.",
         arg_names=kernel.arg_names(), roles=[a.role for a in kernel.args],
         extra={"catalogue_file": f"kernels/{kernel.name}.hlo"})
+    rec = write_snapshot(out_dir, comp, inputs, outputs, before)
+    if rec:
+        case["snapshot"] = rec
+        with open(os.path.join(out_dir, "case.json"), "w") as f:
+            json.dump(case, f, indent=1)
     if intermediates:
         case["intermediates"] = capture_intermediates(out_dir, intermediates)
     return case
@@ -1167,6 +1216,12 @@ def main(argv=None):
                     help="record intermediates (--intermediates SPEC, default all) in an "
                          "existing case directory; repeatable")
     ap.add_argument("--keep-dump", metavar="DIR", help="dump to DIR and keep it")
+    ap.add_argument("--snapshots", nargs="?", const="auto", choices=("auto", "python"),
+                    default=None,
+                    help="also write each case's run as snapshot.pb, an HloSnapshot: XLA's "
+                         "own (--xla_dump_hlo_snapshots) where the backend writes one, else "
+                         "written from Python ('python' always does); case.json's "
+                         "snapshot.made_by says which (docs/dumps.md)")
     ap.add_argument("--list", action="store_true", help="list the catalogue kernels")
     a = ap.parse_args(argv)
     if a.intermediates is not None and not (a.case or a.cases or a.examples or
@@ -1184,7 +1239,7 @@ def main(argv=None):
     try:
         setup(fast_math=fm, dump_dir=os.path.abspath(a.keep_dump) if a.keep_dump else None,
               extra_flags=a.xla_flag, platform=a.platform,
-              matmul_precision=a.matmul_precision)
+              matmul_precision=a.matmul_precision, snapshots=a.snapshots)
     except RuntimeError as e:
         print(f"capture: error: {e}", file=sys.stderr)
         return 1
