@@ -21,3 +21,13 @@ usc_add_test(test_eval_tiles eval/test_eval_tiles.c)
 target_include_directories(test_eval_tiles PRIVATE ${PROJECT_SOURCE_DIR})
 # The corpus walk over XLA's corpus in ../shared: skipped when it is absent.
 usc_add_xla_corpus_test(test_eval_corpus_xla test_eval_corpus)
+
+# The fast strict reference (oracles/reference_fast.h): hand-derived cases
+# (ties, subnormals, overflow, near-ties that must go to MPFR), and the
+# fast reference against the MPFR path, bit for bit, with every figure of
+# the check, on every case of data/acceptance, data/examples and
+# data/defects.
+usc_add_test(test_reference_fast eval/test_reference_fast.c)
+target_include_directories(test_reference_fast PRIVATE ${PROJECT_SOURCE_DIR})
+usc_add_test(test_reference_fast_corpus eval/test_reference_fast_corpus.c)
+set_tests_properties(test_reference_fast_corpus PROPERTIES TIMEOUT 300)
