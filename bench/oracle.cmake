@@ -14,3 +14,8 @@ target_link_libraries(bench_matmul PRIVATE PkgConfig::OPENBLAS)
 usc_add_bench(bench_memory ${CMAKE_CURRENT_LIST_DIR}/bench_memory.c)
 target_compile_definitions(bench_memory PRIVATE
   USC_KERNEL_DIR="${PROJECT_SOURCE_DIR}/kernels")
+
+# The unclassified check against plain f64 (issue 15): the fast reference.
+usc_add_bench(bench_check ${CMAKE_CURRENT_LIST_DIR}/bench_check.c)
+target_compile_definitions(bench_check PRIVATE
+  USC_KERNEL_DIR="${PROJECT_SOURCE_DIR}/kernels")

@@ -25,6 +25,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,22 @@ static bool ziv_function(usc_hlo_opcode o, bool *tier)
 }
 
 /*
+ * Whether op is exp or expm1 of a finite x > 710, whose exact value
+ * exceeds e^710 > 2^1024 > DBL_MAX: past the largest finite value of
+ * every format of at most 24 bits of precision (f32's is below 2^128),
+ * where every real rounds alike, to the format's overflow result (its
+ * +Inf, or NaN or the saturated value by its policy), the result of
+ * rounding DBL_MAX.  The tier calls these UNDECIDED (an overflow of
+ * double); kernels such as silu meet them on large inputs.
+ */
+static bool exp_overflows(const usc__dom_op *op, const usc__tier_value *x)
+{
+	return (op->op == USC_HLO_OP_EXPONENTIAL ||
+		op->op == USC_HLO_OP_EXPONENTIAL_MINUS_ONE) &&
+	       x->kind == USC__ORC_FINITE && x->rad == 0 && x->mid > 710.0;
+}
+
+/*
  * Elements [i0, i0 + m) of a function through the tier.  Every element
  * whose ball the tier cannot show to round to one code goes to the
  * reference domain.
@@ -362,6 +379,13 @@ static usc_status tier_chunk(fref_state *s, const usc__dom_op *op,
 					      &bits, NULL) == USC_OK &&
 		    decided) {
 			o[i0 + j] = bits;
+			continue;
+		}
+		if (tier_ok && exp_overflows(op, &s->tv[0][scalar_args & 1
+							     ? 0
+							     : j])) {
+			(void)usc_encode_double(op->result, DBL_MAX, NULL,
+						&o[i0 + j], NULL);
 			continue;
 		}
 		s->counts.escalated++;

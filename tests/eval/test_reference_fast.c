@@ -250,6 +250,24 @@ static void test_overflow(void **state)
 		 IN(U(0x42b20000)), 1);
 	expect(U(0x7f800000), 1);
 	assert_int_equal(res_fast.counts.escalated, 0);
+	/*
+	 * exp(800) (0x44480000) and expm1(800) overflow double itself; the
+	 * exact values (e^800 > 2^1154) are past every format's range: +Inf
+	 * in f32, bf16 (800 = 0x4448) and f16 (800 = 1.5625 2^9 = 0x6240),
+	 * decided without MPFR.
+	 */
+	run_both(unary(m, sizeof m, "f32", 1, "exponential"), USC_F32, 1,
+		 IN(U(0x44480000)), 1);
+	expect(U(0x7f800000), 1);
+	assert_int_equal(res_fast.counts.escalated, 0);
+	run_both(unary(m, sizeof m, "bf16", 1, "exponential-minus-one"),
+		 USC_BF16, 1, IN(U(0x4448)), 1);
+	expect(U(0x7f80), 1);
+	assert_int_equal(res_fast.counts.escalated, 0);
+	run_both(unary(m, sizeof m, "f16", 1, "exponential"), USC_F16, 1,
+		 IN(U(0x6240)), 1);
+	expect(U(0x7c00), 1);
+	assert_int_equal(res_fast.counts.escalated, 0);
 }
 
 static void test_signed_zeros_and_nan(void **state)
