@@ -17,6 +17,9 @@
  *     any other kind (NaN, an infinity, undecided) or a ball across a
  *     rounding boundary is escalated: the reference domain's MPFR Ziv
  *     loop computes that element.
+ *   - the exact unary path (float-to-float converts, negate, abs): the
+ *     operand decoded, the exact result rounded once, as the reference
+ *     does, in an array loop.
  *   - everything else: the reference domain's apply, whole.
  * The tier's values live in three scratch arrays of CHUNK elements made
  * at create, so nothing is allocated per element or per op; the 16-bit
@@ -274,6 +277,63 @@ static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
 	return USC_OK;
 }
 
+/*
+ * Whether op is a float-to-float convert, or a negate or abs of a float
+ * type: ops whose exact result the reference rounds once into the
+ * declared type from the decoded operand (its convert and float_op).
+ */
+static bool exact_unary(const fref_state *s, const usc__dom_op *op)
+{
+	if (op->nargs != 1 || !s->precision[op->arg[0]] ||
+	    !s->precision[op->result])
+		return false;
+	switch (op->op) {
+	case USC_HLO_OP_CONVERT:
+		return true;
+	case USC_HLO_OP_NEGATE:
+	case USC_HLO_OP_ABS:
+		return op->arg[0] == op->result;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Converts, negate and abs in an array loop: the operand decoded
+ * exactly, negated or made absolute exactly, and rounded once into the
+ * declared type by the encoder, as the reference does; a NaN operand
+ * goes to the reference for its element.
+ */
+static usc_status exact_unary_apply(fref_state *s, const usc__dom_op *op,
+				    size_t n, uint64_t *o,
+				    const void *const *args,
+				    unsigned scalar_args, usc_error *err)
+{
+	usc_dtype from = op->arg[0], to = op->result;
+	const double *tab = decode_table(s, from);
+	const uint64_t *x = args[0];
+	size_t sx = (scalar_args & 1) ? 0 : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		double a = decode(from, tab, x[i * sx]);
+
+		if (isnan(a)) {
+			usc_status st = by_reference(s, op, i, o, args,
+						     scalar_args, err);
+
+			if (st != USC_OK)
+				return st;
+			continue;
+		}
+		if (op->op == USC_HLO_OP_NEGATE)
+			a = -a;
+		else if (op->op == USC_HLO_OP_ABS)
+			a = fabs(a);
+		(void)usc_encode_double(to, a, NULL, &o[i], NULL);
+	}
+	return USC_OK;
+}
+
 /* --------------------------------------------------- function path */
 
 /*
@@ -445,6 +505,9 @@ static usc_status fref_apply(void *state, const usc__dom_op *op, size_t n,
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
 	if (arithmetic(s, op))
 		return arith_apply(s, op, n, out, args, scalar_args, err);
+	if (exact_unary(s, op))
+		return exact_unary_apply(s, op, n, out, args, scalar_args,
+					 err);
 	if (ziv_function(op->op, &tier))
 		return function_apply(s, op, tier, n, out, args, scalar_args,
 				      err);

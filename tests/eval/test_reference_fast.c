@@ -12,6 +12,7 @@
  * from a ball of a few ulps of double, an f64 function never is, and
  * exp(1) in f32 always is.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -441,6 +442,57 @@ static void test_bf16_every_code_pow(void **state)
 		 IN(codes), 1);
 }
 
+/* convert from one type to another over n elements. */
+static const char *convert(char *buf, size_t size, const char *from,
+			   const char *to, size_t n)
+{
+	snprintf(buf, size,
+		 "HloModule m\n\nENTRY e {\n  a = %s[%zu] parameter(0)\n"
+		 "  ROOT r = %s[%zu] convert(a)\n}\n",
+		 from, n, to, n);
+	return buf;
+}
+
+/*
+ * Converts, negate and abs (the exact unary path): ties by hand, then
+ * every code of bf16 and f16 into the narrower and wider formats and
+ * through negate and abs, NaNs included, against the MPFR path.
+ */
+static void test_converts(void **state)
+{
+	static uint64_t codes[65536];
+	static const char *const to[] = {"f32", "f16", "bf16", "f8e4m3fn",
+					  "f8e5m2", "f8e8m0fnu", "f4e2m1fn",
+					  "f64"};
+	char m[512];
+
+	(void)state;
+	/*
+	 * f32 to bf16: 1 + 2^-8 (0x3f808000) is the midpoint of 0x3f80
+	 * (even) and 0x3f81: 0x3f80; 1 + 3 2^-8 (0x3f818000) the midpoint
+	 * of 0x3f81 and 0x3f82 (even): 0x3f82; the largest f32 (0x7f7fffff)
+	 * is past bf16's largest (0x7f7f) by more than half its last step:
+	 * +Inf (0x7f80).
+	 */
+	run_both(convert(m, sizeof m, "f32", "bf16", 3), USC_F32, 3,
+		 IN(U(0x3f808000, 0x3f818000, 0x7f7fffff)), 1);
+	expect(U(0x3f80, 0x3f82, 0x7f80), 3);
+	for (size_t i = 0; i < 65536; i++)
+		codes[i] = i;
+	for (size_t k = 0; k < sizeof to / sizeof *to; k++) {
+		run_both(convert(m, sizeof m, "bf16", to[k], 65536), USC_BF16,
+			 65536, IN(codes), 1);
+		run_both(convert(m, sizeof m, "f16", to[k], 65536), USC_F16,
+			 65536, IN(codes), 1);
+	}
+	run_both(unary(m, sizeof m, "f16", 65536, "negate"), USC_F16, 65536,
+		 IN(codes), 1);
+	run_both(unary(m, sizeof m, "bf16", 65536, "abs"), USC_BF16, 65536,
+		 IN(codes), 1);
+	run_both(unary(m, sizeof m, "f8e4m3fnuz", 256, "negate"),
+		 USC_F8E4M3FNUZ, 256, IN(codes), 1);
+}
+
 /* Every bf16 code through each function the tier bounds. */
 static void test_bf16_every_code_functions(void **state)
 {
@@ -489,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_f64_functions_escalate),
 		cmocka_unit_test(test_bf16_every_code_pow),
 		cmocka_unit_test(test_bf16_every_code_functions),
+		cmocka_unit_test(test_converts),
 		cmocka_unit_test(test_environment_selects_mpfr),
 	};
 
