@@ -27,7 +27,15 @@ usc_add_xla_corpus_test(test_eval_corpus_xla test_eval_corpus)
 # fast reference against the MPFR path, bit for bit, with every figure of
 # the check, on every case of data/acceptance, data/examples and
 # data/defects.
+# Under the sanitizers, where each check costs ten times more, the corpus
+# test checks the first case of each kernel only (every kernel still).
 usc_add_test(test_reference_fast eval/test_reference_fast.c)
 target_include_directories(test_reference_fast PRIVATE ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_reference_fast PROPERTIES TIMEOUT 900)
 usc_add_test(test_reference_fast_corpus eval/test_reference_fast_corpus.c)
-set_tests_properties(test_reference_fast_corpus PROPERTIES TIMEOUT 300)
+set(usc_reference_corpus_env "${USC_TEST_ENV}")
+if(USC_SANITIZE)
+  list(APPEND usc_reference_corpus_env "USC_REFERENCE_CORPUS=per-kernel")
+endif()
+set_tests_properties(test_reference_fast_corpus PROPERTIES
+  ENVIRONMENT "${usc_reference_corpus_env}" TIMEOUT 900)
