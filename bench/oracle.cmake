@@ -19,3 +19,7 @@ target_compile_definitions(bench_memory PRIVATE
 usc_add_bench(bench_envelope ${CMAKE_CURRENT_LIST_DIR}/bench_envelope.c)
 target_compile_definitions(bench_envelope PRIVATE
   USC_KERNEL_DIR="${PROJECT_SOURCE_DIR}/kernels")
+# The unclassified check against plain f64 (issue 15): the fast reference.
+usc_add_bench(bench_check ${CMAKE_CURRENT_LIST_DIR}/bench_check.c)
+target_compile_definitions(bench_check PRIVATE
+  USC_KERNEL_DIR="${PROJECT_SOURCE_DIR}/kernels")

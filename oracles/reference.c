@@ -517,6 +517,25 @@ static double round_afz(double x)
 	return round(x);
 }
 
+/*
+ * The sign of a NaN that the Ziv loop returns.  MPFR leaves the sign of
+ * a NaN where it found it (mpfr_set_d and the functions set the NaN flag
+ * of the destination, not its sign), so without this the sign would be
+ * that of whatever the same variable held before: a result that depended
+ * on the elements computed earlier.  It is the sign of the first NaN
+ * operand (IEEE 754-2019 6.2.3 recommends propagating an input NaN), else
+ * positive.  st passes through.
+ */
+static usc_status nan_sign(usc_status st, usc_dtype t, double x, double y,
+			   uint64_t *out)
+{
+	bool neg = isnan(x) ? signbit(x) != 0 : isnan(y) && signbit(y);
+
+	if (st == USC_OK && usc_bits_is_nan(t, *out))
+		*out = enc(t, neg ? -(double)NAN : (double)NAN);
+	return st;
+}
+
 static usc_status float_op(ref_state *s, const usc__dom_op *op,
 			   const uint64_t *a, uint64_t *out, usc_error *err)
 {
@@ -587,13 +606,16 @@ static usc_status float_op(ref_state *s, const usc__dom_op *op,
 	case USC_HLO_OP_ATAN2:
 		usc_decode_mpfr(at, a[0], s->a);
 		usc_decode_mpfr(op->arg[1], a[1], s->b);
-		return ziv(s, op, NULL,
-			   op->op == USC_HLO_OP_POWER ? mpfr_pow : mpfr_atan2,
-			   false, out, err);
+		return nan_sign(ziv(s, op, NULL,
+				    op->op == USC_HLO_OP_POWER ? mpfr_pow
+							       : mpfr_atan2,
+				    false, out, err),
+				t, x, op->nargs > 1 ? y : 0, out);
 	case USC_HLO_OP_LOGISTIC:
 		usc_decode_mpfr(at, a[0], s->a);
 		mpfr_set_prec(s->b, mpfr_get_prec(s->a));
-		return ziv(s, op, NULL, NULL, true, out, err);
+		return nan_sign(ziv(s, op, NULL, NULL, true, out, err), t, x, 0,
+				out);
 	default:
 		break;
 	}
@@ -603,7 +625,8 @@ static usc_status float_op(ref_state *s, const usc__dom_op *op,
 		if (!f)
 			return unsupported(op, t, err);
 		usc_decode_mpfr(at, a[0], s->a);
-		return ziv(s, op, f, NULL, false, out, err);
+		return nan_sign(ziv(s, op, f, NULL, false, out, err), t, x, 0,
+				out);
 	}
 }
 

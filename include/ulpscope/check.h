@@ -177,6 +177,15 @@ typedef struct usc_check_report {
 	 * decided every element and the oracle did not run. */
 	unsigned long oracle_precision;
 	/*
+	 * The strict reference's functions (exp, tanh, pow, ...) over the
+	 * whole kernel, in op-elements (one op on one element): every one,
+	 * and those escalated to MPFR because double could not decide their
+	 * correct rounding (docs/reference.md).  Both 0 when the reference
+	 * ran its MPFR path (USC_REFERENCE_MPFR).
+	 */
+	uint64_t reference_functions;
+	uint64_t reference_escalated;
+	/*
 	 * The check streamed (usc_check_request.stream): the outputs'
 	 * reference and per-element arrays are NULL, and usc_check_write
 	 * refuses the report.

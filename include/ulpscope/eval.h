@@ -117,6 +117,15 @@ typedef struct usc_eval_options {
 	 */
 	const usc_hlo_instr *const *round_only;
 	size_t round_only_count;
+	/*
+	 * Reference: compute every function (exp, tanh, pow, ...) in MPFR,
+	 * as the reference always did, instead of deciding it from the
+	 * certified tier's ball in double first (docs/reference.md).  The
+	 * values are the same either way; this is for audits and tests.
+	 * The environment variable USC_REFERENCE_MPFR=1 does the same for
+	 * every evaluator of the process.
+	 */
+	bool reference_mpfr;
 } usc_eval_options;
 
 #define USC_EVAL_TILE_DEFAULT 4096

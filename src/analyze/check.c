@@ -35,6 +35,8 @@
 #include "eval/eval_values.h"
 #include "../../oracles/oracle.h"
 #include "../../oracles/tier.h"
+#include "../../oracles/reference_fast.h"
+#include "dtype/ulp_fast.h"
 #include "analyze/check_internal.h"
 
 /* The first oracle precision, and the factor between runs. */
@@ -325,6 +327,9 @@ static usc_status reference_errors(usc__check_part *p, usc_error *err)
 
 		usc_tensor_get_bits(p->o->device, p->base + j, &d);
 		usc_tensor_get_bits(p->reference, j, &rb);
+		/* Fast reference hook: the figure in double where exact. */
+		if (usc__ulp_error_codes(t, d, rb, &p->ulp_reference[j]))
+			continue;
 		if (usc_dtype_is_float(t)) {
 			st = usc_decode_mpfr(t, rb, ref);
 			if (st == USC_OK)
@@ -484,10 +489,11 @@ static usc_status ref_visit(void *ctx, size_t i, size_t first, size_t count,
 			    const void *values, usc_dtype t, usc_error *err)
 {
 	check_run *c = ctx;
+	const usc__domain_ops *dom = usc__eval_domain(c->ref);
 
 	for (size_t n = 0; n < count; n++) {
 		const void *v = (const unsigned char *)values +
-				n * usc__domain_reference.value_size;
+				n * dom->value_size;
 		usc__check_part *p;
 		uint64_t bits;
 		size_t j;
@@ -496,8 +502,8 @@ static usc_status ref_visit(void *ctx, size_t i, size_t first, size_t count,
 		p = part_of(c, i, first + n, &j);
 		if (!p)
 			continue;
-		st = usc__domain_reference.to_output(
-			usc__eval_domain_state(c->ref), t, v, &bits, NULL, err);
+		st = dom->to_output(usc__eval_domain_state(c->ref), t, v,
+				    &bits, NULL, err);
 		if (st != USC_OK)
 			return st;
 		usc_tensor_set_bits(p->reference, j, bits);
@@ -882,9 +888,26 @@ static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
 	return st;
 }
 
+/*
+ * Fast reference hook: adds the reference evaluator's counts of functions
+ * and MPFR escalations to the report, before the evaluator goes.
+ */
+static void ref_counts_take(check_run *c)
+{
+	usc__reference_fast_counts k;
+
+	if (!c->ref ||
+	    usc__eval_domain(c->ref) != &usc__domain_reference_fast)
+		return;
+	usc__reference_fast_get_counts(usc__eval_domain_state(c->ref), &k);
+	c->r->reference_functions += k.functions;
+	c->r->reference_escalated += k.escalated;
+}
+
 /* Frees what a run holds beyond its report. */
 static void run_clear(check_run *c)
 {
+	ref_counts_take(c);
 	for (size_t i = 0; c->parts && i < c->r->output_count; i++)
 		part_free(&c->parts[i]);
 	usc__free(c->parts);
@@ -1154,6 +1177,7 @@ static usc_status slice_rows(const usc_tensor *t, int64_t r0, int64_t n,
 /* Destroys the evaluators of a run (a new block kernel needs new ones). */
 static void evals_clear(check_run *c)
 {
+	ref_counts_take(c);
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);
 	usc__check_envelope_tally(c->r, c->env);

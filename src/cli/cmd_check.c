@@ -309,6 +309,9 @@ static void print_json(const usc_check_report *r)
 	else
 		printf("null");
 	printf(", \"oracle_precision\": %lu, ", r->oracle_precision);
+	printf("\"reference_functions\": %" PRIu64
+	       ", \"reference_escalated\": %" PRIu64 ", ",
+	       r->reference_functions, r->reference_escalated);
 	if (r->classified) {
 		printf("\"profile\": ");
 		usc_cli_json_str(r->profile.name);
@@ -427,6 +430,12 @@ static void print_text(const usc_check_report *r)
 		printf("oracle precision %lu bits\n", r->oracle_precision);
 	else
 		printf("every element decided by the f64 tier\n");
+	if (r->reference_functions)
+		printf("reference: %" PRIu64 " of %" PRIu64
+		       " function evaluations escalated to MPFR (%.3g%%)\n",
+		       r->reference_escalated, r->reference_functions,
+		       100.0 * (double)r->reference_escalated /
+			       (double)r->reference_functions);
 	if (r->classified) {
 		printf("verdict under profile %s: %s\n  %s\n", r->profile.name,
 		       usc_verdict_name(r->verdict), r->reason);

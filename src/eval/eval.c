@@ -17,6 +17,7 @@
 #include "../../oracles/oracle.h"
 #include "../../oracles/tier.h"
 #include "../../oracles/envelope.h"
+#include "../../oracles/reference_fast.h"
 
 /* ------------------------------------------------------------ support */
 
@@ -1756,6 +1757,10 @@ usc_status usc_eval_create_computation(const usc_hlo_computation *c,
 		  : ev->opts.domain == USC_DOMAIN_ENVELOPE
 			  ? &usc__domain_envelope
 			  : &usc__domain_reference;
+	/* The fast reference (oracles/reference_fast.h) unless asked not. */
+	if (ev->dom == &usc__domain_reference && !ev->opts.reference_mpfr &&
+	    !usc__reference_mpfr_from_env())
+		ev->dom = &usc__domain_reference_fast;
 	ev->comp = c;
 	st = ev->dom->create(&ev->dstate, err);
 	if (st != USC_OK) {

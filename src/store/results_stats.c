@@ -35,6 +35,70 @@ static uint64_t nearest_rank(uint64_t p, uint64_t n)
 	return whole + (part + 99) / 100;
 }
 
+static void swap_d(double *v, size_t i, size_t j)
+{
+	double t = v[i];
+
+	v[i] = v[j];
+	v[j] = t;
+}
+
+/*
+ * The k-th smallest (0-based) of v[0, n), k < n, reordering v so that
+ * everything before position k is no larger and everything after no
+ * smaller: the value a full sort would put at k, found in expected
+ * linear time.  Quickselect with a median-of-three pivot and a three-way
+ * partition (the figures hold long runs of equal errors, exact zeros
+ * above all); after 2 log2(n) + 8 rounds without finishing, the range
+ * left is sorted, so no input costs more than a sort.  Callers have left
+ * NaN out, so < and > order everything.
+ */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, rounds = 8;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		rounds += 2;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, lt = lo, i = lo, gt = hi;
+		double a = v[lo], b = v[mid], c = v[hi - 1], pivot;
+
+		if (rounds-- == 0) {
+			qsort(v + lo, hi - lo, sizeof *v, cmp_double);
+			return v[k];
+		}
+		pivot = a < b ? (b < c ? b : (a < c ? c : a))
+			      : (a < c ? a : (b < c ? c : b));
+		while (i < gt) {
+			if (v[i] < pivot)
+				swap_d(v, lt++, i++);
+			else if (v[i] > pivot)
+				swap_d(v, i, --gt);
+			else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[k];
+}
+
+/*
+ * The nearest-rank median and 99th percentile (1-based ranks rm <= rp)
+ * of m values, reordering them: the p99 first over all of them, then
+ * the median among the values before it, which are all no larger.
+ */
+static void select_ranks(double *v, size_t m, uint64_t rm, uint64_t rp,
+			 double *median, double *p99)
+{
+	*p99 = select_kth(v, m, (size_t)rp - 1);
+	*median = rm == rp ? *p99 : select_kth(v, (size_t)rp - 1, (size_t)rm - 1);
+}
+
 usc_status usc_results_stats_compute(const double *x, uint64_t n,
 				     usc_results_stats *out, usc_error *err)
 {
@@ -57,14 +121,17 @@ usc_status usc_results_stats_compute(const double *x, uint64_t n,
 		return usc__fail(err, USC_ENOMEM,
 				 "statistics of %llu values: out of memory",
 				 (unsigned long long)n);
+	out->max_abs = 0;
 	for (uint64_t i = 0; i < n; i++)
-		if (!isnan(x[i]))
-			v[m++] = fabs(x[i]);
-	qsort(v, (size_t)m, sizeof *v, cmp_double);
+		if (!isnan(x[i])) {
+			v[m] = fabs(x[i]);
+			if (v[m] > out->max_abs)
+				out->max_abs = v[m];
+			m++;
+		}
 	out->count = m;
-	out->max_abs = v[m - 1];
-	out->median_abs = v[nearest_rank(50, m) - 1];
-	out->p99_abs = v[nearest_rank(99, m) - 1];
+	select_ranks(v, (size_t)m, nearest_rank(50, m), nearest_rank(99, m),
+		     &out->median_abs, &out->p99_abs);
 	usc__free(v);
 	return USC_OK;
 }
@@ -352,9 +419,8 @@ usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
 	rm = nearest_rank(50, a->count);
 	rp = nearest_rank(99, a->count);
 	if (!a->spill) {
-		qsort(a->mem, a->mem_len, sizeof *a->mem, cmp_double);
-		out->median_abs = a->mem[rm - 1];
-		out->p99_abs = a->mem[rp - 1];
+		select_ranks(a->mem, a->mem_len, rm, rp, &out->median_abs,
+			     &out->p99_abs);
 		return USC_OK;
 	}
 	st = spill_select(a, rm, &out->median_abs, err);

@@ -9,3 +9,7 @@ usc_add_test(test_stochastic dtype/test_stochastic.c)
 # the f32 / f64 / bf16 fast paths of encode and decode against MPFR and
 # values built by hand from the fields
 usc_add_test(test_encode_fast dtype/test_encode_fast.c)
+
+# The ULP error of one encoding against another in double (the check's
+# figures against the strict reference) against the exact MPFR figure.
+usc_add_test(test_ulp_fast dtype/test_ulp_fast.c)

@@ -19,6 +19,9 @@
  * exhaustive), every binary op over the 65536 code pairs of f8e4m3fn and
  * f8e5m2 (one pair in four by default; all at USC_TEST_SCALE=4), and
  * random f16/f32 samples (USC_TEST_SCALE scales their count).
+ *
+ * Every test runs twice: on the MPFR reference domain and on the fast
+ * reference (oracles/reference_fast.h), which must give the same bits.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -34,6 +37,7 @@
 
 #include "internal.h"
 #include "oracles/domain.h"
+#include "oracles/reference_fast.h"
 #include "ulpscope/dtype_mpfr.h"
 
 #define NAN_MARK UINT64_MAX
@@ -300,6 +304,9 @@ static uint64_t expect_maxmin(usc_dtype t, bool is_max, uint64_t a,
 
 /* ------------------------------------------------ domain under test */
 
+/* The domain the tests run on (main runs them on both). */
+static const usc__domain_ops *under_test = &usc__domain_reference;
+
 typedef struct dom {
 	void *st;
 	const usc__domain_ops *d;
@@ -309,7 +316,7 @@ static void dom_open(dom *d)
 {
 	usc_error err;
 
-	d->d = &usc__domain_reference;
+	d->d = under_test;
 	assert_int_equal(d->d->create(&d->st, &err), USC_OK);
 }
 
@@ -570,5 +577,13 @@ int main(void)
 		cmocka_unit_test(test_random_f16_f32),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed;
+
+	under_test = &usc__domain_reference;
+	failed = cmocka_run_group_tests_name("mpfr reference", tests, NULL,
+					     NULL);
+	under_test = &usc__domain_reference_fast;
+	failed += cmocka_run_group_tests_name("fast reference", tests, NULL,
+					      NULL);
+	return failed;
 }

@@ -21,3 +21,21 @@ usc_add_test(test_eval_tiles eval/test_eval_tiles.c)
 target_include_directories(test_eval_tiles PRIVATE ${PROJECT_SOURCE_DIR})
 # The corpus walk over XLA's corpus in ../shared: skipped when it is absent.
 usc_add_xla_corpus_test(test_eval_corpus_xla test_eval_corpus)
+
+# The fast strict reference (oracles/reference_fast.h): hand-derived cases
+# (ties, subnormals, overflow, near-ties that must go to MPFR), and the
+# fast reference against the MPFR path, bit for bit, with every figure of
+# the check, on every case of data/acceptance, data/examples and
+# data/defects.
+# Under the sanitizers, where each check costs ten times more, the corpus
+# test checks the first case of each kernel only (every kernel still).
+usc_add_test(test_reference_fast eval/test_reference_fast.c)
+target_include_directories(test_reference_fast PRIVATE ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_reference_fast PROPERTIES TIMEOUT 900)
+usc_add_test(test_reference_fast_corpus eval/test_reference_fast_corpus.c)
+set(usc_reference_corpus_env "${USC_TEST_ENV}")
+if(USC_SANITIZE)
+  list(APPEND usc_reference_corpus_env "USC_REFERENCE_CORPUS=per-kernel")
+endif()
+set_tests_properties(test_reference_fast_corpus PROPERTIES
+  ENVIRONMENT "${usc_reference_corpus_env}" TIMEOUT 900)

@@ -154,6 +154,51 @@ static void shuffle(double *x, uint64_t n, uint64_t seed)
 }
 
 /*
+ * In memory (fewer than 2^20 values), where the ranks are selected, not
+ * sorted: shuffled, sorted and reversed inputs with a long run of equal
+ * values (exact zeros, as most errors against the reference are), whose
+ * ranks are known by construction.  200000 zeros and 1..100000: the
+ * median (rank 150000) is 0, the p99 (rank 297000) is 97000.
+ */
+static void test_acc_memory_ranks(void **state)
+{
+	const uint64_t zeros = 200000, m = 100000, n = zeros + m;
+	double *x = malloc(n * sizeof *x);
+	usc_results_stats s, direct;
+	usc_error err;
+
+	(void)state;
+	assert_non_null(x);
+	for (int order = 0; order < 3; order++) {
+		for (uint64_t i = 0; i < n; i++)
+			x[i] = i < zeros ? 0.0 : (double)(i - zeros + 1);
+		if (order == 1)
+			shuffle(x, n, 777);
+		if (order == 2)
+			for (uint64_t i = 0; i < n / 2; i++) {
+				double t = x[i];
+
+				x[i] = -x[n - 1 - i];
+				x[n - 1 - i] = t;
+			}
+		s = acc_stats(x, n, 4096);
+		assert_int_equal(s.count, n);
+		assert_true(s.max_abs == (double)m);
+		assert_true(s.median_abs == 0.0 && !signbit(s.median_abs));
+		assert_true(s.p99_abs == 97000.0);
+		assert_int_equal(usc_results_stats_compute(x, n, &direct, &err),
+				 USC_OK);
+		same_stats(&s, &direct);
+	}
+	/* Distinct values in descending order: ranks 131072, 259523. */
+	for (uint64_t i = 0; i < 262144; i++)
+		x[i] = (double)(262144 - i);
+	s = acc_stats(x, 262144, 65536);
+	assert_true(s.median_abs == 131072.0 && s.p99_abs == 259523.0);
+	free(x);
+}
+
+/*
  * More values than the accumulator holds in memory, so they go to its
  * temporary file: a shuffled arithmetic sequence, whose ranks are known
  * by construction (value of rank r: (r - 1) / 4), with NaNs between.
@@ -225,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_ranks),
 		cmocka_unit_test(test_acc_small),
+		cmocka_unit_test(test_acc_memory_ranks),
 		cmocka_unit_test(test_acc_spilled_ranks),
 		cmocka_unit_test(test_acc_spilled_repeats),
 	};

@@ -1,0 +1,601 @@
+/*
+ * The fast strict reference (reference_fast.h): the reference domain's
+ * values, decided in double where that is provably correct.
+ *
+ * Every op-element lands on one of three paths:
+ *   - the arithmetic path (add, subtract, multiply, divide, sqrt): the
+ *     reference domain's own method, in an array loop: the operands
+ *     decoded exactly into doubles, the double operation, one rounding
+ *     into the declared type by the project's encoder.  A NaN result goes
+ *     to the reference domain for that element, so that its sign is the
+ *     reference's however the compiler orders the operands here.
+ *   - the function path (the ops of tier_fn below): the operands loaded
+ *     as points into the certified tier, the tier's op giving a ball that
+ *     holds the exact value, and usc__tier_decide_rounding: rounding to
+ *     nearest is monotone, so when both ends of the ball (and everything
+ *     between) round to one code, the exact value does too.  A result of
+ *     any other kind (NaN, an infinity, undecided) or a ball across a
+ *     rounding boundary is escalated: the reference domain's MPFR Ziv
+ *     loop computes that element.
+ *   - the exact unary path (float-to-float converts, negate, abs): the
+ *     operand decoded, the exact result rounded once, as the reference
+ *     does, in an array loop.
+ *   - everything else: the reference domain's apply, whole.
+ * The tier's values live in three scratch arrays of CHUNK elements made
+ * at create, so nothing is allocated per element or per op; the 16-bit
+ * and 8-bit formats other than bf16 decode through a table of the
+ * project's decoder's own doubles, made once per state on first use.
+ */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain.h"
+#include "reference_fast.h"
+#include "tier.h"
+
+/* Elements of the tier's scratch arrays: a chunk of the function path. */
+#define CHUNK 512
+
+typedef struct fref_state {
+	void *ref;  /* the reference domain's state: escalations, other ops */
+	void *tier; /* the tier's state: the function path */
+	usc__tier_value *tv[USC__DOM_MAX_ARGS + 1]; /* CHUNK each */
+	int precision[USC_DTYPE_COUNT];  /* 0: not a float type */
+	double *table[USC_DTYPE_COUNT];  /* decoded codes, see decode_table */
+	usc__reference_fast_counts counts;
+} fref_state;
+
+static void fref_destroy(void *state)
+{
+	fref_state *s = state;
+
+	if (!s)
+		return;
+	if (s->ref)
+		usc__domain_reference.destroy(s->ref);
+	if (s->tier)
+		usc__domain_tier.destroy(s->tier);
+	for (int k = 0; k <= USC__DOM_MAX_ARGS; k++)
+		usc__free(s->tv[k]);
+	for (int t = 0; t < USC_DTYPE_COUNT; t++)
+		usc__free(s->table[t]);
+	usc__free(s);
+}
+
+static usc_status fref_create(void **state, usc_error *err)
+{
+	fref_state *s = usc__calloc(1, sizeof *s);
+	usc_status st;
+
+	*state = NULL;
+	if (!s)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (int t = USC_DTYPE_INVALID + 1; t < USC_DTYPE_COUNT; t++) {
+		usc_float_info fi;
+
+		if (usc_dtype_is_float((usc_dtype)t) &&
+		    usc_float_info_of((usc_dtype)t, &fi) == USC_OK)
+			s->precision[t] = fi.precision;
+	}
+	st = usc__domain_reference.create(&s->ref, err);
+	if (st == USC_OK)
+		st = usc__domain_tier.create(&s->tier, err);
+	if (st != USC_OK) {
+		fref_destroy(s);
+		return st;
+	}
+	for (int k = 0; k <= USC__DOM_MAX_ARGS; k++) {
+		s->tv[k] = usc__calloc(CHUNK, sizeof(usc__tier_value));
+		if (!s->tv[k]) {
+			fref_destroy(s);
+			return usc__fail(err, USC_ENOMEM, "out of memory");
+		}
+	}
+	*state = s;
+	return USC_OK;
+}
+
+void usc__reference_fast_get_counts(const void *state,
+				    usc__reference_fast_counts *out)
+{
+	const fref_state *s = state;
+
+	*out = s->counts;
+}
+
+bool usc__reference_mpfr_from_env(void)
+{
+	const char *v = getenv("USC_REFERENCE_MPFR");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* ------------------------------------------------------ encodings */
+
+/*
+ * The table of the doubles of every code of a float format of at most 16
+ * bits (bf16 excepted, which decodes in line), made by the project's
+ * decoder itself, so that a lookup is the reference domain's decode bit
+ * for bit (NaNs included).  NULL for other types or when out of memory
+ * (the caller then decodes element by element).
+ */
+static const double *decode_table(fref_state *s, usc_dtype t)
+{
+	int w = usc__dom_width(t);
+	size_t n;
+	double *tab;
+
+	if (s->table[t] || !s->precision[t] || t == USC_BF16 ||
+	    t == USC_F32 || t == USC_F64 || w > 16 || w <= 0)
+		return s->table[t];
+	n = (size_t)1 << w;
+	tab = usc__malloc(n * sizeof *tab);
+	if (!tab)
+		return NULL;
+	for (size_t c = 0; c < n; c++) {
+		tab[c] = 0;
+		(void)usc_decode_double(t, (uint64_t)c, &tab[c]);
+	}
+	s->table[t] = tab;
+	return tab;
+}
+
+/*
+ * The double the reference domain decodes code b of float type t into
+ * (usc_decode_double): exact for every format here.  f32 and bf16
+ * numbers widen in line (C11 6.3.1.5: exact); their NaNs take the
+ * decoder, which drops the payload as the reference does.
+ */
+static inline double decode(usc_dtype t, const double *tab, uint64_t b)
+{
+	double d = 0;
+
+	if (t == USC_F32 || t == USC_BF16) {
+		uint32_t w = t == USC_F32 ? (uint32_t)b
+					  : (uint32_t)(b & 0xffff) << 16;
+
+		if ((w & 0x7f800000u) != 0x7f800000u || !(w & 0x7fffffu)) {
+			float f;
+
+			memcpy(&f, &w, sizeof f);
+			return f;
+		}
+	} else if (t == USC_F64) {
+		memcpy(&d, &b, sizeof d);
+		if (!isnan(d))
+			return d;
+	} else if (tab)
+		return tab[b & usc__dom_mask(usc__dom_width(t))];
+	(void)usc_decode_double(t, b, &d);
+	return d;
+}
+
+/* ---------------------------------------------------- escalations */
+
+/* Element i of op through the reference domain (MPFR for a function). */
+static usc_status by_reference(fref_state *s, const usc__dom_op *op,
+			       size_t i, uint64_t *out,
+			       const void *const *args, unsigned scalar_args,
+			       usc_error *err)
+{
+	const void *a[USC__DOM_MAX_ARGS];
+
+	for (unsigned k = 0; k < op->nargs; k++) {
+		const uint64_t *v = args[k];
+
+		a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
+	}
+	return usc__domain_reference.apply(s->ref, op, 1, &out[i], a, 0, err);
+}
+
+/* ------------------------------------------------- arithmetic path */
+
+/*
+ * Whether op is one the reference computes in double and rounds once:
+ * add, subtract, multiply, divide of one float type of at most 24 bits
+ * of precision (or f64), and sqrt; the reference's float_op.
+ */
+static bool arithmetic(const fref_state *s, const usc__dom_op *op)
+{
+	usc_dtype t = op->result;
+	int p = s->precision[t];
+
+	if (!p)
+		return false;
+	switch (op->op) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_SUBTRACT:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_DIVIDE:
+		return op->nargs == 2 && op->arg[0] == t && op->arg[1] == t &&
+		       (p <= 24 || t == USC_F64);
+	case USC_HLO_OP_SQRT:
+		return op->nargs == 1 && op->arg[0] == t &&
+		       (p <= 24 || t == USC_F64);
+	default:
+		return false;
+	}
+}
+
+/*
+ * The arithmetic path.  With p <= 24, the double result is the exact
+ * result rounded once to 53 >= 2p + 2 bits (no overflow or underflow of
+ * double is possible from two such operands), and rounding it into the
+ * format gives the correctly rounded result (docs/reference.md).  f64 is
+ * the hardware's correctly rounded operation; its bits are kept as they
+ * are, as the reference keeps them.
+ */
+static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
+			      uint64_t *o, const void *const *args,
+			      unsigned scalar_args, usc_error *err)
+{
+	usc_dtype t = op->result;
+	const double *tab = decode_table(s, t);
+	const uint64_t *x = args[0];
+	const uint64_t *y = op->nargs > 1 ? args[1] : args[0];
+	size_t sx = (scalar_args & 1) ? 0 : 1, sy = (scalar_args & 2) ? 0 : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		double a = decode(t, tab, x[i * sx]), b, r;
+
+		switch (op->op) {
+		case USC_HLO_OP_ADD:
+			b = decode(t, tab, y[i * sy]);
+			r = a + b;
+			break;
+		case USC_HLO_OP_SUBTRACT:
+			b = decode(t, tab, y[i * sy]);
+			r = a - b;
+			break;
+		case USC_HLO_OP_MULTIPLY:
+			b = decode(t, tab, y[i * sy]);
+			r = a * b;
+			break;
+		case USC_HLO_OP_DIVIDE:
+			b = decode(t, tab, y[i * sy]);
+			r = a / b;
+			break;
+		default:
+			r = sqrt(a);
+			break;
+		}
+		if (isnan(r)) {
+			usc_status st = by_reference(s, op, i, o, args,
+						     scalar_args, err);
+
+			if (st != USC_OK)
+				return st;
+		} else if (t == USC_F64)
+			memcpy(&o[i], &r, sizeof r);
+		else
+			(void)usc_encode_double(t, r, NULL, &o[i], NULL);
+	}
+	return USC_OK;
+}
+
+/*
+ * Whether op is a float-to-float convert, or a negate or abs of a float
+ * type: ops whose exact result the reference rounds once into the
+ * declared type from the decoded operand (its convert and float_op).
+ */
+static bool exact_unary(const fref_state *s, const usc__dom_op *op)
+{
+	if (op->nargs != 1 || !s->precision[op->arg[0]] ||
+	    !s->precision[op->result])
+		return false;
+	switch (op->op) {
+	case USC_HLO_OP_CONVERT:
+		return true;
+	case USC_HLO_OP_NEGATE:
+	case USC_HLO_OP_ABS:
+		return op->arg[0] == op->result;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Converts, negate and abs in an array loop: the operand decoded
+ * exactly, negated or made absolute exactly, and rounded once into the
+ * declared type by the encoder, as the reference does; a NaN operand
+ * goes to the reference for its element.
+ */
+static usc_status exact_unary_apply(fref_state *s, const usc__dom_op *op,
+				    size_t n, uint64_t *o,
+				    const void *const *args,
+				    unsigned scalar_args, usc_error *err)
+{
+	usc_dtype from = op->arg[0], to = op->result;
+	const double *tab = decode_table(s, from);
+	const uint64_t *x = args[0];
+	size_t sx = (scalar_args & 1) ? 0 : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		double a = decode(from, tab, x[i * sx]);
+
+		if (isnan(a)) {
+			usc_status st = by_reference(s, op, i, o, args,
+						     scalar_args, err);
+
+			if (st != USC_OK)
+				return st;
+			continue;
+		}
+		if (op->op == USC_HLO_OP_NEGATE)
+			a = -a;
+		else if (op->op == USC_HLO_OP_ABS)
+			a = fabs(a);
+		(void)usc_encode_double(to, a, NULL, &o[i], NULL);
+	}
+	return USC_OK;
+}
+
+/* --------------------------------------------------- function path */
+
+/*
+ * The functions the reference evaluates in its Ziv loop.  *tier says
+ * whether the certified tier bounds it (docs/tier.md, "Every op's
+ * bound"); the others (the inverse and hyperbolic trigonometric
+ * functions the tier does not have) always go to MPFR.
+ */
+static bool ziv_function(usc_hlo_opcode o, bool *tier)
+{
+	*tier = true;
+	switch (o) {
+	case USC_HLO_OP_EXPONENTIAL:
+	case USC_HLO_OP_EXPONENTIAL_MINUS_ONE:
+	case USC_HLO_OP_LOG:
+	case USC_HLO_OP_LOG_PLUS_ONE:
+	case USC_HLO_OP_LOGISTIC:
+	case USC_HLO_OP_TANH:
+	case USC_HLO_OP_ERF:
+	case USC_HLO_OP_CBRT:
+	case USC_HLO_OP_SINE:
+	case USC_HLO_OP_COSINE:
+	case USC_HLO_OP_TAN:
+	case USC_HLO_OP_RSQRT:
+	case USC_HLO_OP_POWER:
+	case USC_HLO_OP_ATAN2:
+		return true;
+	case USC_HLO_OP_ACOS:
+	case USC_HLO_OP_ASIN:
+	case USC_HLO_OP_ATAN:
+	case USC_HLO_OP_ACOSH:
+	case USC_HLO_OP_ASINH:
+	case USC_HLO_OP_ATANH:
+	case USC_HLO_OP_COSH:
+	case USC_HLO_OP_SINH:
+		*tier = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether op is exp or expm1 of a finite x > 710, whose exact value
+ * exceeds e^710 > 2^1024 > DBL_MAX: past the largest finite value of
+ * every format of at most 24 bits of precision (f32's is below 2^128),
+ * where every real rounds alike, to the format's overflow result (its
+ * +Inf, or NaN or the saturated value by its policy), the result of
+ * rounding DBL_MAX.  The tier calls these UNDECIDED (an overflow of
+ * double); kernels such as silu meet them on large inputs.
+ */
+static bool exp_overflows(const usc__dom_op *op, const usc__tier_value *x)
+{
+	return (op->op == USC_HLO_OP_EXPONENTIAL ||
+		op->op == USC_HLO_OP_EXPONENTIAL_MINUS_ONE) &&
+	       x->kind == USC__ORC_FINITE && x->rad == 0 && x->mid > 710.0;
+}
+
+/*
+ * Elements [i0, i0 + m) of a function through the tier.  Every element
+ * whose ball the tier cannot show to round to one code goes to the
+ * reference domain.
+ */
+static usc_status tier_chunk(fref_state *s, const usc__dom_op *op,
+			     size_t i0, size_t m, uint64_t *o,
+			     const void *const *args, unsigned scalar_args,
+			     usc_error *err)
+{
+	const void *targs[USC__DOM_MAX_ARGS];
+	usc__tier_value *r = s->tv[USC__DOM_MAX_ARGS];
+	usc_status st = USC_OK;
+	bool tier_ok = true;
+
+	for (unsigned k = 0; k < op->nargs && tier_ok; k++) {
+		const uint64_t *v = args[k];
+		bool scalar = (scalar_args >> k) & 1;
+		size_t cnt = scalar ? 1 : m;
+
+		for (size_t j = 0; j < cnt && tier_ok; j++) {
+			st = usc__domain_tier.load(s->tier, op->arg[k],
+						   v[scalar ? 0 : i0 + j],
+						   &s->tv[k][j], err);
+			tier_ok = st == USC_OK;
+		}
+		targs[k] = s->tv[k];
+	}
+	if (tier_ok) {
+		st = usc__domain_tier.apply(s->tier, op, m, r, targs,
+					    scalar_args, err);
+		tier_ok = st == USC_OK;
+	}
+	if (!tier_ok && err) {
+		/* The tier declined: the whole chunk goes to MPFR. */
+		err->code = USC_OK;
+		err->message[0] = '\0';
+	}
+	for (size_t j = 0; j < m; j++) {
+		bool decided = false;
+		uint64_t bits = 0;
+
+		if (tier_ok && r[j].kind == USC__ORC_FINITE &&
+		    usc__tier_decide_rounding(&r[j], op->result, &decided,
+					      &bits, NULL) == USC_OK &&
+		    decided) {
+			o[i0 + j] = bits;
+			continue;
+		}
+		if (tier_ok && exp_overflows(op, &s->tv[0][scalar_args & 1
+							     ? 0
+							     : j])) {
+			(void)usc_encode_double(op->result, DBL_MAX, NULL,
+						&o[i0 + j], NULL);
+			continue;
+		}
+		s->counts.escalated++;
+		st = by_reference(s, op, i0 + j, o, args, scalar_args, err);
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/*
+ * The function path: every operand and the result of a float type, the
+ * result of at most 24 bits of precision (the tier's ball is never
+ * narrower than a few ulps of double, so it cannot decide an f64 result
+ * that is not exact; those go to MPFR at once).
+ */
+static usc_status function_apply(fref_state *s, const usc__dom_op *op,
+				 bool tier, size_t n, uint64_t *o,
+				 const void *const *args,
+				 unsigned scalar_args, usc_error *err)
+{
+	int p = s->precision[op->result];
+	bool floats = p > 0;
+
+	for (unsigned k = 0; k < op->nargs; k++)
+		floats = floats && s->precision[op->arg[k]] > 0;
+	if (!floats)
+		return usc__domain_reference.apply(s->ref, op, n, o, args,
+						   scalar_args, err);
+	s->counts.functions += n;
+	if (!tier || p > 24) {
+		s->counts.escalated += n;
+		return usc__domain_reference.apply(s->ref, op, n, o, args,
+						   scalar_args, err);
+	}
+	for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+		size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+		usc_status st = tier_chunk(s, op, i0, m, o, args, scalar_args,
+					   err);
+
+		if (st != USC_OK)
+			return st;
+	}
+	return USC_OK;
+}
+
+/* ------------------------------------------------------------ apply */
+
+static usc_status fref_apply(void *state, const usc__dom_op *op, size_t n,
+			     void *out, const void *const *args,
+			     unsigned scalar_args, usc_error *err)
+{
+	fref_state *s = state;
+	bool tier;
+
+	if (op->nargs > USC__DOM_MAX_ARGS)
+		return usc__fail(err, USC_EINTERNAL, "too many operands");
+	if (arithmetic(s, op))
+		return arith_apply(s, op, n, out, args, scalar_args, err);
+	if (exact_unary(s, op))
+		return exact_unary_apply(s, op, n, out, args, scalar_args,
+					 err);
+	if (ziv_function(op->op, &tier))
+		return function_apply(s, op, tier, n, out, args, scalar_args,
+				      err);
+	return usc__domain_reference.apply(s->ref, op, n, out, args,
+					   scalar_args, err);
+}
+
+/* ------------------------------------------- the reference's entries */
+
+static usc_status fref_load(void *state, usc_dtype t, uint64_t bits,
+			    void *out, usc_error *err)
+{
+	return usc__domain_reference.load(((fref_state *)state)->ref, t, bits,
+					  out, err);
+}
+
+static usc_status fref_constant(void *state, usc_dtype t,
+				const usc_hlo_scalar *sc, void *out,
+				usc_error *err)
+{
+	return usc__domain_reference.constant(((fref_state *)state)->ref, t,
+					      sc, out, err);
+}
+
+static usc_status fref_to_output(void *state, usc_dtype t, const void *v,
+				 uint64_t *bits, void *enclosure,
+				 usc_error *err)
+{
+	return usc__domain_reference.to_output(((fref_state *)state)->ref, t,
+					       v, bits, enclosure, err);
+}
+
+static bool fref_is_true(void *state, const void *v)
+{
+	return usc__domain_reference.is_true(((fref_state *)state)->ref, v);
+}
+
+static usc_status fref_to_index(void *state, usc_dtype t, const void *v,
+				int64_t *out, usc_error *err)
+{
+	return usc__domain_reference.to_index(((fref_state *)state)->ref, t, v,
+					      out, err);
+}
+
+/* A value is the encoding, masked to the type's width (ref_load's). */
+static usc_status fref_load_array(void *state, usc_dtype t, const void *enc,
+				  size_t n, void *out, usc_error *err)
+{
+	size_t c = usc_format_of(t)->container_bytes;
+	uint64_t m = usc__dom_mask(usc__dom_width(t)), *o = out;
+
+	(void)state;
+	(void)err;
+	for (size_t i = 0; i < n; i++)
+		o[i] = usc__dom_get_enc(enc, c, i) & m;
+	return USC_OK;
+}
+
+/* The encoding is the value, masked (ref_to_output's). */
+static usc_status fref_to_output_array(void *state, usc_dtype t,
+				       const void *values, size_t n,
+				       void *enc, usc_error *err)
+{
+	size_t c = usc_format_of(t)->container_bytes;
+	uint64_t m = usc__dom_mask(usc__dom_width(t));
+	const uint64_t *v = values;
+
+	(void)state;
+	(void)err;
+	for (size_t i = 0; i < n; i++)
+		usc__dom_put_enc(enc, c, i, v[i] & m);
+	return USC_OK;
+}
+
+const usc__domain_ops usc__domain_reference_fast = {
+	.name = "reference",
+	.value_size = sizeof(uint64_t),
+	.create = fref_create,
+	.destroy = fref_destroy,
+	.init = NULL,
+	.clear = NULL,
+	.copy = NULL,
+	.load = fref_load,
+	.constant = fref_constant,
+	.apply = fref_apply,
+	.to_output = fref_to_output,
+	.is_true = fref_is_true,
+	.to_index = fref_to_index,
+	.load_array = fref_load_array,
+	.to_output_array = fref_to_output_array,
+};
