@@ -23,6 +23,7 @@
 #include "ulpscope/bisect.h"
 #include "ulpscope/signature.h"
 #include "ulpscope/explain.h"
+#include "ulpscope/gen.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -95,6 +95,10 @@ static const usc_cli_command commands[] = {
 	 "[--top K] [--json]",
 	 "combine the indexes of a batch run in shards (--shard K/N) into "
 	 "one (docs/batch.md)"},
+	{"gen", usc_cli_gen,
+	 "gen --seed S [--ops N] [--types LIST] [-o OUT.hlo]",
+	 "a random fused kernel (an HLO module XLA fuses) from a seed, "
+	 "valid by construction (docs/fuzzing.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",
@@ -139,6 +143,7 @@ static const usc_cli_num_opt *numeric_options(const char *name)
 		{"explain", usc_cli_explain_nums},
 		{"batch", usc_cli_batch_nums},
 		{"merge", usc_cli_merge_nums},
+		{"gen", usc_cli_gen_nums},
 	};
 
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)

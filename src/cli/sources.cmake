@@ -9,4 +9,5 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_signature.c
   src/cli/cmd_explain.c
   src/cli/cmd_batch.c
+  src/cli/cmd_gen.c
   src/cli/cli_util.c)
