@@ -12,18 +12,22 @@ executable runs, and the result is written as a case directory
 
 Then `ulpscope batch` judges each setting under its profile (xla-cpu,
 xla-cpu-fast-math) into OUT/fastmath-<off|on>.h5, and the verdicts are
-summarised in OUT/summary.json and on stdout.  Exit status: 0 when no case
-is a defect or suspicious and nothing failed; 4 when a case is a defect; 3
-when one is suspicious; 6 when a kernel could not be generated, compiled,
-run or checked; 1/2 for the runner's own errors and usage.
+summarised in OUT/summary.json and on stdout.  A flagged case (defect,
+suspicious, undecided, not checked) that triage.json lists is reported
+with its finding (docs/findings.md) and does not count against the run.
+Exit status, over the untriaged cases, as ulpscope batch's: 0 when none is
+flagged; 4 a defect; 6 a kernel not generated, compiled, run or checked; 3
+suspicious; 5 undecided; 1/2 for the runner's own errors and usage.
 
     run.py --ulpscope build/ulpscope --out /tmp/fz --seeds 0-49
     run.py --ulpscope build/ulpscope --out /tmp/fz --seeds 7 --fast-math on
 """
 import argparse
+import glob
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -35,6 +39,7 @@ sys.path.insert(0, os.path.join(REPO, "tools", "capture"))
 import numpy as np  # noqa: E402
 
 SETTINGS = {"off": ("fastmath-off", "xla-cpu"), "on": ("fastmath-on", "xla-cpu-fast-math")}
+SETTINGS_BY_SUB = {sub: (p, prof) for p, (sub, prof) in SETTINGS.items()}
 
 
 def parse_seeds(text):
@@ -95,11 +100,65 @@ def draw(module, dist, seed):
     return out
 
 
+def module_name(text):
+    """The HloModule name of HLO text (XLA names its dump after it)."""
+    m = re.search(r"^\s*HloModule\s+([^\s,]+)", text, re.M)
+    if not m:
+        raise ValueError("the HLO text has no HloModule line")
+    return m.group(1)
+
+
+def capture_text(text, case_dir, inputs=None, dist=None, seed=None, extra=None,
+                 kernel_name=None, notes=""):
+    """Compile HLO text on XLA:CPU (this process's settings), run it on
+    inputs (arrays in parameter order) or on inputs drawn from dist with
+    seed, and write the case directory.  Returns the case record."""
+    import capture
+    name = module_name(text)
+    exe = capture.compile_hlo_text(text)
+    after, debug = capture._newest_dump(name)  # noqa: SLF001
+    if not after:
+        raise RuntimeError("XLA wrote no after_optimizations dump")
+    with open(after) as f:
+        comp = GenModule(f.read(), capture._debug_options(debug))  # noqa: SLF001
+    if inputs is None:
+        inputs = draw(comp.module, dist, seed)
+    outputs = capture._run_executable(exe, inputs)  # noqa: SLF001
+    return capture.write_case(case_dir, comp, inputs, outputs, function="ulpscope gen",
+                              kernel_name=kernel_name or name, dtype="random", seed=seed,
+                              distribution=dist or "given", notes=notes, extra=extra)
+
+
+# The types whose subnormal operands xla-cpu lets an op read as zero
+# (flush.f32/f64/bf16 = both in data/profiles/xla-cpu.profile): x86's DAZ.
+DAZ_TYPES = ("f32", "f64", "bf16")
+DAZ_SUFFIX = ".daz"
+
+
+def daz_inputs(case_dir, case):
+    """The case's inputs with every subnormal of a DAZ type replaced by a
+    zero of its sign, or None when there is none (see triage_daz)."""
+    import capture
+    out, changed = [], False
+    for rec in case["inputs"]:
+        x = np.load(os.path.join(case_dir, rec["file"]), allow_pickle=False)
+        dt = rec["type"].split("[")[0]
+        if dt in DAZ_TYPES:
+            x = x.view(capture._np_dtype(dt))  # noqa: SLF001
+            v = x.astype(np.float64)
+            tiny = float(capture._finfo(dt).smallest_normal)  # noqa: SLF001
+            sub = (v != 0) & (np.abs(v) < tiny)
+            if sub.any():
+                x = np.where(sub, np.copysign(np.zeros_like(x), x), x).astype(x.dtype)
+                changed = True
+        out.append(x)
+    return out if changed else None
+
+
 def run_part(args):
     """One fast-math setting, in this process: generate, compile, run, write."""
     import capture
-    fast = args.part == "on"
-    capture.setup(fast_math=fast)
+    capture.setup(fast_math=args.part == "on")
     sub, _ = SETTINGS[args.part]
     root = os.path.join(args.out, sub)
     os.makedirs(root, exist_ok=True)
@@ -109,23 +168,19 @@ def run_part(args):
         dist = distribution_of(seed, args.distribution)
         try:
             text, cmd = gen_text(args.ulpscope, seed, args.ops, args.types)
-            exe = capture.compile_hlo_text(text)
-            after, debug = capture._newest_dump(f"gen_{seed}")  # noqa: SLF001
-            if not after:
-                raise RuntimeError("XLA wrote no after_optimizations dump")
-            with open(after) as f:
-                comp = GenModule(f.read(), capture._debug_options(debug))  # noqa: SLF001
-            inputs = draw(comp.module, dist, seed)
-            outputs = capture._run_executable(exe, inputs)  # noqa: SLF001
             extra = {"generator": {"command": " ".join(["ulpscope"] + cmd[1:]),
                                    "seed": seed, "ops": args.ops, "types": args.types,
                                    "generated_sha256": hashlib.sha256(text.encode()).hexdigest()}}
-            capture.write_case(case_dir, comp, inputs, outputs, function="ulpscope gen",
-                               kernel_name=f"gen_{seed}", dtype="random", seed=seed,
-                               distribution=dist, notes="random kernel (tools/fuzz_xla)",
-                               extra=extra)
+            case = capture_text(text, case_dir, dist=dist, seed=seed, extra=extra,
+                                notes="random kernel (tools/fuzz_xla)")
             with open(os.path.join(case_dir, "generated.hlo"), "w") as f:
                 f.write(text)
+            daz = daz_inputs(case_dir, case)
+            if daz is not None:
+                extra["daz_twin_of"] = f"seed_{seed}"
+                capture_text(text, case_dir + DAZ_SUFFIX, inputs=daz, dist=dist, seed=seed,
+                             extra=extra, notes="the DAZ twin: subnormal inputs of the "
+                             "flushed types as signed zeros (tools/fuzz_xla)")
         except Exception as e:  # one bad seed must not end the campaign
             failures.append({"seed": seed, "stage": "capture",
                              "error": f"{type(e).__name__}: {e}"})
@@ -165,6 +220,70 @@ def judge(args, part):
     return rows
 
 
+def load_triage(path):
+    """The triaged cases: {(setting, seed, generated_sha256[:16]): finding}.
+    A generator change alters the module's hash, so an entry never vouches
+    for a module nobody looked at."""
+    if not path:
+        return {}
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for c in doc.get("cases", []):
+        if c["finding"] not in doc.get("findings", {}):
+            raise ValueError(f"{path}: case {c} names an unknown finding")
+        out[(c["setting"], int(c["seed"]), c["generated_sha256"][:16])] = c["finding"]
+    return out
+
+
+def triaged(args, triage, sub, row, rows_by_path):
+    """The finding that explains a flagged batch row, or None.  In order:
+    an entry of triage.json (a case looked at by hand); a finding profile
+    (findings/F*-<profile>.profile: the case is legit under the profile
+    with the freedom the finding documents); the DAZ twin (DAZ-inputs)."""
+    try:
+        with open(os.path.join(row["path"], "case.json")) as f:
+            gen = json.load(f)["generator"]
+    except (OSError, KeyError, ValueError):
+        return None
+    hit = triage.get((sub, int(gen["seed"]), gen["generated_sha256"][:16]))
+    if hit or row["status"] != "ok":
+        return hit
+    _, profile = SETTINGS_BY_SUB[sub]
+    for path in sorted(glob.glob(os.path.join(HERE, "findings", f"F*-{profile}.profile"))):
+        r = subprocess.run([args.ulpscope, "check", row["path"], "--profile", path, "--json"],
+                           capture_output=True, text=True)
+        try:
+            if json.loads(r.stdout)["verdict"] == "legit":
+                return os.path.basename(path).split("-")[0]
+        except (ValueError, KeyError):
+            pass
+    return triage_daz(row, rows_by_path)
+
+
+def triage_daz(row, rows_by_path):
+    """'DAZ-inputs' when the case's DAZ twin (its subnormal inputs of the
+    flushed types as zeros, compiled and run the same way) gave bit-identical
+    outputs and is legit: the device read those inputs as zeros, a freedom
+    the profile grants every operand (flush.TYPE = both), so the verdict
+    comes from ulpscope's envelope not granting it (finding U1)."""
+    twin = row["path"].rstrip("/") + DAZ_SUFFIX
+    trow = rows_by_path.get(twin)
+    if not trow or trow["status"] != "ok" or trow["verdict"] != "legit":
+        return None
+    k = 0
+    while os.path.exists(os.path.join(row["path"], f"device_{k}.npy")):
+        a = os.path.join(row["path"], f"device_{k}.npy")
+        b = os.path.join(twin, f"device_{k}.npy")
+        if not os.path.exists(b):
+            return None
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            if fa.read() != fb.read():
+                return None
+        k += 1
+    return "U1" if k else None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ulpscope", required=True, help="the ulpscope program")
@@ -179,6 +298,9 @@ def main(argv=None):
     ap.add_argument("--case-timeout", type=float, default=0,
                     help="batch --case-timeout (0: none)")
     ap.add_argument("--no-judge", action="store_true", help="capture only")
+    ap.add_argument("--triage", default=os.path.join(HERE, "triage.json"),
+                    help="known findings: flagged cases it lists do not fail the run "
+                         "(tools/fuzz_xla/triage.json; '' for none)")
     ap.add_argument("--part", choices=sorted(SETTINGS), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.distribution = [d for d in args.distribution.split(",") if d]
@@ -198,52 +320,72 @@ def main(argv=None):
     t0 = time.time()
     os.makedirs(args.out, exist_ok=True)
     seeds = ",".join(str(s) for s in args.seeds)
+    # One process per setting (XLA reads XLA_FLAGS once), both at once.
+    procs = []
     for p in parts:
         cmd = [sys.executable, os.path.abspath(__file__), "--part", p,
                "--ulpscope", args.ulpscope, "--out", args.out, "--seeds", seeds,
                "--ops", str(args.ops), "--types", args.types,
                "--distribution", ",".join(args.distribution)]
-        r = subprocess.run(cmd)
-        if r.returncode != 0:
-            print(f"fuzz_xla: the {p} capture process failed (exit {r.returncode})",
-                  file=sys.stderr)
+        procs.append((p, subprocess.Popen(cmd)))
+    bad = [(p, pr.wait()) for p, pr in procs]
+    for p, rc in bad:
+        if rc != 0:
+            print(f"fuzz_xla: the {p} capture process failed (exit {rc})", file=sys.stderr)
             return 1
     t_capture = time.time() - t0
     summary = {"seeds": len(args.seeds), "ops": args.ops, "types": args.types or "all",
                "distributions": args.distribution, "capture_seconds": round(t_capture, 1),
                "settings": {}}
-    status = 0
+    triage = load_triage(args.triage)
+    worst = []
     for p in parts:
         sub, profile = SETTINGS[p]
         with open(os.path.join(args.out, sub, "capture_failures.json")) as f:
             cap_fail = json.load(f)
-        rows = [] if args.no_judge else judge(args, p)
+        all_rows = [] if args.no_judge else judge(args, p)
+        rows_by_path = {r["path"].rstrip("/"): r for r in all_rows}
+        # DAZ twins are evidence for triage, not campaign cases; a flagged
+        # twin is flagged like any case.
+        rows = [r for r in all_rows if not r["path"].rstrip("/").endswith(DAZ_SUFFIX)
+                or not (r["status"] == "ok" and r["verdict"] == "legit")]
+        twins = len(all_rows) - len([r for r in all_rows
+                                     if not r["path"].rstrip("/").endswith(DAZ_SUFFIX)])
         verdicts = {}
         for r in rows:
+            if r["path"].rstrip("/").endswith(DAZ_SUFFIX):
+                continue
             key = r["verdict"] if r["status"] == "ok" else r["status"]
             verdicts[key] = verdicts.get(key, 0) + 1
-        flagged = [r for r in rows if r["status"] != "ok" or
-                   r["verdict"] in ("defect", "suspicious", "undecided")]
+        flagged = []
+        for r in rows:
+            if r["status"] == "ok" and r["verdict"] not in ("defect", "suspicious", "undecided"):
+                continue
+            finding = triaged(args, triage, sub, r, rows_by_path)
+            flagged.append({**{k: r[k] for k in ("path", "status", "verdict", "message",
+                                                 "n_defect", "n_suspicious", "max_ulp_oracle")},
+                            "finding": finding})
+            if not finding:
+                worst.append(r["verdict"] if r["status"] == "ok" else "failed")
+        worst += ["failed"] * len(cap_fail)
         summary["settings"][sub] = {
             "profile": profile, "captured": len(args.seeds) - len(cap_fail),
-            "capture_failures": cap_fail, "verdicts": verdicts,
-            "flagged": [{k: r[k] for k in ("path", "status", "verdict", "message",
-                                           "n_defect", "n_suspicious", "max_ulp_oracle")}
-                        for r in flagged]}
+            "capture_failures": cap_fail, "verdicts": verdicts, "daz_twins": twins,
+            "flagged": flagged,
+            "untriaged": sum(1 for x in flagged if not x["finding"])}
         print(f"{sub} ({profile}): {len(args.seeds)} seeds, {len(cap_fail)} not captured, "
               + ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items())))
-        for r in flagged:
-            print(f"  {r['verdict'] or r['status']}: {r['path']}: {r['message']}")
+        for x in flagged:
+            tag = f"triaged {x['finding']}" if x["finding"] else "UNTRIAGED"
+            print(f"  {x['verdict'] or x['status']} ({tag}): {x['path']}: {x['message']}")
         for c in cap_fail:
             print(f"  not captured: seed {c['seed']}: {c['error']}")
-        if verdicts.get("defect"):
-            status = 4
-        elif status != 4 and any(r["status"] != "ok" for r in rows) or cap_fail:
-            status = max(status, 6) if status != 4 else 4
-        elif status == 0 and verdicts.get("suspicious"):
-            status = 3
-        elif status == 0 and verdicts.get("undecided"):
-            status = 5
+    # The exit status of ulpscope batch, over untriaged cases only.
+    status = 0
+    for verdict, code in (("defect", 4), ("failed", 6), ("suspicious", 3), ("undecided", 5)):
+        if verdict in worst:
+            status = code
+            break
     summary["seconds"] = round(time.time() - t0, 1)
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
