@@ -141,10 +141,11 @@ def daz_inputs(case_dir, case):
     import capture
     out, changed = [], False
     for rec in case["inputs"]:
-        x = np.load(os.path.join(case_dir, rec["file"]), allow_pickle=False)
         dt = rec["type"].split("[")[0]
+        # As its type: bf16 and fp8 arrays come back from .npy as raw '<V2'/'|V1'.
+        x = np.load(os.path.join(case_dir, rec["file"]), allow_pickle=False)
+        x = x.view(capture._np_dtype(dt))  # noqa: SLF001
         if dt in DAZ_TYPES:
-            x = x.view(capture._np_dtype(dt))  # noqa: SLF001
             v = x.astype(np.float64)
             tiny = float(capture._finfo(dt).smallest_normal)  # noqa: SLF001
             sub = (v != 0) & (np.abs(v) < tiny)
