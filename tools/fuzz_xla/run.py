@@ -147,7 +147,7 @@ def daz_inputs(case_dir, case):
         x = x.view(capture._np_dtype(dt))  # noqa: SLF001
         if dt in DAZ_TYPES:
             v = x.astype(np.float64)
-            tiny = float(capture._finfo(dt).smallest_normal)  # noqa: SLF001
+            tiny = 2.0 ** -1022 if dt == "f64" else 2.0 ** -126  # bf16 has f32's range
             sub = (v != 0) & (np.abs(v) < tiny)
             if sub.any():
                 x = np.where(sub, np.copysign(np.zeros_like(x), x), x).astype(x.dtype)
@@ -240,8 +240,8 @@ def load_triage(path):
 def triaged(args, triage, sub, row, rows_by_path):
     """The finding that explains a flagged batch row, or None.  In order:
     an entry of triage.json (a case looked at by hand); a finding profile
-    (findings/F*-<profile>.profile: the case is legit under the profile
-    with the freedom the finding documents); the DAZ twin (DAZ-inputs)."""
+    (findings/F<n>.keys applied to the case's profile: the case is legit
+    with the freedom the finding documents); the DAZ twin (U1)."""
     try:
         with open(os.path.join(row["path"], "case.json")) as f:
             gen = json.load(f)["generator"]
@@ -251,15 +251,54 @@ def triaged(args, triage, sub, row, rows_by_path):
     if hit or row["status"] != "ok":
         return hit
     _, profile = SETTINGS_BY_SUB[sub]
-    for path in sorted(glob.glob(os.path.join(HERE, "findings", f"F*-{profile}.profile"))):
+    for finding, path in finding_profiles(args, profile):
         r = subprocess.run([args.ulpscope, "check", row["path"], "--profile", path, "--json"],
                            capture_output=True, text=True)
         try:
             if json.loads(r.stdout)["verdict"] == "legit":
-                return os.path.basename(path).split("-")[0]
+                return finding
         except (ValueError, KeyError):
-            pass
+            raise RuntimeError(f"ulpscope check {row['path']} --profile {path}: "
+                               f"{r.stderr.strip()}") from None
     return triage_daz(row, rows_by_path)
+
+
+def finding_profiles(args, profile):
+    """[(finding, profile file)]: for each findings/F<n>.keys, the built-in
+    profile with those keys replaced (every key of `ulpscope profiles
+    NAME`, flat: a file based on a profile that has a base of its own is
+    refused as nested too deeply), written once under OUT/findings/."""
+    out = []
+    for keys in sorted(glob.glob(os.path.join(HERE, "findings", "F*.keys"))):
+        finding = os.path.basename(keys)[:-len(".keys")]
+        path = os.path.join(args.out, "findings", f"{finding}-{profile}.profile")
+        if not os.path.exists(path):
+            base = subprocess.run([args.ulpscope, "profiles", profile], capture_output=True,
+                                  text=True, check=True).stdout.splitlines()
+            over = {}
+            with open(keys) as f:
+                for line in f:
+                    line = line.split("#", 1)[0].strip()
+                    if line:
+                        k, v = (x.strip() for x in line.split("=", 1))
+                        over[k] = v
+            lines = []
+            for line in base:
+                k = line.split("=", 1)[0].strip()
+                if k == "name":
+                    line = f"name = {profile}-{finding.lower()}"
+                elif k == "description":
+                    line = (f"description = {profile} with finding {finding} of "
+                            "docs/findings.md")
+                elif k in over:
+                    line = f"{k} = {over.pop(k)}"
+                lines.append(line)
+            lines += [f"{k} = {v}" for k, v in over.items()]
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+        out.append((finding, path))
+    return out
 
 
 def triage_daz(row, rows_by_path):
@@ -299,6 +338,9 @@ def main(argv=None):
     ap.add_argument("--case-timeout", type=float, default=0,
                     help="batch --case-timeout (0: none)")
     ap.add_argument("--no-judge", action="store_true", help="capture only")
+    ap.add_argument("--judge-only", action="store_true",
+                    help="judge and triage the cases already under --out again "
+                         "(after a ulpscope change, or new triage entries)")
     ap.add_argument("--triage", default=os.path.join(HERE, "triage.json"),
                     help="known findings: flagged cases it lists do not fail the run "
                          "(tools/fuzz_xla/triage.json; '' for none)")
@@ -323,7 +365,7 @@ def main(argv=None):
     seeds = ",".join(str(s) for s in args.seeds)
     # One process per setting (XLA reads XLA_FLAGS once), both at once.
     procs = []
-    for p in parts:
+    for p in ([] if args.judge_only else parts):
         cmd = [sys.executable, os.path.abspath(__file__), "--part", p,
                "--ulpscope", args.ulpscope, "--out", args.out, "--seeds", seeds,
                "--ops", str(args.ops), "--types", args.types,
