@@ -180,22 +180,16 @@ static usc_hlo_instr *splat(usc__gen *g, usc_dtype t, const char *text,
 static usc_hlo_instr *fresh(usc__gen *g, usc_dtype t, size_t rank,
 			    const int64_t *dims)
 {
-	usc_hlo_instr *p;
+	usc_hlo_instr *p, *b;
 	const char *c;
 
 	if (g->params < MAX_PARAMS && coin(g))
 		return usc__gen_parameter(g, t, rank, dims);
 	c = small_constants[below(g, USC__ARRAY_LEN(small_constants))];
 	p = usc__gen_constant(g, t, c);
-	if (!p)
-		return NULL;
-	{
-		usc_hlo_instr *b = usc__gen_instr(g, USC_HLO_OP_BROADCAST, t,
-						  rank, dims, 1, &p);
-
-		usc__gen_attr_ints(g, b, "dimensions", NULL, 0);
-		return b;
-	}
+	b = usc__gen_instr(g, USC_HLO_OP_BROADCAST, t, rank, dims, 1, &p);
+	usc__gen_attr_ints(g, b, "dimensions", NULL, 0);
+	return b;
 }
 
 /* A partner of a for an elementwise op: same dims and type. */
