@@ -4,7 +4,8 @@ OUT/chunk_*/summary.json summed into OUT/campaign.json, and printed.
 
     aggregate.py OUT
 
-Exit status: 0 when no case is flagged without a triaged finding, else 1.
+Exit status: 0 when no case is a defect, suspicious or not checked
+without a triaged finding (undecided cases are counted, allowed), else 1.
 """
 import glob
 import json
@@ -38,6 +39,9 @@ def main(argv):
             for x in st["flagged"]:
                 if x["finding"]:
                     t["triaged"][x["finding"]] = t["triaged"].get(x["finding"], 0) + 1
+                elif x["status"] == "ok" and x["verdict"] == "undecided":
+                    # ulpscope declining to judge: counted, not a false defect.
+                    t["undecided_untriaged"] = t.get("undecided_untriaged", 0) + 1
                 else:
                     t["untriaged"].append(x)
             for c in st["capture_failures"]:
@@ -53,6 +57,8 @@ def main(argv):
               ", ".join(f"{v} {k}" for k, v in sorted(t["verdicts"].items())))
         if t["triaged"]:
             print("    triaged: " + ", ".join(f"{k} x{v}" for k, v in sorted(t["triaged"].items())))
+        if t.get("undecided_untriaged"):
+            print(f"    undecided without a finding (allowed): {t['undecided_untriaged']}")
         for x in t["untriaged"]:
             print(f"    UNTRIAGED {x['verdict'] or x['status']}: {x['path']}: {x['message']}")
         bad += len(t["untriaged"])

@@ -222,7 +222,9 @@ def judge(args, part):
 
 
 def load_triage(path):
-    """The triaged cases: {(setting, seed, generated_sha256[:16]): finding}.
+    """The triaged cases: {(setting, case, generated_sha256[:16]): finding},
+    case being the directory's name (seed_<S>, or seed_<S>.daz for a twin:
+    an entry's "case", by default seed_<seed>).
     A generator change alters the module's hash, so an entry never vouches
     for a module nobody looked at."""
     if not path:
@@ -233,7 +235,8 @@ def load_triage(path):
     for c in doc.get("cases", []):
         if c["finding"] not in doc.get("findings", {}):
             raise ValueError(f"{path}: case {c} names an unknown finding")
-        out[(c["setting"], int(c["seed"]), c["generated_sha256"][:16])] = c["finding"]
+        name = c.get("case", f"seed_{int(c['seed'])}")
+        out[(c["setting"], name, c["generated_sha256"][:16])] = c["finding"]
     return out
 
 
@@ -247,7 +250,8 @@ def triaged(args, triage, sub, row, rows_by_path):
             gen = json.load(f)["generator"]
     except (OSError, KeyError, ValueError):
         return None
-    hit = triage.get((sub, int(gen["seed"]), gen["generated_sha256"][:16]))
+    name = os.path.basename(row["path"].rstrip("/"))
+    hit = triage.get((sub, name, gen["generated_sha256"][:16]))
     if hit or row["status"] != "ok":
         return hit
     _, profile = SETTINGS_BY_SUB[sub]
