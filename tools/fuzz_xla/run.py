@@ -198,8 +198,12 @@ def judge(args, part):
     sub, profile = SETTINGS[part]
     root = os.path.join(args.out, sub)
     index = os.path.join(args.out, f"{sub}.h5")
+    # A fresh capture replaced the cases: the old rows are stale.  Judging
+    # again only (--judge-only) resumes the batch, so the rows stand.
     cmd = [args.ulpscope, "batch", root, "--out", index, "--profile", profile,
-           "-j", str(args.jobs), "--quiet", "--top", "0", "--restart"]
+           "-j", str(args.jobs), "--quiet", "--top", "0"]
+    if not args.judge_only:
+        cmd.append("--restart")
     if args.case_timeout:
         cmd += ["--case-timeout", str(args.case_timeout)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -344,7 +348,8 @@ def main(argv=None):
     ap.add_argument("--no-judge", action="store_true", help="capture only")
     ap.add_argument("--judge-only", action="store_true",
                     help="judge and triage the cases already under --out again "
-                         "(after a ulpscope change, or new triage entries)")
+                         "(new triage entries; the batch resumes, so after a ulpscope "
+                         "change remove OUT/fastmath-*.h5* first)")
     ap.add_argument("--triage", default=os.path.join(HERE, "triage.json"),
                     help="known findings: flagged cases it lists do not fail the run "
                          "(tools/fuzz_xla/triage.json; '' for none)")
