@@ -428,7 +428,12 @@ def main(argv=None):
         print(f"{sub} ({profile}): {len(args.seeds)} seeds, {len(cap_fail)} not captured, "
               + ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items())))
         for x in flagged:
-            tag = f"triaged {x['finding']}" if x["finding"] else "UNTRIAGED"
+            if x["finding"]:
+                tag = f"triaged {x['finding']}"
+            elif x["status"] == "ok" and x["verdict"] == "undecided":
+                tag = "no finding; undecided is allowed"
+            else:
+                tag = "UNTRIAGED"
             print(f"  {x['verdict'] or x['status']} ({tag}): {x['path']}: {x['message']}")
         for c in cap_fail:
             print(f"  not captured: seed {c['seed']}: {c['error']}")
