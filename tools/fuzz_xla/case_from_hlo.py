@@ -39,7 +39,7 @@ def main(argv=None):
     import capture
     import hlo_text
     import run
-    capture.setup(fast_math=args.fast_math == "on")
+    capture.setup(fast_math=args.fast_math == "on", extra_flags=run.DUMP_FLAGS)
     with open(args.hlo) as f:
         text = f.read()
     inputs = None

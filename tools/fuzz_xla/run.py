@@ -129,6 +129,8 @@ def capture_text(text, case_dir, inputs=None, dist=None, seed=None, extra=None,
                               distribution=dist or "given", notes=notes, extra=extra)
 
 
+DUMP_FLAGS = ("--xla_dump_large_constants=true",)
+
 # The types whose subnormal operands xla-cpu lets an op read as zero
 # (flush.f32/f64/bf16 = both in data/profiles/xla-cpu.profile): x86's DAZ.
 DAZ_TYPES = ("f32", "f64", "bf16")
@@ -159,7 +161,9 @@ def daz_inputs(case_dir, case):
 def run_part(args):
     """One fast-math setting, in this process: generate, compile, run, write."""
     import capture
-    capture.setup(fast_math=args.part == "on")
+    # XLA folds iota masks into constants; without this flag its dump
+    # writes a large one as {...}, which no checker can evaluate.
+    capture.setup(fast_math=args.part == "on", extra_flags=DUMP_FLAGS)
     sub, _ = SETTINGS[args.part]
     root = os.path.join(args.out, sub)
     os.makedirs(root, exist_ok=True)
