@@ -26,6 +26,7 @@
 #include "ulpscope/bind.h"
 #include "ulpscope/audit.h"
 #include "ulpscope/report.h"
+#include "ulpscope/gen.h"
 
 #ifdef __cplusplus
 extern "C" {

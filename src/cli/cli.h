@@ -48,6 +48,7 @@ int usc_cli_explain(int argc, char **argv);
 int usc_cli_batch(int argc, char **argv);
 int usc_cli_merge(int argc, char **argv);
 int usc_cli_report(int argc, char **argv);
+int usc_cli_gen(int argc, char **argv);
 
 /* Prints "ulpscope: " and the message to stderr. */
 void usc_cli_error(const char *fmt, ...)
@@ -184,6 +185,7 @@ extern const usc_cli_num_opt usc_cli_explain_nums[];
 extern const usc_cli_num_opt usc_cli_batch_nums[];
 extern const usc_cli_num_opt usc_cli_merge_nums[];
 extern const usc_cli_num_opt usc_cli_report_nums[];
+extern const usc_cli_num_opt usc_cli_gen_nums[];
 extern const usc_cli_num_opt usc_cli_limit_nums[];
 
 /* The multi-index of flat element k of t, as "1,3". */

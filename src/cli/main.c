@@ -117,6 +117,10 @@ static const usc_cli_command commands[] = {
 	 "one self-contained HTML page of a result file or batch index: "
 	 "verdicts, |ulp| histograms, heat and class maps, worst elements, "
 	 "op budget, shaded HLO, signatures (docs/report.md)"},
+	{"gen", usc_cli_gen,
+	 "gen --seed S [--ops N] [--types LIST] [-o OUT.hlo]",
+	 "a random fused kernel (an HLO module XLA fuses) from a seed, "
+	 "valid by construction (docs/fuzzing.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",
@@ -163,6 +167,7 @@ static const usc_cli_num_opt *numeric_options(const char *name)
 		{"batch", usc_cli_batch_nums},
 		{"merge", usc_cli_merge_nums},
 		{"report", usc_cli_report_nums},
+		{"gen", usc_cli_gen_nums},
 	};
 
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)

@@ -1,0 +1,5 @@
+# The generator of random fused kernels (docs/fuzzing.md).
+list(APPEND USC_LIB_SOURCES
+  src/gen/rng.c
+  src/gen/build.c
+  src/gen/gen.c)
