@@ -40,6 +40,9 @@ run check data/examples/softmax_f32/normal_s0 --worst 3
 run_defect check data/examples/softmax_f32/normal_s0 --worst 1 --profile strict
 run check data/examples/swiglu_bf16/large_s1 --worst 1 --out build/demo-results.h5
 run extract kernels/softmax_f32.hlo --fusion subtract_exponential_fusion --short
+# What XLA:CPU's passes did to softmax's precision, pass by pass, from its
+# per-pass dumps (docs/audit.md): the reduction rewrite halves the error.
+run audit --pipeline data/pipelines/softmax_f32 --draw normal --samples 1 --seed 1
 # Every bundled case at once, in parallel worker processes, ranked; run it
 # again and it resumes (here: every case is already done).
 run batch data/examples --out build/demo-batch.h5 --top 5 --quiet
