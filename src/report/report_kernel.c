@@ -563,11 +563,16 @@ usc_status usc__report_kernel(usc__html *h, usc_results_reader *r,
 	}
 	usc__html_printf(h, "profile <b>");
 	usc__html_text(h, ki->profile[0] ? ki->profile : "(none)");
-	usc__html_printf(h, "</b>, %llu elements in %zu output%s, oracle up "
-			    "to %lld bits, from <code>",
+	usc__html_printf(h, "</b>, %llu elements in %zu output%s, ",
 			 (unsigned long long)ki->element_count,
-			 ki->output_count, ki->output_count == 1 ? "" : "s",
-			 (long long)ki->oracle_precision_max);
+			 ki->output_count, ki->output_count == 1 ? "" : "s");
+	/* 0 bits: no element needed MPFR, the f64 tier decided them all. */
+	if (ki->oracle_precision_max > 0)
+		usc__html_printf(h, "oracle up to %lld bits",
+				 (long long)ki->oracle_precision_max);
+	else
+		usc__html_printf(h, "every element decided by the f64 tier");
+	usc__html_printf(h, ", from <code>");
 	usc__html_text(h, ki->hlo_file);
 	usc__html_printf(h, "</code>");
 	if (ki->fusion[0]) {
