@@ -26,8 +26,13 @@
 /* The accuracy range: 0.5 is correctly rounded; 2^20 ulps is not a bound. */
 #define ACCURACY_MIN 0.5
 #define ACCURACY_MAX 1048576.0
-/* Built-in profiles never use base; a user file's base is one level deep. */
-#define BASE_DEPTH_MAX 2
+/*
+ * How deep bases may nest: a user's file (0) on xla-cpu-fast-math (1),
+ * which is xla-cpu (2) plus its freedoms, which starts from strict's
+ * defaults (3).  A user file's base is a built-in, never another file, so
+ * deeper means a built-in table is wrong.
+ */
+#define BASE_DEPTH_MAX 3
 
 /* ------------------------------------------------------------------ */
 /* Tables                                                              */

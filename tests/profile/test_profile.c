@@ -284,6 +284,22 @@ static void test_defaults_and_base(void **state)
 	p.accuracy[USC_PFN_EXP] = g.accuracy[USC_PFN_EXP];
 	memcpy(p.name, "xla-gpu", 8);
 	assert_true(usc_profile_equal(&p, &g));
+	/*
+	 * A base that has a base of its own: xla-cpu-fast-math is written as
+	 * xla-cpu plus its freedoms, and a user's file may start from it.
+	 */
+	{
+		usc_profile fm, q;
+
+		assert_int_equal(usc_profile_builtin("xla-cpu-fast-math", &fm,
+						     &err),
+				 USC_OK);
+		assert_int_equal(parse("base = xla-cpu-fast-math\nname = "
+				       "xla-cpu-fast-math\n",
+				       &q, &err),
+				 USC_OK);
+		assert_true(usc_profile_equal(&q, &fm));
+	}
 	/* equal compares names, every freedom, not descriptions. */
 	p.description[0] = 'x';
 	assert_true(usc_profile_equal(&p, &g));
