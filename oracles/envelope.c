@@ -1217,11 +1217,41 @@ static usc_status unsupported(const usc__dom_op *op, usc_error *err)
 			 usc_dtype_name(op->result));
 }
 
+/*
+ * The exact float ops whose operands a flushing target reads as zero:
+ * x86's DAZ applies to minps/maxps, the compares (ucomiss, cmpps, and the
+ * compares behind sign and clamp) and roundps (floor, ceil, round).  Not
+ * to abs and negate, which are bit operations (andps, xorps), nor to
+ * select, which moves bits.  The arithmetic ops and the functions get the
+ * same freedom in continuous() and in the fast path.
+ */
+static bool reads_flushed(const usc__dom_op *op)
+{
+	if (op->nargs == 0 || !usc_dtype_is_float(op->arg[op->nargs - 1]))
+		return false;
+	switch (op->op) {
+	case USC_HLO_OP_MAXIMUM:
+	case USC_HLO_OP_MINIMUM:
+	case USC_HLO_OP_CLAMP:
+	case USC_HLO_OP_COMPARE:
+	case USC_HLO_OP_SIGN:
+	case USC_HLO_OP_FLOOR:
+	case USC_HLO_OP_CEIL:
+	case USC_HLO_OP_ROUND_NEAREST_EVEN:
+	case USC_HLO_OP_ROUND_NEAREST_AFZ:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 			 const value *const *a, usc_error *err)
 {
 	usc_dtype at = op->nargs ? op->arg[0] : op->result;
 	unsigned k, cl = 0;
+	value flushed[3];
+	const value *fa[3];
 	usc_status st;
 
 	memset(r, 0, sizeof *r);
@@ -1231,6 +1261,16 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 			return USC_OK;
 		}
 		cl |= a[k]->flags & CLIP;
+	}
+	/* Operands read as zeros where the profile lets it (copies). */
+	if (reads_flushed(op) && op->nargs <= 3) {
+		for (k = 0; k < op->nargs; k++) {
+			flushed[k] = *a[k];
+			if (usc_dtype_is_float(op->arg[k]))
+				usc__env_flush_inputs(s, op, &flushed[k], k);
+			fa[k] = &flushed[k];
+		}
+		a = fa;
 	}
 	switch (op->op) {
 	case USC_HLO_OP_SELECT:

@@ -62,3 +62,25 @@ add_test(NAME cli_check_envelope_counts_mpfr
 set_tests_properties(cli_check_envelope_counts_mpfr PROPERTIES
   ENVIRONMENT "USC_ENVELOPE=mpfr"
   PASS_REGULAR_EXPRESSION "\"verdict\": \"legit\", \"reason\": \"[^\"]*\", \"envelope_fast\": 0, \"envelope_escalated\": [1-9][0-9]*, ")
+
+# A flushing target reads subnormal operands of max/min, clamp, compare,
+# sign, floor and ceil as zeros (x86 DAZ in minps, ucomiss, roundps...;
+# abs and negate are bit operations and keep them): the device values of
+# tests/envelope/daz/daz_*.npy, derived by hand, are legit under xla-cpu
+# (which flushes f32 operands) and, under strict, exactly the 10 elements
+# a flushed operand changes are defects (docs/findings.md, U1).
+set(usc_daz ${CMAKE_CURRENT_LIST_DIR}/daz)
+set(usc_daz_devices)
+foreach(i RANGE 7)
+  list(APPEND usc_daz_devices ${usc_daz}/daz_${i}.npy)
+endforeach()
+add_test(NAME cli_check_daz_exact_ops
+  COMMAND ulpscope_cli check ${usc_daz}/kernel.hlo --input ${usc_daz}/x.npy
+    --device ${usc_daz_devices} --profile xla-cpu --worst 0)
+set_tests_properties(cli_check_daz_exact_ops PROPERTIES PASS_REGULAR_EXPRESSION
+  "verdict under profile xla-cpu: legit\n  legit: all 32 elements inside the xla-cpu envelope")
+add_test(NAME cli_check_daz_exact_ops_strict
+  COMMAND ulpscope_cli check ${usc_daz}/kernel.hlo --input ${usc_daz}/x.npy
+    --device ${usc_daz_devices} --profile strict --worst 0)
+set_tests_properties(cli_check_daz_exact_ops_strict PROPERTIES
+  PASS_REGULAR_EXPRESSION "defect: 10 of 32 elements outside the strict envelope")
