@@ -410,6 +410,37 @@ const usc_audit_report *usc_audit_stage_report(const usc_audit_pipeline *p,
 					       size_t k);
 
 /*
+ * The gate of pass k of a pipeline (docs/audit.md, "Pipelines"): stage k
+ * against the last evaluated stage before it, on the figures both share
+ * (each stage's errors against the first stage's oracle).  4 when the
+ * function moved at k and now differs from the first stage's by more
+ * than t ULPs; else 3 when some output regressed by the verdict's rule at
+ * threshold t; else 0 (also for the first stage, a stage not evaluated
+ * and a repeated text).  reason (size bytes, may be NULL) says why.
+ */
+int usc_audit_pass_gate(const usc_audit_pipeline *p, size_t k, double t,
+			char *reason, size_t size);
+
+/*
+ * The pipeline's gate: the largest of its passes' gates, *worst (may be
+ * NULL) the first stage that has it (SIZE_MAX when 0).
+ */
+int usc_audit_pipeline_gate(const usc_audit_pipeline *p, double t,
+			    size_t *worst);
+
+/*
+ * Writes the pipeline as the group /audits/<name> of a result file
+ * (docs/audit.md, "The result file": a stage table, every evaluated
+ * stage's audit as /audits/<name>/<k>, the descent as
+ * /audits/<name>/descent), creating, replacing or appending to the file
+ * as usc_audit_write does.  t is the threshold of the stage table's
+ * per-pass gates.
+ */
+usc_status usc_audit_pipeline_write(const usc_audit_pipeline *p, double t,
+				    const char *path, const char *name,
+				    unsigned flags, usc_error *err);
+
+/*
  * Writes the report as the group /audits/<name> of a result file
  * (docs/results.md): a new file at path (refusing to replace a regular
  * file that is not a result file unless flags has USC_RESULTS_FORCE, as

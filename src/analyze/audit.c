@@ -812,6 +812,11 @@ usc_status usc_audit_run(const usc_audit_request *req,
 	return USC_OK;
 }
 
+void usc__audit_judge(usc_audit_figures *f, double t)
+{
+	judge(f, t);
+}
+
 int usc_audit_gate(const usc_audit_report *r, double t)
 {
 	if (r->function_changed && !(r->function_max_ulps <= t))

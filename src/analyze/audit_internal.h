@@ -19,4 +19,10 @@ usc_status usc__audit_ops(const usc_audit_request *req,
 			  const usc_hlo_module *after, usc_tensor *const *in,
 			  size_t nin, usc_audit_report *r, usc_error *err);
 
+/*
+ * Judges one output's figures (before and after filled) against t: the
+ * verdict's rule (docs/audit.md), setting f->verdict and f->reason.
+ */
+void usc__audit_judge(usc_audit_figures *f, double t);
+
 #endif /* USC_ANALYZE_AUDIT_INTERNAL_H */

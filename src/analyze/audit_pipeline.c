@@ -9,6 +9,7 @@
  * into the pass, the bisection the method does by hand.
  */
 #include "internal.h"
+#include "analyze/audit_internal.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -422,4 +423,70 @@ usc_status usc_audit_pipeline_run(const usc_audit_request *req,
 	}
 	*out = p;
 	return USC_OK;
+}
+
+/* ------------------------------------------------------------ the gate */
+
+int usc_audit_pass_gate(const usc_audit_pipeline *p, size_t k, double t,
+			char *reason, size_t size)
+{
+	const usc_audit_report *a, *b = NULL;
+	size_t j = k;
+
+	if (reason && size)
+		reason[0] = '\0';
+	if (!p || k == 0 || k >= p->stage_count || !(a = p->stages[k].audit))
+		return 0;
+	while (j-- > 0 && !(b = p->stages[j].audit))
+		;
+	if (!b)
+		return 0;
+	/*
+	 * A pass changed the function when the set of elements where it
+	 * differs from the input's moved here; it fails the gate when the
+	 * function now differs by more than t.
+	 */
+	if (p->stages[k].fn_moved && a->function_changed &&
+	    !(a->function_max_ulps <= t)) {
+		if (reason && size)
+			snprintf(reason, size,
+				 "the function differs from the input's by "
+				 "up to %.4g ulp (> %g)",
+				 a->function_max_ulps, t);
+		return 4;
+	}
+	for (size_t i = 0; i < a->output_count; i++) {
+		usc_audit_figures f;
+
+		memset(&f, 0, sizeof f);
+		f.before = b->pooled[i].after;
+		f.after = a->pooled[i].after;
+		usc__audit_judge(&f, t);
+		if (f.verdict == USC_AUDIT_REGRESSED) {
+			if (reason && size)
+				snprintf(reason, size, "output %zu: %s", i,
+					 f.reason);
+			return 3;
+		}
+	}
+	return 0;
+}
+
+int usc_audit_pipeline_gate(const usc_audit_pipeline *p, double t,
+			    size_t *worst)
+{
+	int rc = 0;
+
+	if (worst)
+		*worst = SIZE_MAX;
+	for (size_t k = 0; p && k < p->stage_count; k++) {
+		int g = usc_audit_pass_gate(p, k, t, NULL, 0);
+
+		if (g > rc) {
+			rc = g;
+			if (worst)
+				*worst = k;
+		}
+	}
+	return rc;
 }

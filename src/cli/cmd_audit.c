@@ -346,7 +346,12 @@ static void print_text(const usc_audit_report *r)
 
 /* ------------------------------------------------------------ pipelines */
 
-static void pipeline_json(const usc_audit_pipeline *p)
+struct pipeline_gate;
+static void pipeline_gate_json(const usc_audit_pipeline *p,
+			       const struct pipeline_gate *g);
+
+static void pipeline_json(const usc_audit_pipeline *p,
+			  const struct pipeline_gate *g)
 {
 	printf("{\"pipeline\": ");
 	usc_cli_json_str(p->dir);
@@ -398,6 +403,7 @@ static void pipeline_json(const usc_audit_pipeline *p)
 		print_json(p->descent, 0);
 	else
 		printf("null");
+	pipeline_gate_json(p, g);
 	printf("}\n");
 }
 
@@ -449,22 +455,86 @@ static void pipeline_text(const usc_audit_pipeline *p)
 	print_text(p->descent);
 }
 
+/* What the pipeline's gate decided, for the text and the JSON. */
+typedef struct pipeline_gate {
+	bool on;
+	double t;
+	int rc;
+	size_t stage;
+	char reason[USC_ERROR_MESSAGE_SIZE];
+} pipeline_gate;
+
+static void pipeline_gate_text(const usc_audit_pipeline *p,
+			       const pipeline_gate *g)
+{
+	if (!g->on)
+		return;
+	if (!g->rc) {
+		printf("\ngate at %g ulp: passed (no pass regressed or changed "
+		       "the function by more)\n",
+		       g->t);
+		return;
+	}
+	printf("\ngate at %g ulp: FAILED (exit status %d) at stage %zu, %s: "
+	       "%s\n",
+	       g->t, g->rc, g->stage, p->stages[g->stage].label, g->reason);
+	for (size_t k = g->stage + 1; k < p->stage_count; k++) {
+		char why[USC_ERROR_MESSAGE_SIZE];
+		int rc = usc_audit_pass_gate(p, k, g->t, why, sizeof why);
+
+		if (rc)
+			printf("  also stage %zu, %s (exit status %d): %s\n", k,
+			       p->stages[k].label, rc, why);
+	}
+}
+
+static void pipeline_gate_json(const usc_audit_pipeline *p,
+			       const pipeline_gate *g)
+{
+	printf(", \"exit_status\": %d, \"gate_stage\": ", g->rc);
+	if (g->rc)
+		usc_cli_json_str(p->stages[g->stage].label);
+	else
+		printf("null");
+	printf(", \"gate_reason\": ");
+	usc_cli_json_str(g->reason);
+}
+
 static int run_pipeline(usc_audit_request *req, const char *dir,
-			const char *module, bool json)
+			const char *module, bool json, const char *out,
+			const char *name, unsigned flags, bool gate,
+			double fail_t)
 {
 	usc_audit_pipeline *p = NULL;
+	pipeline_gate g = {gate, gate ? fail_t : req->threshold, 0, SIZE_MAX,
+			   ""};
 	usc_error err;
 
 	if (usc_audit_pipeline_run(req, dir, module, &p, &err) != USC_OK) {
 		usc_cli_error("%s", err.message);
 		return USC_EXIT_FAIL;
 	}
+	if (out && usc_audit_pipeline_write(p, g.t, out,
+					    name ? name : p->module, flags,
+					    &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		usc_audit_pipeline_destroy(p);
+		return USC_EXIT_FAIL;
+	}
+	if (gate) {
+		g.rc = usc_audit_pipeline_gate(p, fail_t, &g.stage);
+		if (g.rc)
+			usc_audit_pass_gate(p, g.stage, fail_t, g.reason,
+					    sizeof g.reason);
+	}
 	if (json)
-		pipeline_json(p);
-	else
+		pipeline_json(p, &g);
+	else {
 		pipeline_text(p);
+		pipeline_gate_text(p, &g);
+	}
 	usc_audit_pipeline_destroy(p);
-	return USC_EXIT_OK;
+	return g.rc;
 }
 
 /* A file's name without its directory and its last extension. */
@@ -571,10 +641,22 @@ int usc_cli_audit(int argc, char **argv)
 				return rc;
 		}
 	}
+	if ((append || force || name) && !out) {
+		usc_cli_error("--append, --force and --name go with --out\n%s",
+			      usage_text);
+		return USC_EXIT_USAGE;
+	}
+	if (append && force) {
+		usc_cli_error("--append and --force do not go together\n%s",
+			      usage_text);
+		return USC_EXIT_USAGE;
+	}
+	/* A gate without its own --threshold judges at the gate's. */
+	if (gate && !t_set)
+		req.threshold = fail_t;
 	if (pipeline) {
-		if (before || out || gate) {
-			usc_cli_error("--pipeline takes no modules, --out or "
-				      "--fail-on-regression\n%s",
+		if (before) {
+			usc_cli_error("--pipeline takes no modules\n%s",
 				      usage_text);
 			return USC_EXIT_USAGE;
 		}
@@ -588,7 +670,11 @@ int usc_cli_audit(int argc, char **argv)
 		req.inputs = inputs;
 		req.dist_count = ndists;
 		req.dists = dists;
-		return run_pipeline(&req, pipeline, module, json);
+		return run_pipeline(&req, pipeline, module, json, out, name,
+				    append ? USC_AUDIT_APPEND
+				    : force ? USC_RESULTS_FORCE
+					    : 0,
+				    gate, fail_t);
 	}
 	if (module) {
 		usc_cli_error("--module goes with --pipeline\n%s", usage_text);
@@ -605,16 +691,6 @@ int usc_cli_audit(int argc, char **argv)
 			      usage_text);
 		return USC_EXIT_USAGE;
 	}
-	if ((append || force || name) && !out) {
-		usc_cli_error("--append, --force and --name go with --out\n%s",
-			      usage_text);
-		return USC_EXIT_USAGE;
-	}
-	if (append && force) {
-		usc_cli_error("--append and --force do not go together\n%s",
-			      usage_text);
-		return USC_EXIT_USAGE;
-	}
 	if (out && !name) {
 		char b[240], a[240];
 
@@ -623,9 +699,6 @@ int usc_cli_audit(int argc, char **argv)
 		snprintf(default_name, sizeof default_name, "%s->%s", b, a);
 		name = default_name;
 	}
-	/* A gate without its own --threshold judges at the gate's. */
-	if (gate && !t_set)
-		req.threshold = fail_t;
 	req.before_path = before;
 	req.after_path = after;
 	req.input_count = ninputs;

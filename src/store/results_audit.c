@@ -293,8 +293,8 @@ static usc_status write_output(usc__h5_file *f, const char *g,
 	return st;
 }
 
-static usc_status write_audit(usc__h5_file *f, const char *g,
-			      const usc_audit_report *r, usc_error *err)
+usc_status usc__audit_write_group(usc__h5_file *f, const char *g,
+				  const usc_audit_report *r, usc_error *err)
 {
 	usc_status st = usc__h5_group_create(f, g, err);
 
@@ -344,29 +344,26 @@ static usc_status write_audit(usc__h5_file *f, const char *g,
 	return st;
 }
 
-usc_status usc_audit_write(const usc_audit_report *r, const char *path,
-			   const char *name, unsigned flags, usc_error *err)
+usc_status usc__audit_open(const char *path, const char *name,
+			   unsigned flags, usc_results **w, char *g,
+			   usc_error *err)
 {
-	usc_results *w = NULL;
 	usc__h5_file *f;
-	char g[USC__RESULTS_PATH_SIZE];
 	bool exists = false;
-	usc_status st;
+	usc_status st = usc__results_check_name(path, name, err);
 
-	if (!r || !path || !name || !r->sample_count)
-		return usc__fail(err, USC_EINVAL, "incomplete audit write");
-	st = usc__results_check_name(path, name, err);
+	*w = NULL;
 	if (st != USC_OK)
 		return st;
 	if (flags & USC_AUDIT_APPEND)
-		st = usc_results_open_append(path, &w, err);
+		st = usc_results_open_append(path, w, err);
 	else
-		st = usc_results_create_ex(path, flags & USC_RESULTS_FORCE, &w,
+		st = usc_results_create_ex(path, flags & USC_RESULTS_FORCE, w,
 					   err);
 	if (st != USC_OK)
 		return st;
-	f = usc__results_file(w);
-	usc__results_path(g, sizeof g, "/audits/%s", name);
+	f = usc__results_file(*w);
+	usc__results_path(g, USC__RESULTS_PATH_SIZE, "/audits/%s", name);
 	if (f)
 		usc__h5_exists(f, g, &exists, NULL, NULL);
 	if (!f)
@@ -377,8 +374,26 @@ usc_status usc_audit_write(const usc_audit_report *r, const char *path,
 			       "%s: audit '%s' is already in the file (give "
 			       "another --name)",
 			       path, name);
-	else
-		st = write_audit(f, g, r, err);
+	if (st != USC_OK) {
+		usc_results_abort(*w);
+		*w = NULL;
+	}
+	return st;
+}
+
+usc_status usc_audit_write(const usc_audit_report *r, const char *path,
+			   const char *name, unsigned flags, usc_error *err)
+{
+	usc_results *w = NULL;
+	char g[USC__RESULTS_PATH_SIZE];
+	usc_status st;
+
+	if (!r || !path || !name || !r->sample_count)
+		return usc__fail(err, USC_EINVAL, "incomplete audit write");
+	st = usc__audit_open(path, name, flags, &w, g, err);
+	if (st != USC_OK)
+		return st;
+	st = usc__audit_write_group(usc__results_file(w), g, r, err);
 	if (st != USC_OK) {
 		usc_results_abort(w);
 		return st;

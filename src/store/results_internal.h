@@ -96,4 +96,18 @@ usc_status usc__results_check_values(usc__h5_file *f, const char *g,
 				     const usc_results_output_data *o,
 				     size_t attr_ops, usc_error *err);
 
+/*
+ * The audits' groups (results_audit.c): writes one audit as the complete
+ * group g (created here); opens the result file at path for the audit
+ * name (created, replaced or appended to as flags say), refusing a name
+ * already under /audits, with g set to "/audits/<name>".
+ */
+struct usc_audit_report;
+usc_status usc__audit_write_group(usc__h5_file *f, const char *g,
+				  const struct usc_audit_report *r,
+				  usc_error *err);
+usc_status usc__audit_open(const char *path, const char *name,
+			   unsigned flags, usc_results **w, char *g,
+			   usc_error *err);
+
 #endif /* USC_STORE_RESULTS_INTERNAL_H */

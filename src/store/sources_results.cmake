@@ -6,4 +6,5 @@ list(APPEND USC_LIB_SOURCES
   src/store/results_validate.c
   src/store/results_stats.c
   src/store/results_batch.c
-  src/store/results_audit.c)
+  src/store/results_audit.c
+  src/store/results_audit_pipeline.c)

@@ -30,6 +30,16 @@ usc_audit_status(cli_audit_gate_folded 0
 usc_audit_status(cli_audit_gate_improved 0
   ${USC_AUDIT_PAIRS}/roundtrip_before.hlo ${USC_AUDIT_PAIRS}/roundtrip_after.hlo
   --draw normal --fail-on-regression 1)
+# A sum split into a tree improves (test_sum_tree: verdict improved), so
+# the gate passes; the exp polynomial changes the function everywhere it
+# differs (test_exp_polynomial), so a gate finer than that change fails
+# with 4 whatever the precision did.
+usc_audit_status(cli_audit_gate_sumtree 0
+  ${USC_AUDIT_PAIRS}/sumtree_before.hlo ${USC_AUDIT_PAIRS}/sumtree_after.hlo
+  --draw uniform --samples 2 --fail-on-regression 1)
+usc_audit_status(cli_audit_gate_exppoly 4
+  ${USC_AUDIT_PAIRS}/exppoly_before.hlo ${USC_AUDIT_PAIRS}/exppoly_after.hlo
+  --draw uniform --samples 2 --fail-on-regression 0.001)
 # Without a gate a regression still exits 0: the audit ran.
 usc_audit_status(cli_audit_no_gate 0
   ${USC_AUDIT_PAIRS}/roundtrip_after.hlo ${USC_AUDIT_PAIRS}/roundtrip_before.hlo
@@ -60,9 +70,10 @@ set_tests_properties(cli_audit_json PROPERTIES PASS_REGULAR_EXPRESSION
 # The /audits/<name> group of the result file, read back through the door.
 usc_add_test(test_audit_results audit/test_audit_results.c)
 
-# Pipelines: XLA:CPU's per-pass dumps of 10 catalogue kernels
-# (data/pipelines, tools/capture/pipelines.py); the passes the audit names
-# checked against facts read from the dump files (tests/audit/pipelines.py).
+# Pipelines: XLA:CPU's per-pass dumps of 10 catalogue kernels and 4 small
+# kernels kept for their pipelines (data/pipelines,
+# tools/capture/pipelines.py); the passes the audit names checked against
+# facts read from the dump files (tests/audit/pipelines.py, facts.py).
 add_test(NAME test_audit_pipelines
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/audit/pipelines.py)
 set_tests_properties(test_audit_pipelines PROPERTIES
@@ -74,4 +85,19 @@ set_tests_properties(cli_audit_pipeline_none PROPERTIES FAIL_REGULAR_EXPRESSION 
 usc_audit_status(cli_audit_pipeline_module 1 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines/softmax_f32 --module jit_nosuch --draw normal)
 set_tests_properties(cli_audit_pipeline_module PROPERTIES FAIL_REGULAR_EXPRESSION "exit status"
   PASS_REGULAR_EXPRESSION "no per-pass dumps of module 'jit_nosuch'")
-usc_audit_status(cli_audit_pipeline_usage 2 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines/softmax_f32 --draw normal --fail-on-regression 1)
+usc_audit_status(cli_audit_pipeline_usage 2 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines/softmax_f32
+  ${USC_AUDIT_PAIRS}/roundtrip_before.hlo --draw normal)
+usc_audit_status(cli_audit_pipeline_name_alone 2 --pipeline ${PROJECT_SOURCE_DIR}/data/pipelines/softmax_f32
+  --draw normal --name x)
+
+# Pipelines gated and written (tests/audit/pipeline_gate.py): synthetic
+# pipelines made of the pairs, each pass's effect known; the exit status
+# is the worst pass's, and the result file holds the layout of
+# docs/audit.md ("The result file"), read with h5py.
+add_test(NAME test_audit_pipeline_gate
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/audit/pipeline_gate.py status)
+add_test(NAME test_audit_pipeline_out
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/audit/pipeline_gate.py out)
+set_tests_properties(test_audit_pipeline_gate test_audit_pipeline_out PROPERTIES
+  ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
+  SKIP_RETURN_CODE 77)
