@@ -110,10 +110,12 @@ def signature_changes(texts):
 
 
 def _round(v, ty):
-    """The value of a literal of type ty (f32 and bf16 from its digits)."""
+    """The value of a literal of type ty, rounded from its printed digits."""
     x = float(v)
     if ty == "f64":
         return Fraction(x)
+    if ty == "f16":
+        return Fraction(struct.unpack("<e", struct.pack("<e", x))[0])
     b = struct.unpack("<I", struct.pack("<f", x))[0]
     if ty == "bf16":
         # Round to nearest even on the upper 16 bits.
