@@ -47,6 +47,22 @@ extern "C" {
 size_t usc_bind_sizeof(const char *type);
 
 /*
+ * The i-th name usc_bind_sizeof knows, NULL past the last: a binding that
+ * lays out the structs itself (cffi does) compares every one of them.
+ */
+const char *usc_bind_struct_name(size_t i);
+
+/*
+ * The public API as C declarations, ready for cffi's cdef: the headers of
+ * include/ulpscope/ (dtype_mpfr.h aside) run through the preprocessor of
+ * the build that made this library, so their macros are expanded and the
+ * system headers left out.  A binding declares from this text instead of
+ * keeping a copy of the structs by hand, and so can never disagree with
+ * the library it loaded.  Static storage; do not free.
+ */
+const char *usc_bind_cdef(void);
+
+/*
  * A device profile on the heap: a built-in name or a profile file, as
  * usc_profile_resolve takes it.  Free it with usc_profile_free.
  */
