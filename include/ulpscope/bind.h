@@ -53,6 +53,13 @@ size_t usc_bind_sizeof(const char *type);
 const char *usc_bind_struct_name(size_t i);
 
 /*
+ * The value of a flag macro a binding passes ("USC_RESULTS_FORCE",
+ * "USC_AUDIT_APPEND"): usc_bind_cdef's text keeps no macro.  -1 for any
+ * other name.
+ */
+long long usc_bind_constant(const char *name);
+
+/*
  * The public API as C declarations, ready for cffi's cdef: the headers of
  * include/ulpscope/ (dtype_mpfr.h aside) run through the preprocessor of
  * the build that made this library, so their macros are expanded and the
@@ -135,6 +142,13 @@ usc_status usc_check_report_attribute(usc_check_report *r,
 usc_status usc_explain_text(const usc_explain_report *r, char **text,
 			    usc_error *err);
 void usc_bind_text_free(char *text);
+
+/*
+ * Frees an array the library hands over for the C runtime's free to
+ * release (usc_batch_rank's rankings), for a binding that cannot call
+ * free itself.
+ */
+void usc_bind_free(void *p);
 
 /* An instruction's name, without '%'. */
 const char *usc_bind_instr_name(const usc_hlo_instr *instr);

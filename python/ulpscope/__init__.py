@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from ._ffi import LIBRARY_PATH, ffi, lib, string
 from .analyses import BisectReport, ExplainReport, SignatureReport, bisect, explain, signature
+from .audit import AuditElements, AuditFigures, AuditOutput, AuditReport, audit, distributions
+from .batch import BatchResult, batch, read_batch
 from .attribution import Attribution, AttributedOutput
 from .check import CLASS_NAMES, CheckReport, Element, Output, Stats, check, check_case
 from .errors import UlpscopeError
 from .results import Results, open
 
 __all__ = [
+    "AuditElements", "AuditFigures", "AuditOutput", "AuditReport", "audit",
+    "distributions", "BatchResult", "batch", "read_batch",
     "Attribution", "AttributedOutput", "BisectReport", "ExplainReport",
     "SignatureReport", "bisect", "explain", "signature",
     "CLASS_NAMES", "CheckReport", "Element", "LIBRARY_PATH", "Output",

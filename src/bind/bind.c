@@ -68,6 +68,24 @@ size_t usc_bind_sizeof(const char *type)
 	return 0;
 }
 
+long long usc_bind_constant(const char *name)
+{
+	/* The macros a binding passes as flags; the preprocessed
+	 * declarations of usc_bind_cdef keep no macro. */
+	static const struct {
+		const char *name;
+		long long value;
+	} constants[] = {
+		{"USC_RESULTS_FORCE", USC_RESULTS_FORCE},
+		{"USC_AUDIT_APPEND", USC_AUDIT_APPEND},
+	};
+
+	for (size_t i = 0; name != NULL && i < USC__ARRAY_LEN(constants); i++)
+		if (strcmp(constants[i].name, name) == 0)
+			return constants[i].value;
+	return -1;
+}
+
 const char *usc_bind_struct_name(size_t i)
 {
 	return i < USC__ARRAY_LEN(sizes) ? sizes[i].name : NULL;
@@ -363,4 +381,9 @@ usc_status usc_explain_text(const usc_explain_report *r, char **text,
 void usc_bind_text_free(char *text)
 {
 	free(text);
+}
+
+void usc_bind_free(void *p)
+{
+	free(p);
 }
