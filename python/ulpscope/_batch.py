@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from ._ffi import ffi, lib, new_error, raise_for, string
-from .check import CLASS_NAMES
+from ._check import CLASS_NAMES
 
 # The verdicts a row can carry, in the order the counts list them.
 VERDICTS: tuple[str, ...] = ("legit", "suspicious", "defect", "undecided")

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ._ffi import ffi, lib, new_error, raise_for, string
-from .check import ArrayOrSource, Stats, _is_hlo_text, _Request, _sources, _stats
+from ._check import ArrayOrSource, Stats, _is_hlo_text, _Request, _sources, _stats
 
 
 @dataclass(frozen=True)
