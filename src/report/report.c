@@ -626,10 +626,9 @@ usc_status usc_report_write(const char *results, const char *out,
 		st = batch ? batch_index(&h, results, o, err)
 			   : plain_file(&h, r, results, o, err);
 	}
-	/*
-	 * Audit results (the audits of issue 17, /audits) get their
-	 * section here, before the tail, once that schema exists.
-	 */
+	/* The audits stored in the file (audit --out), after the kernels. */
+	if (st == USC_OK)
+		st = usc__report_audits(&h, r, err);
 	if (st == USC_OK)
 		usc__report_tail(&h);
 	usc_results_reader_close(r);

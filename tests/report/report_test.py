@@ -595,6 +595,119 @@ def test_bad(outdir):
                f"read-only directory: {p.stderr!r}")
 
 
+# ------------------------------------------------------------------ audits
+
+AUDIT_PAIRS = os.path.join(os.environ.get("USC_SOURCE_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+    "tests", "audit", "pairs")
+
+
+def make_audits(res):
+    """A result file with a kernel and three audits (one under a profile,
+    one of a changed function, one with --ops), and a group of a layout
+    the report does not know (as a later kind of audit may add), written
+    with h5py."""
+    pairs = [("narrowacc", ["--draw", "uniform,normal", "--samples", "2",
+                            "--profile", "xla-cpu"]),
+             ("mulzero", ["--draw", "specials"]),
+             ("roundtrip", ["--draw", "normal", "--ops", "--profile",
+                            "xla-cpu"])]
+    run("check", os.path.join(os.path.dirname(AUDIT_PAIRS), "..", "..",
+                              "data", "examples", "adam_f32", "normal_s0"),
+        "--out", res, "--force", ok=(0, 3, 4, 5))
+    for name, args in pairs:
+        run("audit", os.path.join(AUDIT_PAIRS, f"{name}_before.hlo"),
+            os.path.join(AUDIT_PAIRS, f"{name}_after.hlo"), *args, "--out",
+            res, "--append")
+    with h5py.File(res, "a") as f:
+        g = f.create_group("audits/some_pipeline/stages/0")
+        g.attrs["pass"] = "algsimp"
+
+
+def text_of(x):
+    """A string attribute as h5py gives it (bytes for fixed-length)."""
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def check_audits(page, f):
+    """Every audit of the file has its section with the figures h5py reads
+    (the group's attributes, each output's pooled figures, the histograms
+    of |ulp_before| and |ulp_after| over every sample); a group of another
+    layout has its line saying it was skipped."""
+    expect(page.find("h2", id="audits") is not None, "no audits heading")
+    for name, g in f["audits"].items():
+        sec = page.find("section", data_audit=name)
+        if "verdict" not in g.attrs or "outputs" not in g.attrs:
+            skip = page.find(data_skipped=name)
+            expect(sec is None and skip is not None and
+                   "skipped" in skip.text(),
+                   f"audit group {name}: no line saying it was skipped")
+            continue
+        if sec is None:
+            fail(f"audit {name}: no section")
+            continue
+        a = g.attrs
+        expect(cell(sec, "verdict") == text_of(a["verdict"]), f"{name}: verdict")
+        expect(cell(sec, "profile") == text_of(a["profile"]), f"{name}: profile")
+        expect(int(cell(sec, "samples")) == a["samples"], f"{name}: samples")
+        expect(int(cell(sec, "function_changed")) == a["function_changed"],
+               f"{name}: function_changed")
+        for k in ("threshold", "function_max_ulps"):
+            expect(same(cell(sec, k), a[k]), f"{name}: {k}")
+        expect(text_of(a["reason"]) in sec.text(), f"{name}: the reason")
+        outs = list(sec.find_all("div", **{"class": "audit-output"}))
+        expect(len(outs) == a["outputs"], f"{name}: {len(outs)} outputs")
+        for o in outs:
+            i = o.attrs["data-output"]
+            og = g["outputs"][i]
+            oa = og.attrs
+            expect(cell(o, "verdict") == text_of(oa["verdict"]),
+                   f"{name}/{i}: verdict")
+            for k in ("count", "better", "worse", "unchanged", "identical",
+                      "undecided", "fn_changed", "fn_special"):
+                expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
+            expect(same(cell(o, "fn_max_ulps"), oa["fn_max_ulps"]),
+                   f"{name}/{i}: fn_max_ulps")
+            for side in ("before", "after"):
+                for k in ("max", "p99", "median"):
+                    expect(same(cell(o, f"{k}_{side}"), oa[f"{side}_{k}"]),
+                           f"{name}/{i}: {side} {k}")
+                expect(same(cell(o, f"nan_{side}"), oa[f"{side}_nan"]),
+                       f"{name}/{i}: {side} NaN count")
+            if "env_known" in oa:
+                for k in ("env_known", "wider", "narrower",
+                          "after_outside_before"):
+                    expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
+                for side in ("before", "after"):
+                    expect(same(cell(o, f"width_median_{side}"),
+                                oa[f"width_{side}_median"]),
+                           f"{name}/{i}: width {side}")
+            else:
+                expect(cell(o, "env_known") is None,
+                       f"{name}/{i}: envelope figures without a profile")
+            for side in ("before", "after"):
+                want, _ = hist(og[f"ulp_{side}"][()].ravel())
+                got = np.zeros(HIST_BINS, dtype=np.int64)
+                for r in o.find_all("rect", data_series=side):
+                    got[int(r.attrs["data-bin"])] = int(r.attrs["data-n"])
+                expect(np.array_equal(got, want),
+                       f"{name}/{i}: the {side} histogram")
+
+
+def test_audits(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    res = os.path.join(outdir, "A.h5")
+    page = os.path.join(outdir, "audits.html")
+    make_audits(res)
+    run("report", res, "-o", page)
+    tree = parse(page)
+    with h5py.File(res, "r") as f:
+        expect(len(f["audits"]) == 4, "the file holds four audit groups")
+        check_audits(tree, f)
+        for name in f["kernels"]:
+            check_kernel(tree, res, name, f["kernels"][name])
+
+
 def main():
     test = sys.argv[2]
     if test == "examples":
@@ -614,6 +727,8 @@ def main():
             ok=BATCH_OK)
     elif test == "bad":
         test_bad(sys.argv[3])
+    elif test == "audits":
+        test_audits(sys.argv[3])
     else:
         raise SystemExit(f"unknown test {test}")
     if failures:
