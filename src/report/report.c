@@ -531,6 +531,10 @@ static usc_status check_options(const usc_report_options *o, usc_error *err)
 	if (o->worst > USC_REPORT_WORST_MAX)
 		return usc__fail(err, USC_EINVAL, "report: worst %zu is above %d",
 				 o->worst, USC_REPORT_WORST_MAX);
+	if (o->explain > USC_REPORT_WORST_MAX)
+		return usc__fail(err, USC_EINVAL,
+				 "report: explain %zu is above %d", o->explain,
+				 USC_REPORT_WORST_MAX);
 	if (o->grid < 1 || o->grid > USC_REPORT_GRID_MAX)
 		return usc__fail(err, USC_EINVAL,
 				 "report: grid %zu is not from 1 to %d", o->grid,

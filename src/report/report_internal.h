@@ -128,6 +128,17 @@ usc_status usc__report_kernel(usc__html *h, usc_results_reader *r,
 usc_status usc__report_signatures(usc__html *h, usc_results_reader *r,
 				  const char *kernel, usc_error *err);
 
+/* ---- Explain trees (report_explain.c). ---- */
+
+/*
+ * The trees of the first opt->explain of output out_i's n worst elements
+ * (top, worst first), computed from the kernel's case directory when it
+ * is at hand; a note otherwise.  Never fails the report.
+ */
+void usc__report_explain(usc__html *h, const usc_results_kernel_info *ki,
+			 size_t out_i, const uint64_t *top, size_t n,
+			 const usc_report_options *opt);
+
 /* ---- Audits (report_audits.c). ---- */
 
 /*

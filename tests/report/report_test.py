@@ -708,6 +708,54 @@ def test_audits(outdir):
             check_kernel(tree, res, name, f["kernels"][name])
 
 
+# ----------------------------------------------------------- explain trees
+
+def test_explain(outdir):
+    """report --explain 2: each output's two worst elements (the first rows
+    of its worst table) have the tree "ulpscope explain CASE --output I
+    --flat --element K" prints for the same case; a kernel whose case is
+    gone gets a note instead, and the report still succeeds."""
+    src = os.path.join(os.environ.get("USC_SOURCE_DIR", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+        "data", "examples", "rope_f32", "normal_s0")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    case = os.path.join(outdir, "case")
+    shutil.copytree(src, case)
+    res = os.path.join(outdir, "E.h5")
+    page = os.path.join(outdir, "explain.html")
+    run("check", case, "--out", res, ok=(0, 3, 4, 5))
+    run("report", res, "-o", page, "--explain", "2", "--worst", "3")
+    tree = parse(page)
+    trees = list(tree.find_all("details", **{"class": "explain"}))
+    expect(trees, "no explain trees in the page")
+    by_output = {}
+    for t in trees:
+        by_output.setdefault(int(t.attrs["data-output"]), []).append(t)
+    for i, ts in by_output.items():
+        expect(len(ts) == 2, f"output {i}: {len(ts)} trees, not 2")
+    for i, ts in sorted(by_output.items()):
+        tables = list(tree.find_all("table", **{"class": "worst sortable"}))
+        rows = list(tables[i].find("tbody").find_all("tr"))
+        for r, t in zip(rows, ts):
+            k = r.attrs["data-flat"]
+            expect(t.attrs["data-flat"] == k,
+                   f"output {i}: tree of element {t.attrs['data-flat']}, "
+                   f"worst row {k}")
+            want = run("explain", case, "--output", str(i), "--flat",
+                       "--element", k).stdout
+            got = t.find("pre").text()
+            expect(got == want, f"output {i} element {k}: the tree differs "
+                                f"from ulpscope explain's:\n{got}\n---\n{want}")
+    # The case gone: a note, and the page is still written.
+    shutil.rmtree(case)
+    run("report", res, "-o", page, "--explain", "2")
+    tree = parse(page)
+    expect(tree.find("details", **{"class": "explain"}) is None and
+           "is not in a case directory at hand" in tree.text(),
+           "a gone case: no note")
+
+
 def main():
     test = sys.argv[2]
     if test == "examples":
@@ -729,6 +777,8 @@ def main():
         test_bad(sys.argv[3])
     elif test == "audits":
         test_audits(sys.argv[3])
+    elif test == "explain":
+        test_explain(sys.argv[3])
     else:
         raise SystemExit(f"unknown test {test}")
     if failures:
