@@ -40,9 +40,11 @@ extern "C" {
  * "usc_bisect_capture", "usc_bisect_request", "usc_bisect_step",
  * "usc_signature_options", "usc_signature_request",
  * "usc_signature_candidate", "usc_signature_report",
- * "usc_explain_request", "usc_explain_node", "usc_explain_report"), so
- * that a binding which declares one itself can verify its declaration
- * against the library it loaded.  0 for any other name.
+ * "usc_explain_request", "usc_explain_node", "usc_explain_report",
+ * the batch's options, row and result, the audit's request, figures,
+ * elements, sample, output, op and report), so that a binding which lays
+ * one out itself can verify its layout against the library it loaded.
+ * 0 for any other name.
  */
 size_t usc_bind_sizeof(const char *type);
 
