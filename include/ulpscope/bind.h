@@ -40,11 +40,36 @@ extern "C" {
  * "usc_bisect_capture", "usc_bisect_request", "usc_bisect_step",
  * "usc_signature_options", "usc_signature_request",
  * "usc_signature_candidate", "usc_signature_report",
- * "usc_explain_request", "usc_explain_node", "usc_explain_report"), so
- * that a binding which declares one itself can verify its declaration
- * against the library it loaded.  0 for any other name.
+ * "usc_explain_request", "usc_explain_node", "usc_explain_report",
+ * the batch's options, row and result, the audit's request, figures,
+ * elements, sample, output, op and report), so that a binding which lays
+ * one out itself can verify its layout against the library it loaded.
+ * 0 for any other name.
  */
 size_t usc_bind_sizeof(const char *type);
+
+/*
+ * The i-th name usc_bind_sizeof knows, NULL past the last: a binding that
+ * lays out the structs itself (cffi does) compares every one of them.
+ */
+const char *usc_bind_struct_name(size_t i);
+
+/*
+ * The value of a flag macro a binding passes ("USC_RESULTS_FORCE",
+ * "USC_AUDIT_APPEND"): usc_bind_cdef's text keeps no macro.  -1 for any
+ * other name.
+ */
+long long usc_bind_constant(const char *name);
+
+/*
+ * The public API as C declarations, ready for cffi's cdef: the headers of
+ * include/ulpscope/ (dtype_mpfr.h aside) run through the preprocessor of
+ * the build that made this library, so their macros are expanded and the
+ * system headers left out.  A binding declares from this text instead of
+ * keeping a copy of the structs by hand, and so can never disagree with
+ * the library it loaded.  Static storage; do not free.
+ */
+const char *usc_bind_cdef(void);
 
 /*
  * A device profile on the heap: a built-in name or a profile file, as
@@ -119,6 +144,13 @@ usc_status usc_check_report_attribute(usc_check_report *r,
 usc_status usc_explain_text(const usc_explain_report *r, char **text,
 			    usc_error *err);
 void usc_bind_text_free(char *text);
+
+/*
+ * Frees an array the library hands over for the C runtime's free to
+ * release (usc_batch_rank's rankings), for a binding that cannot call
+ * free itself.
+ */
+void usc_bind_free(void *p);
 
 /* An instruction's name, without '%'. */
 const char *usc_bind_instr_name(const usc_hlo_instr *instr);

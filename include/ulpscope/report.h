@@ -49,6 +49,14 @@ typedef struct usc_report_options {
 	/* HLO lines listed per kernel before the listing is cut.  Default
 	 * 2000. */
 	size_t hlo_lines;
+	/*
+	 * Worst elements per output whose explain tree is shown (0: none,
+	 * the page gives the command instead; at most USC_REPORT_WORST_MAX).
+	 * A tree is computed from the kernel's case directory, when its HLO
+	 * file is in one that still exists; each costs a check of the
+	 * kernel and its attribution.
+	 */
+	size_t explain;
 } usc_report_options;
 
 usc_report_options usc_report_options_default(void);

@@ -204,3 +204,53 @@ def test_jax_array_as_the_one_device_output():
     dev = jnp.asarray((x * y) + np.float32(1))
     r = ulpscope.check(FMA_HLO, [jnp.asarray(x), jnp.asarray(y)], dev)
     assert r.outputs[0].bit_exact == 4
+
+
+def _header_fields(root, header: str, name: str) -> list[str]:
+    """The field names of struct name as the header's text spells them."""
+    import re
+    text = (root / "include" / "ulpscope" / header).read_text()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (name, name),
+                     text, flags=re.S).group(1)
+    fields = []
+    for decl in body.split(";"):
+        decl = re.sub(r"\[[^\]]*\]", "", decl).strip()
+        if not decl:
+            continue
+        for part in decl.split(","):
+            fields.append(re.findall(r"[A-Za-z_]\w*", part)[-1])
+    return fields
+
+
+@pytest.mark.parametrize("header,name", [
+    ("check.h", "usc_check_request"), ("bisect.h", "usc_bisect_request"),
+    ("signature.h", "usc_signature_request"),
+    ("explain.h", "usc_explain_request"),
+    ("attribution.h", "usc_attr_options"), ("audit.h", "usc_audit_request"),
+    ("batch.h", "usc_batch_options"), ("check.h", "usc_check_element"),
+])
+def test_declarations_are_the_headers(root, header, name):
+    """The request structs cffi knows have the header's fields, in order:
+    the declarations come from the headers, not from a copy that a change
+    to a header leaves behind."""
+    ours = [f for f, _ in _ffi.ffi.typeof(name).fields]
+    assert ours == _header_fields(root, header, name)
+
+
+def test_package_declares_no_struct(root):
+    """No C struct is written by hand in the package (usc_bind_cdef)."""
+    for py in (root / "python" / "ulpscope").glob("*.py"):
+        assert "typedef struct" not in py.read_text(), py
+
+
+def test_every_named_struct_has_the_library_size():
+    """cffi lays out every struct the library names at the C compiler's
+    size (the load-time guard, run here over the whole list)."""
+    lib, ffi = _ffi.lib, _ffi.ffi
+    names = []
+    while (p := lib.usc_bind_struct_name(len(names))) != ffi.NULL:
+        names.append(ffi.string(p).decode())
+    assert "usc_check_request" in names and "usc_audit_report" in names
+    for n in names:
+        assert ffi.sizeof(n) == lib.usc_bind_sizeof(n.encode()), n

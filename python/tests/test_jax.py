@@ -64,3 +64,54 @@ def test_capture_writes_a_case_the_cli_reads(tmp_path, cli):
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["verdict"] == "legit"
     assert ulpscope.check_case(d).verdict == "legit"
+
+
+def test_capture_is_the_capture_tool(tmp_path, root):
+    """ulpscope.jax.capture and tools/capture/capture.py run one
+    implementation (ulpscope.capture.core): the tool's names are the
+    package's objects, and the case.json written holds what only the
+    tool's writer records (the module, the main fusion, fusion details,
+    the host)."""
+    import sys
+    sys.path.insert(0, str(root / "tools" / "capture"))
+    try:
+        import capture as tool
+        import hlo_text as tool_hlo_text
+    finally:
+        sys.path.remove(str(root / "tools" / "capture"))
+    from ulpscope.capture import core, hlo_text
+    assert tool.write_case is core.write_case
+    assert tool.capture_function is core.capture_function
+    assert tool._dumps_of is core._dumps_of
+    assert tool_hlo_text is hlo_text
+    x, w = _args()
+    d = ulpscope.jax.capture(rms_norm, x, w, out=tmp_path / "case")
+    meta = json.loads((d / "case.json").read_text())
+    assert meta["kernel"] == "rms_norm"
+    assert meta["module"] == "jit_rms_norm"
+    assert [f["name"] for f in meta["fusion_details"]] == meta["fusions"]
+    assert meta["main_fusion"] in meta["fusions"]
+    assert [i["type"] for i in meta["inputs"]] == ["bf16[4,64]", "bf16[64]"]
+    assert "host" in meta and meta["xla_cpu_enable_fast_math"] is False
+
+
+def test_capture_pytree_and_given_outputs(tmp_path, cli):
+    """A pytree argument becomes its leaves, in jax's order; outputs given
+    are recorded as they are (a planted defect the CLI then finds)."""
+    x, w = _args()
+
+    def norm_dict(p):
+        return rms_norm(p["x"], p["w"])
+
+    y = np.asarray(rms_norm(x, w)).copy()
+    y[1, 3] = 1000.0
+    d = ulpscope.jax.capture(norm_dict, {"w": w, "x": x},
+                             out=tmp_path / "tree", device_outputs=y)
+    # jax orders a dict's leaves by key: w, then x.
+    np.testing.assert_array_equal(np.load(d / "input_0.npy").view(np.uint16),
+                                  w.view(np.uint16))
+    np.testing.assert_array_equal(np.load(d / "input_1.npy").view(np.uint16),
+                                  x.view(np.uint16))
+    run = subprocess.run([str(cli), "check", str(d), "--json"],
+                         capture_output=True, text=True)
+    assert json.loads(run.stdout)["verdict"] == "defect", run.stderr

@@ -7,39 +7,48 @@ docs/python.md.
     >>> import ulpscope
     >>> r = ulpscope.check("kernel.hlo", [x], [y], profile="xla-tpu")
     >>> r.verdict, r.outputs[0].ulp_oracle.max()
+
+The names below are loaded on first use, so that ``ulpscope.capture`` (the
+capture tooling, numpy only) imports without the C library; the first use
+of any of them loads libulpscope.so and raises ImportError, saying where
+it looked, when it is not found.
 """
 from __future__ import annotations
 
-from ._ffi import LIBRARY_PATH, ffi, lib, string
-from .analyses import BisectReport, ExplainReport, SignatureReport, bisect, explain, signature
-from .attribution import Attribution, AttributedOutput
-from .check import CLASS_NAMES, CheckReport, Element, Output, Stats, check, check_case
-from .errors import UlpscopeError
-from .results import Results, open
+import importlib
+from typing import Any
 
-__all__ = [
-    "Attribution", "AttributedOutput", "BisectReport", "ExplainReport",
-    "SignatureReport", "bisect", "explain", "signature",
-    "CLASS_NAMES", "CheckReport", "Element", "LIBRARY_PATH", "Output",
-    "Results", "Stats", "UlpscopeError", "check", "check_case", "open",
-    "profiles", "version",
-]
+# Each public name and the module that defines it.
+_API = {
+    "check": "._check", "check_case": "._check", "CheckReport": "._check",
+    "CLASS_NAMES": "._check", "Element": "._check", "Output": "._check",
+    "Stats": "._check",
+    "bisect": ".analyses", "explain": ".analyses", "signature": ".analyses",
+    "BisectReport": ".analyses", "ExplainReport": ".analyses",
+    "SignatureReport": ".analyses",
+    "Attribution": ".attribution", "AttributedOutput": ".attribution",
+    "audit": "._audit", "distributions": "._audit", "AuditReport": "._audit",
+    "AuditFigures": "._audit", "AuditOutput": "._audit",
+    "AuditElements": "._audit",
+    "batch": "._batch", "read_batch": "._batch", "BatchResult": "._batch",
+    "Results": ".results", "open": ".results",
+    "UlpscopeError": ".errors",
+    "LIBRARY_PATH": "._ffi", "ffi": "._ffi", "lib": "._ffi",
+    "version": "._info", "profiles": "._info", "__version__": "._info",
+}
 
-
-def version() -> str:
-    """The library's version, ``"MAJOR.MINOR.PATCH"``."""
-    return string(lib.usc_version()) or ""
-
-
-def profiles() -> list[str]:
-    """The names of the built-in device profiles."""
-    names = lib.usc_profile_builtin_names()
-    out = []
-    i = 0
-    while names[i] != ffi.NULL:
-        out.append(string(names[i]) or "")
-        i += 1
-    return out
+__all__ = sorted(n for n in _API if not n.startswith("_")
+                 and n not in ("ffi", "lib"))
 
 
-__version__ = version()
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ulpscope' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ._ffi import ffi, lib, new_error, raise_for, string
-from .check import (CLASS_NAMES, ArrayOrSource, CheckReport, _is_hlo_text,
+from ._check import (CLASS_NAMES, ArrayOrSource, CheckReport, _is_hlo_text,
                     _Request, _sources)
 
 # usc_explain_kind, in enum order (include/ulpscope/explain.h).

@@ -12,9 +12,6 @@ ulpscope`` does not need it.
 """
 from __future__ import annotations
 
-import datetime
-import hashlib
-import json
 import os
 import re
 from pathlib import Path
@@ -22,9 +19,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ._dtypes import save_npy
-from .check import CheckReport
-from .check import check as _check
+from ._check import CheckReport
+from ._check import check as _check
 
 # The built-in profile of each XLA platform (docs/profiles.md).
 PLATFORM_PROFILES = {"cpu": "xla-cpu", "gpu": "xla-gpu", "cuda": "xla-gpu",
@@ -121,77 +117,42 @@ def check(fn: Callable[..., Any], *args: Any,
                   **options)
 
 
-def _entry_fusions(hlo: str) -> list[str]:
-    """The names of the entry computation's fusion instructions."""
-    names: list[str] = []
-    in_entry = False
-    for line in hlo.splitlines():
-        if line.startswith("ENTRY"):
-            in_entry = True
-            continue
-        if in_entry and line.startswith("}"):
-            break
-        m = re.match(r"\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*?\sfusion\(", line)
-        if in_entry and m:
-            names.append(m.group(1))
-    return names
-
-
 def capture(fn: Callable[..., Any], *args: Any, out: str | os.PathLike[str],
             device_outputs: Any = None, name: str | None = None,
-            notes: str = "") -> Path:
+            notes: str = "", intermediates: str | Sequence[str] | None = None,
+            arg_names: Sequence[str] | None = None) -> Path:
     """Writes a case directory (docs/cases.md) of ``fn`` at ``args``.
 
-    ``kernel.hlo`` (the optimized module), ``input_<i>.npy``,
-    ``device_<i>.npy`` (the outputs computed here, or ``device_outputs``)
-    and ``case.json``.  ``ulpscope check OUT`` then checks it under the
-    platform's profile.  Returns the directory.
+    ``kernel.hlo`` (the optimized module: XLA's own dump when jax's backend
+    had not started yet, else ``compiled.as_text()``, the same text),
+    ``input_<i>.npy``, ``device_<i>.npy`` (the outputs computed here, or
+    ``device_outputs``) and ``case.json`` with the platform, the versions,
+    the fusions and the XLA flags; with ``intermediates`` (``"all"``,
+    ``"all-fused"`` or instruction names) also ``intermediate_<name>.npy``
+    for ``ulpscope bisect``.  This is the implementation
+    ``tools/capture/capture.py`` runs too (:mod:`ulpscope.capture.core`).
+    ``ulpscope check OUT`` then checks it under the platform's profile.
+
+    Args:
+        fn: a function jax can jit.
+        args: concrete arguments (arrays, or pytrees of them).
+        out: the case directory (made; its old ``*.npy`` removed).
+        device_outputs: outputs to record instead of running ``fn`` here
+            (an array or a pytree whose leaves are the outputs in order).
+        name: the kernel's name (default: ``fn``'s).
+        notes: free text for ``case.json``.
+        arg_names: the Python argument names, checked against the entry
+            parameters' names in the HLO.
+
+    Returns:
+        The directory.
     """
-    import jax
-    import jaxlib
-    comp = Compiled(fn, args)
-    outputs = comp.run() if device_outputs is None else _leaves(device_outputs)
-    d = Path(out)
-    d.mkdir(parents=True, exist_ok=True)
-    for old in d.glob("*.npy"):
-        old.unlink()
-    (d / "kernel.hlo").write_text(comp.hlo)
-    in_rec = []
-    for k, x in enumerate(comp.inputs):
-        save_npy(d / f"input_{k}.npy", x)
-        in_rec.append({"file": f"input_{k}.npy", "entry_parameter": k,
-                       "numpy_dtype": str(x.dtype), "shape": list(x.shape)})
-    out_rec = []
-    for k, y in enumerate(outputs):
-        save_npy(d / f"device_{k}.npy", y)
-        out_rec.append({"file": f"device_{k}.npy", "tuple_index": k,
-                        "numpy_dtype": str(y.dtype), "shape": list(y.shape)})
-    fusions = _entry_fusions(comp.hlo)
-    fname = name or getattr(fn, "__name__", "kernel")
-    case = {
-        "fusion": fusions[0] if len(fusions) == 1 else None,
-        "fusions": fusions,
-        "platform": comp.platform,
-        "jax_version": jax.__version__,
-        "jaxlib_version": jaxlib.__version__,
-        "xla_flags": os.environ.get("XLA_FLAGS", ""),
-        "function": f"{getattr(fn, '__module__', '?')}."
-                    f"{getattr(fn, '__qualname__', fname)}",
-        "kernel": fname,
-        "dtype": ",".join(sorted({str(x.dtype) for x in comp.inputs})),
-        "seed": None,
-        "distribution": "given",
-        "notes": notes,
-        "hlo_source": "compiled.as_text()",
-        "hlo_sha256": hashlib.sha256(comp.hlo.encode()).hexdigest(),
-        "inputs": in_rec,
-        "outputs": out_rec,
-        "captured": datetime.date.today().isoformat(),
-    }
-    if comp.platform == "cpu":
-        case["xla_cpu_enable_fast_math"] = (
-            comp.default_profile() == "xla-cpu-fast-math")
-    with open(d / "case.json", "w") as f:
-        json.dump(case, f, indent=1)
-        f.write("\n")
-    return d
+    from .capture import core
+    core.setup(platform=None, quiet=True)
+    outputs = None if device_outputs is None else _leaves(device_outputs)
+    if isinstance(intermediates, (list, tuple)):
+        intermediates = ",".join(intermediates)
+    core.capture_function(fn, list(args), os.fspath(out), name=name,
+                          notes=notes, intermediates=intermediates,
+                          arg_names=arg_names, device_outputs=outputs)
+    return Path(out)

@@ -12,7 +12,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from .check import CLASS_NAMES, Output
+from ._check import CLASS_NAMES, Output
 
 Data = Union[Output, pd.DataFrame]
 

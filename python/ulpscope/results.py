@@ -20,7 +20,7 @@ import pandas as pd
 
 from . import _dtypes
 from ._ffi import ffi, lib, new_error, raise_for, string
-from .check import CLASS_NAMES
+from ._check import CLASS_NAMES
 
 
 def _decode(df: pd.DataFrame) -> pd.DataFrame:

@@ -197,7 +197,8 @@ static usc_status search(found *f, const char *dir, const char *root,
 		n++;
 	}
 	closedir(d);
-	if (st == USC_OK)
+	/* An empty directory leaves names NULL, which qsort may not take. */
+	if (st == USC_OK && n > 1)
 		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n && st == USC_OK; i++)
 		if (is_dir(names[i]))

@@ -10,49 +10,85 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ulpscope/audit.h"
+#include "ulpscope/batch.h"
 #include "ulpscope/bind.h"
 #include "ulpscope/explain.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/signature.h"
 
+/* Every public struct a binding may lay out itself, with its size. */
+static const struct {
+	const char *name;
+	size_t size;
+} sizes[] = {
+	{"usc_check_request", sizeof(usc_check_request)},
+	{"usc_check_element", sizeof(usc_check_element)},
+	{"usc_results_summary", sizeof(usc_results_summary)},
+	{"usc_results_stats", sizeof(usc_results_stats)},
+	{"usc_classify_counts", sizeof(usc_classify_counts)},
+	{"usc_envelope", sizeof(usc_envelope)},
+	{"usc_error", sizeof(usc_error)},
+	{"usc_verdict", sizeof(usc_verdict)},
+	{"usc_results_kernel_info", sizeof(usc_results_kernel_info)},
+	{"usc_results_output_data", sizeof(usc_results_output_data)},
+	{"usc_attr_options", sizeof(usc_attr_options)},
+	{"usc_attr_op", sizeof(usc_attr_op)},
+	{"usc_attr_output", sizeof(usc_attr_output)},
+	{"usc_attribution", sizeof(usc_attribution)},
+	{"usc_bisect_capture", sizeof(usc_bisect_capture)},
+	{"usc_bisect_request", sizeof(usc_bisect_request)},
+	{"usc_bisect_step", sizeof(usc_bisect_step)},
+	{"usc_signature_options", sizeof(usc_signature_options)},
+	{"usc_signature_request", sizeof(usc_signature_request)},
+	{"usc_signature_candidate", sizeof(usc_signature_candidate)},
+	{"usc_signature_report", sizeof(usc_signature_report)},
+	{"usc_explain_request", sizeof(usc_explain_request)},
+	{"usc_explain_node", sizeof(usc_explain_node)},
+	{"usc_explain_report", sizeof(usc_explain_report)},
+	{"usc_batch_options", sizeof(usc_batch_options)},
+	{"usc_batch_row", sizeof(usc_batch_row)},
+	{"usc_batch_result", sizeof(usc_batch_result)},
+	{"usc_audit_request", sizeof(usc_audit_request)},
+	{"usc_audit_figures", sizeof(usc_audit_figures)},
+	{"usc_audit_elements", sizeof(usc_audit_elements)},
+	{"usc_audit_sample", sizeof(usc_audit_sample)},
+	{"usc_audit_output", sizeof(usc_audit_output)},
+	{"usc_audit_op", sizeof(usc_audit_op)},
+	{"usc_audit_report", sizeof(usc_audit_report)},
+};
+
 size_t usc_bind_sizeof(const char *type)
 {
-	static const struct {
-		const char *name;
-		size_t size;
-	} sizes[] = {
-		{"usc_check_request", sizeof(usc_check_request)},
-		{"usc_check_element", sizeof(usc_check_element)},
-		{"usc_results_summary", sizeof(usc_results_summary)},
-		{"usc_results_stats", sizeof(usc_results_stats)},
-		{"usc_classify_counts", sizeof(usc_classify_counts)},
-		{"usc_envelope", sizeof(usc_envelope)},
-		{"usc_error", sizeof(usc_error)},
-		{"usc_verdict", sizeof(usc_verdict)},
-		{"usc_results_kernel_info", sizeof(usc_results_kernel_info)},
-		{"usc_results_output_data", sizeof(usc_results_output_data)},
-		{"usc_attr_options", sizeof(usc_attr_options)},
-		{"usc_attr_op", sizeof(usc_attr_op)},
-		{"usc_attr_output", sizeof(usc_attr_output)},
-		{"usc_attribution", sizeof(usc_attribution)},
-		{"usc_bisect_capture", sizeof(usc_bisect_capture)},
-		{"usc_bisect_request", sizeof(usc_bisect_request)},
-		{"usc_bisect_step", sizeof(usc_bisect_step)},
-		{"usc_signature_options", sizeof(usc_signature_options)},
-		{"usc_signature_request", sizeof(usc_signature_request)},
-		{"usc_signature_candidate", sizeof(usc_signature_candidate)},
-		{"usc_signature_report", sizeof(usc_signature_report)},
-		{"usc_explain_request", sizeof(usc_explain_request)},
-		{"usc_explain_node", sizeof(usc_explain_node)},
-		{"usc_explain_report", sizeof(usc_explain_report)},
-	};
-
 	if (type == NULL)
 		return 0;
 	for (size_t i = 0; i < USC__ARRAY_LEN(sizes); i++)
 		if (strcmp(sizes[i].name, type) == 0)
 			return sizes[i].size;
 	return 0;
+}
+
+long long usc_bind_constant(const char *name)
+{
+	/* The macros a binding passes as flags; the preprocessed
+	 * declarations of usc_bind_cdef keep no macro. */
+	static const struct {
+		const char *name;
+		long long value;
+	} constants[] = {
+		{"USC_RESULTS_FORCE", USC_RESULTS_FORCE},
+		{"USC_AUDIT_APPEND", USC_AUDIT_APPEND},
+	};
+
+	for (size_t i = 0; name != NULL && i < USC__ARRAY_LEN(constants); i++)
+		if (strcmp(constants[i].name, name) == 0)
+			return constants[i].value;
+	return -1;
+}
+
+const char *usc_bind_struct_name(size_t i)
+{
+	return i < USC__ARRAY_LEN(sizes) ? sizes[i].name : NULL;
 }
 
 usc_status usc_profile_new(const char *name_or_path, usc_profile **out,
@@ -345,4 +381,9 @@ usc_status usc_explain_text(const usc_explain_report *r, char **text,
 void usc_bind_text_free(char *text)
 {
 	free(text);
+}
+
+void usc_bind_free(void *p)
+{
+	free(p);
 }

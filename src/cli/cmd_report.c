@@ -11,10 +11,16 @@
 
 static const char usage_text[] =
 	"usage: ulpscope report RESULTS.h5 -o REPORT.html [--detail N] "
-	"[--worst K] [--grid G] [--hlo-lines N]\n"
+	"[--worst K] [--grid G] [--hlo-lines N] [--explain N]\n"
 	"'ulpscope report --help' lists the numeric ranges";
 
-enum { REPORT_DETAIL, REPORT_WORST, REPORT_GRID, REPORT_HLO_LINES };
+enum {
+	REPORT_DETAIL,
+	REPORT_WORST,
+	REPORT_GRID,
+	REPORT_HLO_LINES,
+	REPORT_EXPLAIN
+};
 
 const usc_cli_num_opt usc_cli_report_nums[] = {
 	[REPORT_DETAIL] = USC_CLI_INT_OPT("--detail", "N", 0,
@@ -33,6 +39,12 @@ const usc_cli_num_opt usc_cli_report_nums[] = {
 	[REPORT_HLO_LINES] = USC_CLI_INT_OPT("--hlo-lines", "N", 0, 10000000,
 					     "HLO lines listed per kernel "
 					     "(2000)"),
+	[REPORT_EXPLAIN] = USC_CLI_INT_OPT("--explain", "N", 0,
+					   USC_REPORT_WORST_MAX,
+					   "explain trees of the N worst "
+					   "elements per output, computed from "
+					   "the kernel's case directory when "
+					   "at hand (0)"),
 	USC_CLI_NUM_END,
 };
 
@@ -63,6 +75,8 @@ int usc_cli_report(int argc, char **argv)
 			o.grid = (size_t)v.u;
 		else if (k == REPORT_HLO_LINES)
 			o.hlo_lines = (size_t)v.u;
+		else if (k == REPORT_EXPLAIN)
+			o.explain = (size_t)v.u;
 		else if (a[0] == '-' && a[1]) {
 			usc_cli_error("unknown or incomplete option '%s'\n%s",
 				      a, usage_text);

@@ -531,6 +531,10 @@ static usc_status check_options(const usc_report_options *o, usc_error *err)
 	if (o->worst > USC_REPORT_WORST_MAX)
 		return usc__fail(err, USC_EINVAL, "report: worst %zu is above %d",
 				 o->worst, USC_REPORT_WORST_MAX);
+	if (o->explain > USC_REPORT_WORST_MAX)
+		return usc__fail(err, USC_EINVAL,
+				 "report: explain %zu is above %d", o->explain,
+				 USC_REPORT_WORST_MAX);
 	if (o->grid < 1 || o->grid > USC_REPORT_GRID_MAX)
 		return usc__fail(err, USC_EINVAL,
 				 "report: grid %zu is not from 1 to %d", o->grid,
@@ -626,10 +630,9 @@ usc_status usc_report_write(const char *results, const char *out,
 		st = batch ? batch_index(&h, results, o, err)
 			   : plain_file(&h, r, results, o, err);
 	}
-	/*
-	 * Audit results (the audits of issue 17, /audits) get their
-	 * section here, before the tail, once that schema exists.
-	 */
+	/* The audits stored in the file (audit --out), after the kernels. */
+	if (st == USC_OK)
+		st = usc__report_audits(&h, r, err);
 	if (st == USC_OK)
 		usc__report_tail(&h);
 	usc_results_reader_close(r);

@@ -79,6 +79,11 @@ size_t usc__hist_bin(double x);
 void usc__svg_histogram(usc__html *h, const uint64_t *ref_bins,
 			const uint64_t *oracle_bins, uint64_t ref_nan,
 			uint64_t oracle_nan, double envelope_halfwidth);
+/* The same with other names for the two series ("before", "after"). */
+void usc__svg_histogram_of(usc__html *h, const char *const names[2],
+			   const uint64_t *ref_bins,
+			   const uint64_t *oracle_bins, uint64_t ref_nan,
+			   uint64_t oracle_nan, double envelope_halfwidth);
 
 /*
  * A map of levels over a rows x cols grid (each 0 .. levels-1, or
@@ -122,5 +127,28 @@ usc_status usc__report_kernel(usc__html *h, usc_results_reader *r,
 /* The kernel's signatures, when present (report_signatures.c). */
 usc_status usc__report_signatures(usc__html *h, usc_results_reader *r,
 				  const char *kernel, usc_error *err);
+
+/* ---- Explain trees (report_explain.c). ---- */
+
+/*
+ * The trees of the first opt->explain of output out_i's n worst elements
+ * (top, worst first), computed from the kernel's case directory when it
+ * is at hand; a note otherwise.  Never fails the report.
+ */
+void usc__report_explain(usc__html *h, const usc_results_kernel_info *ki,
+			 size_t out_i, const uint64_t *top, size_t n,
+			 const usc_report_options *opt);
+
+/* ---- Audits (report_audits.c). ---- */
+
+/*
+ * The section of the audits under /audits (docs/results.md), when the
+ * file holds any: per audit its verdict, the function/precision split and
+ * the envelope widths, per output the before/after figures and the
+ * histograms of |ulp| before and after.  A group that is not an audit of
+ * that layout (another kind of record) gets a line saying it was skipped.
+ */
+usc_status usc__report_audits(usc__html *h, usc_results_reader *r,
+			      usc_error *err);
 
 #endif /* USC_REPORT_INTERNAL_H */

@@ -289,8 +289,11 @@ static usc_status worst_elements(usc__html *h, const usc_results_kernel_info *ki
 		usc__html_printf(h, "</tr>");
 	}
 	usc__html_printf(h, "</tbody></table>");
-	/* The explain tree is not stored: say how to get one. */
-	if (n) {
+	/* Explain trees are not stored: computed when asked and the case is
+	 * at hand, else the command that makes one. */
+	if (n && opt->explain) {
+		usc__report_explain(h, ki, out_i, top, n, opt);
+	} else if (n) {
 		usc__html_printf(h, "<p class=\"note\">The computation tree of "
 				    "an element: <code>ulpscope explain "
 				    "RESULTS.h5 --kernel ");

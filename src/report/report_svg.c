@@ -79,8 +79,18 @@ void usc__svg_histogram(usc__html *h, const uint64_t *ref_bins,
 			const uint64_t *oracle_bins, uint64_t ref_nan,
 			uint64_t oracle_nan, double envelope_halfwidth)
 {
+	static const char *const names[2] = {"reference", "oracle"};
+
+	usc__svg_histogram_of(h, names, ref_bins, oracle_bins, ref_nan,
+			      oracle_nan, envelope_halfwidth);
+}
+
+void usc__svg_histogram_of(usc__html *h, const char *const names[2],
+			   const uint64_t *ref_bins,
+			   const uint64_t *oracle_bins, uint64_t ref_nan,
+			   uint64_t oracle_nan, double envelope_halfwidth)
+{
 	const uint64_t *series[2] = {ref_bins, oracle_bins};
-	const char *names[2] = {"reference", "oracle"};
 	uint64_t top = 1;
 	double bw = (double)(HIST_W - HIST_L - 8) / USC__HIST_BINS;
 	double plot_h = HIST_H - HIST_B - HIST_T;
@@ -159,9 +169,10 @@ void usc__svg_histogram(usc__html *h, const uint64_t *ref_bins,
 	}
 	usc__html_printf(h,
 			 "<text class=\"tb\" x=\"%d\" y=\"%d\">|ulp| error "
-			 "(log2 bins); NaN: reference %llu, oracle %llu"
+			 "(log2 bins); NaN: %s %llu, %s %llu"
 			 "</text></svg>",
-			 HIST_W / 2, HIST_H - 4, (unsigned long long)ref_nan,
+			 HIST_W / 2, HIST_H - 4, names[0],
+			 (unsigned long long)ref_nan, names[1],
 			 (unsigned long long)oracle_nan);
 }
 

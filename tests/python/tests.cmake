@@ -19,7 +19,8 @@ if(USC_SANITIZE)
   list(APPEND USC_PY_ENV "LD_PRELOAD=${_usc_asan}:${_usc_ubsan}"
     "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
 endif()
-foreach(usc_py_test bindings cli_equal results analyses jax install docs)
+foreach(usc_py_test bindings cli_equal results analyses batch_audit jax install
+    docs)
   add_test(NAME test_python_${usc_py_test}
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh
             test_${usc_py_test}.py)

@@ -5,6 +5,8 @@ usage: browser_test.py ULPSCOPE ARTIFACTS example CASE_DIR
        browser_test.py ULPSCOPE ARTIFACTS batch ROOT
        browser_test.py ULPSCOPE ARTIFACTS index INDEX   (a batch's, made
                                                         beforehand)
+       browser_test.py ULPSCOPE ARTIFACTS audits -      (a file of audits
+                                                        and a kernel)
 
 Writes the result file (check --attribute of one case, or a batch of
 ROOT), its report, then has Chromium load the page from disk, dump the DOM
@@ -92,6 +94,8 @@ def main():
         rt.run("check", src, "--attribute", "--out", res, ok=(0, 3, 4, 5))
     elif mode == "index":
         res = src
+    elif mode == "audits":
+        rt.make_audits(res)
     else:
         rt.run("batch", src, "--out", res, "--quiet", ok=rt.BATCH_OK)
     rt.run("report", res, "-o", page)
@@ -105,6 +109,8 @@ def main():
         if mode == "example":
             for name in f["kernels"]:
                 rt.check_kernel(tree, res, name, f["kernels"][name])
+        elif mode == "audits":
+            rt.check_audits(tree, f)
         else:
             b = f["batch"][()]
             table = tree.find("table", id="cases-table")

@@ -595,6 +595,167 @@ def test_bad(outdir):
                f"read-only directory: {p.stderr!r}")
 
 
+# ------------------------------------------------------------------ audits
+
+AUDIT_PAIRS = os.path.join(os.environ.get("USC_SOURCE_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+    "tests", "audit", "pairs")
+
+
+def make_audits(res):
+    """A result file with a kernel and three audits (one under a profile,
+    one of a changed function, one with --ops), and a group of a layout
+    the report does not know (as a later kind of audit may add), written
+    with h5py."""
+    pairs = [("narrowacc", ["--draw", "uniform,normal", "--samples", "2",
+                            "--profile", "xla-cpu"]),
+             ("mulzero", ["--draw", "specials"]),
+             ("roundtrip", ["--draw", "normal", "--ops", "--profile",
+                            "xla-cpu"])]
+    run("check", os.path.join(os.path.dirname(AUDIT_PAIRS), "..", "..",
+                              "data", "examples", "adam_f32", "normal_s0"),
+        "--out", res, "--force", ok=(0, 3, 4, 5))
+    for name, args in pairs:
+        run("audit", os.path.join(AUDIT_PAIRS, f"{name}_before.hlo"),
+            os.path.join(AUDIT_PAIRS, f"{name}_after.hlo"), *args, "--out",
+            res, "--append")
+    with h5py.File(res, "a") as f:
+        g = f.create_group("audits/some_pipeline/stages/0")
+        g.attrs["pass"] = "algsimp"
+
+
+def text_of(x):
+    """A string attribute as h5py gives it (bytes for fixed-length)."""
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+def check_audits(page, f):
+    """Every audit of the file has its section with the figures h5py reads
+    (the group's attributes, each output's pooled figures, the histograms
+    of |ulp_before| and |ulp_after| over every sample); a group of another
+    layout has its line saying it was skipped."""
+    expect(page.find("h2", id="audits") is not None, "no audits heading")
+    for name, g in f["audits"].items():
+        sec = page.find("section", data_audit=name)
+        if "verdict" not in g.attrs or "outputs" not in g.attrs:
+            skip = page.find(data_skipped=name)
+            expect(sec is None and skip is not None and
+                   "skipped" in skip.text(),
+                   f"audit group {name}: no line saying it was skipped")
+            continue
+        if sec is None:
+            fail(f"audit {name}: no section")
+            continue
+        a = g.attrs
+        expect(cell(sec, "verdict") == text_of(a["verdict"]), f"{name}: verdict")
+        expect(cell(sec, "profile") == text_of(a["profile"]), f"{name}: profile")
+        expect(int(cell(sec, "samples")) == a["samples"], f"{name}: samples")
+        expect(int(cell(sec, "function_changed")) == a["function_changed"],
+               f"{name}: function_changed")
+        for k in ("threshold", "function_max_ulps"):
+            expect(same(cell(sec, k), a[k]), f"{name}: {k}")
+        expect(text_of(a["reason"]) in sec.text(), f"{name}: the reason")
+        outs = list(sec.find_all("div", **{"class": "audit-output"}))
+        expect(len(outs) == a["outputs"], f"{name}: {len(outs)} outputs")
+        for o in outs:
+            i = o.attrs["data-output"]
+            og = g["outputs"][i]
+            oa = og.attrs
+            expect(cell(o, "verdict") == text_of(oa["verdict"]),
+                   f"{name}/{i}: verdict")
+            for k in ("count", "better", "worse", "unchanged", "identical",
+                      "undecided", "fn_changed", "fn_special"):
+                expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
+            expect(same(cell(o, "fn_max_ulps"), oa["fn_max_ulps"]),
+                   f"{name}/{i}: fn_max_ulps")
+            for side in ("before", "after"):
+                for k in ("max", "p99", "median"):
+                    expect(same(cell(o, f"{k}_{side}"), oa[f"{side}_{k}"]),
+                           f"{name}/{i}: {side} {k}")
+                expect(same(cell(o, f"nan_{side}"), oa[f"{side}_nan"]),
+                       f"{name}/{i}: {side} NaN count")
+            if "env_known" in oa:
+                for k in ("env_known", "wider", "narrower",
+                          "after_outside_before"):
+                    expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
+                for side in ("before", "after"):
+                    expect(same(cell(o, f"width_median_{side}"),
+                                oa[f"width_{side}_median"]),
+                           f"{name}/{i}: width {side}")
+            else:
+                expect(cell(o, "env_known") is None,
+                       f"{name}/{i}: envelope figures without a profile")
+            for side in ("before", "after"):
+                want, _ = hist(og[f"ulp_{side}"][()].ravel())
+                got = np.zeros(HIST_BINS, dtype=np.int64)
+                for r in o.find_all("rect", data_series=side):
+                    got[int(r.attrs["data-bin"])] = int(r.attrs["data-n"])
+                expect(np.array_equal(got, want),
+                       f"{name}/{i}: the {side} histogram")
+
+
+def test_audits(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    res = os.path.join(outdir, "A.h5")
+    page = os.path.join(outdir, "audits.html")
+    make_audits(res)
+    run("report", res, "-o", page)
+    tree = parse(page)
+    with h5py.File(res, "r") as f:
+        expect(len(f["audits"]) == 4, "the file holds four audit groups")
+        check_audits(tree, f)
+        for name in f["kernels"]:
+            check_kernel(tree, res, name, f["kernels"][name])
+
+
+# ----------------------------------------------------------- explain trees
+
+def test_explain(outdir):
+    """report --explain 2: each output's two worst elements (the first rows
+    of its worst table) have the tree "ulpscope explain CASE --output I
+    --flat --element K" prints for the same case; a kernel whose case is
+    gone gets a note instead, and the report still succeeds."""
+    src = os.path.join(os.environ.get("USC_SOURCE_DIR", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+        "data", "examples", "rope_f32", "normal_s0")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    case = os.path.join(outdir, "case")
+    shutil.copytree(src, case)
+    res = os.path.join(outdir, "E.h5")
+    page = os.path.join(outdir, "explain.html")
+    run("check", case, "--out", res, ok=(0, 3, 4, 5))
+    run("report", res, "-o", page, "--explain", "2", "--worst", "3")
+    tree = parse(page)
+    trees = list(tree.find_all("details", **{"class": "explain"}))
+    expect(trees, "no explain trees in the page")
+    by_output = {}
+    for t in trees:
+        by_output.setdefault(int(t.attrs["data-output"]), []).append(t)
+    for i, ts in by_output.items():
+        expect(len(ts) == 2, f"output {i}: {len(ts)} trees, not 2")
+    for i, ts in sorted(by_output.items()):
+        tables = list(tree.find_all("table", **{"class": "worst sortable"}))
+        rows = list(tables[i].find("tbody").find_all("tr"))
+        for r, t in zip(rows, ts):
+            k = r.attrs["data-flat"]
+            expect(t.attrs["data-flat"] == k,
+                   f"output {i}: tree of element {t.attrs['data-flat']}, "
+                   f"worst row {k}")
+            want = run("explain", case, "--output", str(i), "--flat",
+                       "--element", k).stdout
+            got = t.find("pre").text()
+            expect(got == want, f"output {i} element {k}: the tree differs "
+                                f"from ulpscope explain's:\n{got}\n---\n{want}")
+    # The case gone: a note, and the page is still written.
+    shutil.rmtree(case)
+    run("report", res, "-o", page, "--explain", "2")
+    tree = parse(page)
+    expect(tree.find("details", **{"class": "explain"}) is None and
+           "is not in a case directory at hand" in tree.text(),
+           "a gone case: no note")
+
+
 def main():
     test = sys.argv[2]
     if test == "examples":
@@ -614,6 +775,10 @@ def main():
             ok=BATCH_OK)
     elif test == "bad":
         test_bad(sys.argv[3])
+    elif test == "audits":
+        test_audits(sys.argv[3])
+    elif test == "explain":
+        test_explain(sys.argv[3])
     else:
         raise SystemExit(f"unknown test {test}")
     if failures:

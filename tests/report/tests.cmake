@@ -25,8 +25,22 @@ add_test(NAME browser_report_example
   COMMAND ${USC_REPORT_PY} ${CMAKE_CURRENT_SOURCE_DIR}/report/browser_test.py
     $<TARGET_FILE:ulpscope_cli> ${USC_REPORT_OUT}/browser-example example
     ${PROJECT_SOURCE_DIR}/data/examples/softmax_f32/normal_s0)
+# The audits of a result file (/audits, audit --out): their sections
+# against h5py's reads, and a group of another layout skipped with a line.
+add_test(NAME cli_report_audits
+  COMMAND ${USC_REPORT_PY} ${CMAKE_CURRENT_SOURCE_DIR}/report/report_test.py
+    $<TARGET_FILE:ulpscope_cli> audits ${USC_REPORT_OUT}/audits)
+add_test(NAME browser_report_audits
+  COMMAND ${USC_REPORT_PY} ${CMAKE_CURRENT_SOURCE_DIR}/report/browser_test.py
+    $<TARGET_FILE:ulpscope_cli> ${USC_REPORT_OUT}/browser-audits audits -)
+# report --explain: the worst elements' trees, computed from the case,
+# equal to what ulpscope explain prints for them.
+add_test(NAME cli_report_explain
+  COMMAND ${USC_REPORT_PY} ${CMAKE_CURRENT_SOURCE_DIR}/report/report_test.py
+    $<TARGET_FILE:ulpscope_cli> explain ${USC_REPORT_OUT}/explain)
 set_tests_properties(cli_report_examples cli_report_bad cli_report_batch
-  browser_report_example PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  browser_report_example cli_report_audits browser_report_audits
+  cli_report_explain PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "${USC_REPORT_ENV}")
 
 # The report of the whole acceptance corpus (408 cases): its batch runs as
