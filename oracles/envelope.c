@@ -1292,6 +1292,30 @@ static bool reads_flushed(const usc__dom_op *op)
 	}
 }
 
+/*
+ * Whether op is a select of two floats by a compare of those same two
+ * (select(x < y, x, y) and its kin): a minimum or maximum in all but
+ * name, which the x86 backend emits as minps / maxps, whose DAZ reads a
+ * subnormal operand as zero (XLA:CPU with fast math, seed 34 of the
+ * random-kernel smoke: -0 for a selected -1.17e-38).  A synthesized op
+ * without its instruction is not one.
+ */
+static bool select_is_minmax(const usc__dom_op *op)
+{
+	const usc_hlo_instr *in = op->instr, *c;
+
+	if (op->op != USC_HLO_OP_SELECT || !in || in->operand_count != 3 ||
+	    !usc_dtype_is_float(op->arg[1]))
+		return false;
+	c = in->operands[0];
+	if (!c || c->opcode != USC_HLO_OP_COMPARE || c->operand_count != 2)
+		return false;
+	return (c->operands[0] == in->operands[1] &&
+		c->operands[1] == in->operands[2]) ||
+	       (c->operands[0] == in->operands[2] &&
+		c->operands[1] == in->operands[1]);
+}
+
 static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 			 const value *const *a, usc_error *err)
 {
@@ -1310,7 +1334,7 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		cl |= a[k]->flags & CLIP;
 	}
 	/* Operands read as zeros where the profile lets it (copies). */
-	if (reads_flushed(op) && op->nargs <= 3) {
+	if ((reads_flushed(op) || select_is_minmax(op)) && op->nargs <= 3) {
 		for (k = 0; k < op->nargs; k++) {
 			flushed[k] = *a[k];
 			if (usc_dtype_is_float(op->arg[k]))

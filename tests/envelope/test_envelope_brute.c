@@ -982,10 +982,18 @@ static void make_daz(kernel *k, const usc_profile *p, int kind)
 						}
 						break;
 					case DAZ_SELECT:
-						/* select moves the bits. */
+						/*
+						 * select moves the bits; but a
+						 * select of the two values it
+						 * compares is a min or max,
+						 * which minps / maxps compute
+						 * on the values read.
+						 */
 						vs_add_d(out, cmp_holds(dir, x0, x1)
 								      ? k->pv[0][j]
 								      : k->pv[1][j]);
+						vs_add_d(out, cmp_holds(dir, x0, x1)
+								      ? x0 : x1);
 						break;
 					default:
 						maxmin_d(m, &nm, true, x0, x1);
