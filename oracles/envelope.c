@@ -828,6 +828,16 @@ static usc_status by_reciprocal(env_state *s, const usc__dom_op *op,
 	return continuous(s, &m, r, b, err);
 }
 
+/* Whether the finite part of v is the point 0 with both signs possible. */
+static bool both_signed_zero(const value *v)
+{
+	unsigned z = v->flags & (ZPOS | ZNEG);
+
+	/* No sign recorded is no sign known: to_oracle reads it so too. */
+	return (v->flags & FIN) && v->lo == 0 && v->hi == 0 && z != ZPOS &&
+	       z != ZNEG;
+}
+
 /* One combination of operand components through the oracle. */
 static usc_status combo(env_state *s, const usc__dom_op *op, value *r,
 			const value *const *a, const unsigned *c,
@@ -838,6 +848,32 @@ static usc_status combo(env_state *s, const usc__dom_op *op, value *r,
 	unsigned k;
 	usc_status st;
 
+	/*
+	 * A zero that may have either sign goes to the oracle once per sign
+	 * (issue 13, U4 of docs/findings.md): atan2(+-0, -1) is +-pi, and an
+	 * oracle that met "a zero of unknown sign" as a point may give the
+	 * result of one sign only.  The set is the union of both.
+	 */
+	for (k = 0; k < op->nargs; k++)
+		if (c[k] == FIN && both_signed_zero(a[k])) {
+			const value *b[USC__DOM_MAX_ARGS];
+			value z[2];
+
+			for (unsigned j = 0; j < op->nargs; j++)
+				b[j] = a[j];
+			z[0] = z[1] = *a[k];
+			z[0].flags &= ~(unsigned)ZNEG;
+			z[0].lo = z[0].hi = 0.0;
+			z[1].flags &= ~(unsigned)ZPOS;
+			z[1].lo = z[1].hi = -0.0;
+			for (unsigned j = 0; j < 2; j++) {
+				b[k] = &z[j];
+				st = combo(s, op, r, b, c, err);
+				if (st != USC_OK)
+					return st;
+			}
+			return USC_OK;
+		}
 	for (k = 0; k < op->nargs; k++) {
 		to_oracle(s, &s->ov[k], a[k], c[k]);
 		args[k] = &s->ov[k];
@@ -1128,12 +1164,23 @@ static void monotone_exact(env_state *s, const usc__dom_op *op, value *r,
 	r->flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP);
 	if (x->flags & FIN) {
 		double l = f(x->lo), h = f(x->hi);
-		unsigned zs = ZPOS | ZNEG;
+		unsigned zs = 0;
 
-		if (x->lo == x->hi)
-			zs = (l == 0 && signbit(l)) ? ZNEG : ZPOS;
-		if (x->lo == x->hi && x->lo == 0)
-			zs = x->flags & (ZPOS | ZNEG);
+		/*
+		 * A zero result keeps the sign of its operand (IEEE 754
+		 * 5.3.1), so its signs are those of the operands f takes to
+		 * 0: the negative ones nearest 0 (f monotone), the positive
+		 * ones nearest 0, and a zero operand itself.  Both signs
+		 * for every set would let atan2 or a divide further on take
+		 * a sign no implementation gives (U4 of docs/findings.md).
+		 */
+		if (x->lo < 0 && f(fmin(x->hi, -DBL_TRUE_MIN)) == 0)
+			zs |= ZNEG;
+		if (x->hi > 0 && f(fmax(x->lo, DBL_TRUE_MIN)) == 0)
+			zs |= ZPOS;
+		if (x->lo <= 0 && x->hi >= 0)
+			zs |= (x->flags & (ZPOS | ZNEG)) ? x->flags & (ZPOS | ZNEG)
+							 : ZPOS | ZNEG;
 		mpfr_set_d(s->a, l, MPFR_RNDN);
 		mpfr_set_d(s->b, h, MPFR_RNDN);
 		usc__env_finish(s, op, r, op->result, s->a, s->b, zs, USC_OVF_DEFAULT,
@@ -1245,6 +1292,30 @@ static bool reads_flushed(const usc__dom_op *op)
 	}
 }
 
+/*
+ * Whether op is a select of two floats by a compare of those same two
+ * (select(x < y, x, y) and its kin): a minimum or maximum in all but
+ * name, which the x86 backend emits as minps / maxps, whose DAZ reads a
+ * subnormal operand as zero (XLA:CPU with fast math, seed 34 of the
+ * random-kernel smoke: -0 for a selected -1.17e-38).  A synthesized op
+ * without its instruction is not one.
+ */
+static bool select_is_minmax(const usc__dom_op *op)
+{
+	const usc_hlo_instr *in = op->instr, *c;
+
+	if (op->op != USC_HLO_OP_SELECT || !in || in->operand_count != 3 ||
+	    !usc_dtype_is_float(op->arg[1]))
+		return false;
+	c = in->operands[0];
+	if (!c || c->opcode != USC_HLO_OP_COMPARE || c->operand_count != 2)
+		return false;
+	return (c->operands[0] == in->operands[1] &&
+		c->operands[1] == in->operands[2]) ||
+	       (c->operands[0] == in->operands[2] &&
+		c->operands[1] == in->operands[1]);
+}
+
 static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 			 const value *const *a, usc_error *err)
 {
@@ -1263,7 +1334,7 @@ static usc_status apply1(env_state *s, const usc__dom_op *op, value *r,
 		cl |= a[k]->flags & CLIP;
 	}
 	/* Operands read as zeros where the profile lets it (copies). */
-	if (reads_flushed(op) && op->nargs <= 3) {
+	if ((reads_flushed(op) || select_is_minmax(op)) && op->nargs <= 3) {
 		for (k = 0; k < op->nargs; k++) {
 			flushed[k] = *a[k];
 			if (usc_dtype_is_float(op->arg[k]))

@@ -77,10 +77,11 @@ def same_as_check(root):
     out = os.path.join(tmp, "r.h5")
     p = run("batch", root, "--out", out, "-j2", "--quiet", "--json")
     summary = json.loads(p.stdout)
-    # 0, or 3 when a case is suspicious (legitimate, but beyond its
-    # expected error: the acceptance corpus has a few); never a defect.
-    check(p.returncode in (0, 3) and summary["exit"] == p.returncode,
-          f"batch over {root} exits 0 or 3: {p.returncode} {p.stderr}")
+    # 0; 3 when a case is suspicious (legitimate, but beyond its expected
+    # error); 5 when none is and one is undecided (the acceptance corpus
+    # has fast-math cases where a value met an infinity); never a defect.
+    check(p.returncode in (0, 3, 5) and summary["exit"] == p.returncode,
+          f"batch over {root} exits 0, 3 or 5: {p.returncode} {p.stderr}")
     df = table(out)
     check(len(df) == summary["cases"], "one row per case")
     check(list(df["index"]) == sorted(df["index"]), "rows in discovery order")

@@ -158,6 +158,50 @@ static void test_envelope_and_suspicious(void **state)
 	assert_int_equal(judge(&in, NULL), USC_CLASS_UNDECIDED);
 }
 
+/*
+ * The strict reference is itself far from the exact value (U2 of
+ * docs/findings.md).  Exact value 1.5, envelope [1, 1.9921875]: reach
+ * max(0.5, 0.4921875) = 64 ulps of 2^-7, 64 roundings, expected error
+ * 1 + 64 * 4 / 8 = 33.  The reference 1.8125 (0x3FE8) is 40 ulps above
+ * the exact value: beyond the expected error itself.
+ */
+static void test_suspicious_reference(void **state)
+{
+	usc_classify_result r;
+	usc_classify_input in =
+		bf16_in(0x3FEC, 0x3FE8, 1.0, 1.9921875, USC_ENV_FINITE);
+
+	(void)state;
+	in.envelope.roundings = 64;
+	in.oracle_decided = true;
+	in.exact = 1.5;
+	/* 1.84375: 44 ulps from the exact value, 4 codes from the reference. */
+	in.ulp_oracle = 44;
+	assert_int_equal(judge(&in, &r), USC_CLASS_ENVELOPE);
+	assert_true(r.expected_ulps == 33);
+	/*
+	 * 1.1875 (0x3F98): 40 ulps below the exact value and 80 codes from
+	 * the reference: far from both, suspicious.
+	 */
+	in.device = 0x3F98;
+	in.ulp_oracle = -40;
+	assert_int_equal(judge(&in, &r), USC_CLASS_SUSPICIOUS);
+	/*
+	 * A reference outside the envelope is no correct implementation of
+	 * the profile: envelope [1, 1.75], lambda 2, expected 1 + 64 * 2 / 8
+	 * = 17; the device 1.75 (0x3FE0) is 32 ulps from the exact value and
+	 * 4 codes from the reference 1.78125 (0x3FE4): suspicious.
+	 */
+	in = bf16_in(0x3FE0, 0x3FE4, 1.0, 1.75, USC_ENV_FINITE);
+	in.envelope.roundings = 64;
+	in.oracle_decided = true;
+	in.exact = 1.5;
+	in.lambda = 2;
+	in.ulp_oracle = 32;
+	assert_int_equal(judge(&in, &r), USC_CLASS_SUSPICIOUS);
+	assert_true(r.expected_ulps == 17);
+}
+
 static void test_defect(void **state)
 {
 	usc_classify_result r;
@@ -282,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_envelope_and_suspicious),
+		cmocka_unit_test(test_suspicious_reference),
 		cmocka_unit_test(test_defect),
 		cmocka_unit_test(test_mismatches),
 		cmocka_unit_test(test_contains),

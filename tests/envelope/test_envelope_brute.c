@@ -30,7 +30,15 @@
  * values come near a subnormal or an overflow of f16 are skipped (and
  * counted): flushing is tested elsewhere (test_envelope_invariants).
  *
- * Each profile runs 1000 kernels (5000 in all; times USC_TEST_SCALE).
+ * Then the exact ops a flushing target reads through DAZ: maximum,
+ * minimum, clamp and a compare feeding a select (also of a maximum's
+ * result), over operands drawn subnormal, zero or normal; where the
+ * profile flushes the type's inputs (flush.TYPE = both: xla-cpu's f32
+ * and bf16), every subnormal operand is read as itself or as the zero of
+ * its sign, each independently, and every result must be inside.
+ *
+ * Each profile runs 1000 kernels and 200 DAZ kernels (6000 in all; times
+ * USC_TEST_SCALE).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -809,6 +817,207 @@ static void make_tie(kernel *k, const usc_profile *p)
 	vs_clear(&r);
 }
 
+/* ------------------------------------------------- DAZ on exact ops */
+
+/*
+ * Kernels of the exact float ops a flushing target reads through DAZ
+ * (maximum, minimum, clamp, and a compare feeding a select's condition),
+ * over operands drawn to be subnormal, zero or normal.  Where the profile
+ * flushes the type's inputs, each subnormal operand is read as itself or
+ * as the zero of its sign, independently; every combination's result
+ * must lie inside the envelope.  Plain doubles suffice: these ops are
+ * exact, and every value of f16, bf16 and f32 is a double.
+ */
+enum { DAZ_MAX, DAZ_MIN, DAZ_CLAMP, DAZ_SELECT, DAZ_MAX_SELECT, DAZ_KINDS };
+
+static const char *const cmp_dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+
+static bool cmp_holds(int dir, double a, double b)
+{
+	switch (dir) {
+	case 0: return a == b;
+	case 1: return a != b;
+	case 2: return a < b;
+	case 3: return a <= b;
+	case 4: return a > b;
+	default: return a >= b;
+	}
+}
+
+/* Subnormal (a third of draws), a signed zero, or a normal value of f. */
+static double daz_value(const fmt *f)
+{
+	uint64_t r = rnd() % 6;
+	double sub = ldexp(f->min_normal, 1 - f->p); /* the least subnormal */
+	double x;
+
+	if (r < 2)
+		x = sub * (double)(1 + rnd() % ((1ull << (f->p - 1)) - 1));
+	else if (r == 2)
+		x = 0;
+	else if (r == 3)
+		x = f->min_normal * (double)(1 + rnd() % 4);
+	else
+		x = fabs(rand_value(f));
+	return (rnd() & 1) ? -x : x;
+}
+
+/* The values a DAZ target may read for x: itself and, if subnormal, 0. */
+static size_t daz_reads(double x, const fmt *f, bool flush, double out[2])
+{
+	out[0] = x;
+	if (flush && x != 0 && fabs(x) < f->min_normal) {
+		out[1] = copysign(0.0, x);
+		return 2;
+	}
+	return 1;
+}
+
+static void vs_add_d(vset *s, double d)
+{
+	mpfr_t x;
+
+	mpfr_init2(x, PREC);
+	mpfr_set_d(x, d, MPFR_RNDN);
+	vs_add(s, x);
+	mpfr_clear(x);
+}
+
+/* max / min of two read values; equal operands may give either one. */
+static void maxmin_d(double r[2], size_t *n, bool is_max, double a,
+		     double b)
+{
+	if (a == b) {
+		r[0] = a;
+		r[1] = b;
+		*n = 2;
+		return;
+	}
+	r[0] = is_max ? fmax(a, b) : fmin(a, b);
+	*n = 1;
+}
+
+static void make_daz(kernel *k, const usc_profile *p, int kind)
+{
+	const fmt *f = k->f;
+	const char *tn = f->name;
+	bool flush = (p->flush[f->t] & USC_FLUSH_INPUTS) != 0;
+	int dir = (int)(rnd() % 6);
+	size_t np = kind == DAZ_MAX || kind == DAZ_MIN || kind == DAZ_SELECT
+			    ? 2 : 3;
+
+	k->nparam = np;
+	for (size_t i = 0; i < np; i++) {
+		k->plen[i] = 4;
+		k->prank[i] = 1;
+		k->pdims[i][0] = 4;
+		for (size_t j = 0; j < 4; j++)
+			k->pv[i][j] = daz_value(f);
+	}
+	/* A clamp's bounds in order (as values: DAZ may still cross them). */
+	if (kind == DAZ_CLAMP)
+		for (size_t j = 0; j < 4; j++)
+			if (k->pv[0][j] > k->pv[2][j]) {
+				double t = k->pv[0][j];
+
+				k->pv[0][j] = k->pv[2][j];
+				k->pv[2][j] = t;
+			}
+	put(k, "HloModule m\nENTRY e {\n");
+	for (size_t i = 0; i < np; i++)
+		put(k, "  p%zu = %s[4] parameter(%zu)\n", i, tn, i);
+	switch (kind) {
+	case DAZ_MAX:
+	case DAZ_MIN:
+		put(k, "  ROOT r = %s[4] %s(p0, p1)\n}\n", tn,
+		    kind == DAZ_MAX ? "maximum" : "minimum");
+		break;
+	case DAZ_CLAMP:
+		put(k, "  ROOT r = %s[4] clamp(p0, p1, p2)\n}\n", tn);
+		break;
+	case DAZ_SELECT:
+		put(k, "  c = pred[4] compare(p0, p1), direction=%s\n"
+		       "  ROOT r = %s[4] select(c, p0, p1)\n}\n",
+		    cmp_dirs[dir], tn);
+		break;
+	default:
+		put(k, "  m = %s[4] maximum(p0, p1)\n"
+		       "  c = pred[4] compare(m, p2), direction=%s\n"
+		       "  ROOT r = %s[4] select(c, p0, p2)\n}\n",
+		    tn, cmp_dirs[dir], tn);
+		break;
+	}
+	k->nout = 4;
+	for (size_t j = 0; j < 4; j++) {
+		double x[3][2], m[2], v[2];
+		size_t nx[3] = {1, 1, 1}, nm, nv;
+		vset *out = &k->out[j];
+
+		vs_init(out);
+		for (size_t i = 0; i < np; i++)
+			nx[i] = daz_reads(k->pv[i][j], f, flush, x[i]);
+		for (size_t a = 0; a < nx[0]; a++)
+			for (size_t b = 0; b < nx[1]; b++)
+				for (size_t c = 0; c < nx[2]; c++) {
+					double x0 = x[0][a], x1 = x[1][b];
+
+					switch (kind) {
+					case DAZ_MAX:
+					case DAZ_MIN:
+						maxmin_d(v, &nv, kind == DAZ_MAX,
+							 x0, x1);
+						for (size_t q = 0; q < nv; q++)
+							vs_add_d(out, v[q]);
+						break;
+					case DAZ_CLAMP:
+						/* min(max(x, lo), hi). */
+						maxmin_d(m, &nm, true, x1, x0);
+						for (size_t q = 0; q < nm; q++) {
+							maxmin_d(v, &nv, false,
+								 m[q], x[2][c]);
+							for (size_t u = 0;
+							     u < nv; u++)
+								vs_add_d(out,
+									 v[u]);
+						}
+						break;
+					case DAZ_SELECT:
+						/*
+						 * select moves the bits; but a
+						 * select of the two values it
+						 * compares is a min or max,
+						 * which minps / maxps compute
+						 * on the values read.
+						 */
+						vs_add_d(out, cmp_holds(dir, x0, x1)
+								      ? k->pv[0][j]
+								      : k->pv[1][j]);
+						vs_add_d(out, cmp_holds(dir, x0, x1)
+								      ? x0 : x1);
+						break;
+					default:
+						maxmin_d(m, &nm, true, x0, x1);
+						for (size_t q = 0; q < nm; q++) {
+							/* The compare reads m
+							 * through DAZ too. */
+							double rm[2];
+							size_t nr = daz_reads(
+								m[q], f, flush,
+								rm);
+
+							for (size_t u = 0;
+							     u < nr; u++)
+								vs_add_d(out,
+									 cmp_holds(dir, rm[u], x[2][c])
+										 ? k->pv[0][j]
+										 : k->pv[2][j]);
+						}
+						break;
+					}
+				}
+	}
+}
+
 /* ------------------------------------------------------------ checking */
 
 static usc_tensor *param_tensor(const kernel *k, size_t i)
@@ -832,6 +1041,7 @@ static usc_tensor *param_tensor(const kernel *k, size_t i)
 
 typedef struct tally {
 	size_t kernels, skipped, values, multi, kinds[5];
+	size_t daz, daz_values, daz_multi; /* the DAZ kernels */
 	uint64_t fast; /* op elements the fast path decided */
 } tally;
 
@@ -887,7 +1097,7 @@ static void check_kernel(kernel *k, const usc_profile *p, tally *ty,
 						 usc__eval_domain_state(ev), t,
 						 val, &rep, &e, &err),
 					 USC_OK);
-			if (k->out[j].n > 1 && mpfr == 0)
+			if (k->out[j].n > 1 && mpfr == 0 && kind >= 0)
 				ty->multi++;
 			for (size_t v = 0; v < k->out[j].n; v++) {
 				double d = mpfr_get_d(k->out[j].v[v],
@@ -897,7 +1107,7 @@ static void check_kernel(kernel *k, const usc_profile *p, tally *ty,
 				assert_int_equal(usc_encode_double(t, d, NULL,
 								   &b, NULL),
 						 0);
-				ty->values += mpfr == 0;
+				ty->values += mpfr == 0 && kind >= 0;
 				if (!usc__envelope_contains(&e, t, b)) {
 					printf("under %s (%s path), output "
 					       "%zu: %a (%s) is a permitted "
@@ -922,7 +1132,8 @@ static void check_kernel(kernel *k, const usc_profile *p, tally *ty,
 		if (mpfr == 0)
 			ty->fast += fast;
 	}
-	ty->kinds[kind]++;
+	if (kind >= 0)
+		ty->kinds[kind]++;
 	usc_eval_destroy(ev);
 	usc_hlo_file_destroy(hf);
 	for (size_t i = 0; i < k->nparam; i++)
@@ -968,6 +1179,40 @@ static void run_profile(const char *name)
 		for (size_t j = 0; j < k->nout; j++)
 			vs_clear(&k->out[j]);
 	}
+	/*
+	 * The exact ops under DAZ: 200 kernels per profile (times
+	 * USC_TEST_SCALE), in the types whose inputs the profile flushes
+	 * where it flushes any, so that the choices are there to check.
+	 */
+	for (long i = 0; i < 200 * scale(); i++) {
+		int kind = (int)(i % DAZ_KINDS);
+		bool any = false;
+
+		memset(k, 0, sizeof *k);
+		for (int tries = 0; tries < 8; tries++) {
+			k->f = rand_fmt();
+			if (p.flush[k->f->t] & USC_FLUSH_INPUTS)
+				break;
+		}
+		make_daz(k, &p, kind);
+		for (size_t j = 0; j < k->nout; j++)
+			any |= k->out[j].n > 1;
+		ty.daz++;
+		ty.daz_multi += any;
+		ty.daz_values += k->out[0].n + k->out[1].n + k->out[2].n +
+				 k->out[3].n;
+		check_kernel(k, &p, &ty, -1);
+		for (size_t j = 0; j < k->nout; j++)
+			vs_clear(&k->out[j]);
+	}
+	printf("  %s: %zu DAZ kernels of maximum, minimum, clamp and compare "
+	       "into select (%zu with a choice of reads), %zu permitted "
+	       "values\n", name, ty.daz, ty.daz_multi, ty.daz_values);
+	/* A profile that flushes inputs must have met its choices. */
+	for (int t = 0; t < USC_DTYPE_COUNT; t++)
+		if ((t == USC_F16 || t == USC_BF16 || t == USC_F32) &&
+		    (p.flush[t] & USC_FLUSH_INPUTS))
+			assert_true(ty.daz_multi * 4 > ty.daz);
 	printf("  %s: %zu kernels (%zu chains, %zu reductions, %zu dots, "
 	       "%zu convolutions, %zu near-tie FMAs checked; %zu skipped "
 	       "near a subnormal or an overflow), %zu permitted values, %zu "

@@ -84,3 +84,52 @@ add_test(NAME cli_check_daz_exact_ops_strict
     --device ${usc_daz_devices} --profile strict --worst 0)
 set_tests_properties(cli_check_daz_exact_ops_strict PROPERTIES
   PASS_REGULAR_EXPRESSION "defect: 10 of 32 elements outside the strict envelope")
+
+# The sign of a zero through ceil and atan2 (docs/findings.md, U4):
+# ceil of the f8e4m3fn round trip of -0.8537 is -0 (a zero result keeps
+# its operand's sign), so atan2(ceil, -1) is -pi, and maximum(+0, -0) may
+# be either zero, so atan2 of it is +-pi.  The device values
+# (tests/envelope/zero_sign/device_*.npy, from numpy and ml_dtypes) are
+# legit under xla-cpu, with the fast envelope and the MPFR one; a device
+# that gives +pi where only -0 reaches atan2 is one defect.
+set(usc_zs ${CMAKE_CURRENT_LIST_DIR}/zero_sign)
+foreach(path fast mpfr)
+  add_test(NAME cli_check_zero_sign_${path}
+    COMMAND ulpscope_cli check ${usc_zs}/kernel.hlo
+      --input ${usc_zs}/x.npy ${usc_zs}/y.npy
+      --device ${usc_zs}/device_a.npy ${usc_zs}/device_b.npy
+      --profile xla-cpu --worst 0)
+  set_tests_properties(cli_check_zero_sign_${path} PROPERTIES
+    PASS_REGULAR_EXPRESSION
+    "verdict under profile xla-cpu: legit\n  legit: all 6 elements inside the xla-cpu envelope")
+endforeach()
+set_tests_properties(cli_check_zero_sign_mpfr PROPERTIES ENVIRONMENT "USC_ENVELOPE=mpfr")
+add_test(NAME cli_check_zero_sign_wrong
+  COMMAND ulpscope_cli check ${usc_zs}/kernel.hlo
+    --input ${usc_zs}/x.npy ${usc_zs}/y.npy
+    --device ${usc_zs}/device_a_wrong_sign.npy ${usc_zs}/device_b.npy
+    --profile xla-cpu --worst 0)
+set_tests_properties(cli_check_zero_sign_wrong PROPERTIES PASS_REGULAR_EXPRESSION
+  "defect: 1 of 6 elements outside the xla-cpu envelope; worst: output 0 \\[0\\] = 3.14159274, [0-9]+ codes above the envelope \\[-3.14159369, -3.14159179\\] \\(sign-mismatch\\)")
+
+# A select of two floats by a compare of the same two is a minimum or a
+# maximum, which x86 emits as minps / maxps, whose DAZ reads a subnormal
+# operand as zero (XLA:CPU with fast math, fuzz smoke seed 34): the DAZ
+# device values of select(y >= x, x, y) (tests/envelope/daz_select/,
+# derived with numpy) are legit under xla-cpu, while a select of x and -y
+# still moves bits: its subnormal read as zero is one defect.
+set(usc_dsel ${CMAKE_CURRENT_LIST_DIR}/daz_select)
+add_test(NAME cli_check_daz_select_minmax
+  COMMAND ulpscope_cli check ${usc_dsel}/kernel.hlo
+    --input ${usc_dsel}/x.npy ${usc_dsel}/y.npy
+    --device ${usc_dsel}/device_min.npy ${usc_dsel}/device_other.npy
+    --profile xla-cpu --worst 0)
+set_tests_properties(cli_check_daz_select_minmax PROPERTIES PASS_REGULAR_EXPRESSION
+  "verdict under profile xla-cpu: legit\n  legit: all 8 elements inside the xla-cpu envelope")
+add_test(NAME cli_check_daz_select_moves_bits
+  COMMAND ulpscope_cli check ${usc_dsel}/kernel.hlo
+    --input ${usc_dsel}/x.npy ${usc_dsel}/y.npy
+    --device ${usc_dsel}/device_min.npy ${usc_dsel}/device_other_flushed.npy
+    --profile xla-cpu --worst 0)
+set_tests_properties(cli_check_daz_select_moves_bits PROPERTIES PASS_REGULAR_EXPRESSION
+  "defect: 1 of 8 elements outside the xla-cpu envelope; worst: output 1 \\[0\\] = -0")
