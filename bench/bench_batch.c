@@ -12,6 +12,8 @@
  *
  *   overhead = batch -j1 / in-process   (goal: at most 1.2)
  *   speedup  = batch -j1 / batch -j2    (goal: at least 1.8 on two cores)
+ *   fresh    = batch -j1 --cases-per-worker 1 / in-process
+ *              (a process per case, as before workers were kept)
  *
  * With --mpi MPIEXEC, also the command line under two MPI ranks of one
  * worker each against the command line with -j 2, both as processes:
@@ -77,9 +79,12 @@ static bool batch_ran(int status)
 	return rc == 0 || (rc >= 3 && rc <= 6);
 }
 
-/* One batch from nothing; its wall time, or a negative on failure. */
+/*
+ * One batch from nothing, per cases a worker (0: the default); its wall
+ * time, or a negative on failure.
+ */
 static double batch(const char *root, const char *out, size_t jobs,
-		    usc_batch_result **keep)
+		    size_t per_worker, usc_batch_result **keep)
 {
 	usc_batch_options o = usc_batch_options_default();
 	usc_batch_result *r = NULL;
@@ -90,6 +95,7 @@ static double batch(const char *root, const char *out, size_t jobs,
 	o.root_count = 1;
 	o.out = out;
 	o.jobs = jobs;
+	o.cases_per_worker = per_worker;
 	o.restart = true;
 	t0 = now();
 	if (usc_batch_run(&o, &r, &err) != USC_OK) {
@@ -133,7 +139,7 @@ int main(int argc, char **argv)
 	double mpi[16];
 	char dir[] = "/tmp/usc-bench-batch-XXXXXX", out1[256], out2[256];
 	usc_batch_result *cases = NULL;
-	double over[16], speed[16], t0, t1, t2;
+	double over[16], speed[16], fresh[16], t0, t1, t2, t3;
 	int reps = 3;
 	char cmd[512];
 
@@ -157,25 +163,31 @@ int main(int argc, char **argv)
 	snprintf(out1, sizeof out1, "%s/j1.h5", dir);
 	snprintf(out2, sizeof out2, "%s/j2.h5", dir);
 	/* A first run: the case list, and warm file caches for everyone. */
-	if (batch(root, out1, 2, &cases) < 0)
+	if (batch(root, out1, 2, 0, &cases) < 0)
 		return 1;
 	printf("bench_batch: %zu cases under %s, %d repetitions\n",
 	       cases->row_count, root, reps);
-	printf("%4s %12s %12s %12s %10s %10s\n", "rep", "in-process s",
-	       "batch -j1 s", "batch -j2 s", "overhead", "speedup");
+	printf("%4s %12s %12s %12s %12s %9s %9s %9s\n", "rep",
+	       "in-process s", "batch -j1 s", "batch -j2 s", "-j1 fresh s",
+	       "overhead", "speedup", "fresh");
 	for (int k = 0; k < reps; k++) {
 		t0 = in_process(cases, dir);
-		t1 = batch(root, out1, 1, NULL);
-		t2 = batch(root, out2, 2, NULL);
-		if (t1 < 0 || t2 < 0)
+		t1 = batch(root, out1, 1, 0, NULL);
+		t2 = batch(root, out2, 2, 0, NULL);
+		t3 = batch(root, out1, 1, 1, NULL);
+		if (t1 < 0 || t2 < 0 || t3 < 0)
 			return 1;
 		over[k] = t1 / t0;
 		speed[k] = t1 / t2;
-		printf("%4d %12.2f %12.2f %12.2f %10.3f %10.3f\n", k, t0, t1,
-		       t2, over[k], speed[k]);
+		fresh[k] = t3 / t0;
+		printf("%4d %12.2f %12.2f %12.2f %12.2f %9.3f %9.3f %9.3f\n",
+		       k, t0, t1, t2, t3, over[k], speed[k], fresh[k]);
 	}
 	printf("median overhead (batch -j1 / in-process): %.3f (goal <= 1.2)\n",
 	       median(over, reps));
+	printf("median overhead, a process per case "
+	       "(--cases-per-worker 1): %.3f\n",
+	       median(fresh, reps));
 	printf("median speedup (batch -j1 / batch -j2):   %.3f (goal >= 1.8)\n",
 	       median(speed, reps));
 	for (int k = 0; mpiexec && k < reps; k++) {

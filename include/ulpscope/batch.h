@@ -102,6 +102,9 @@ typedef struct usc_batch_options {
 	bool attribute;         /* attribute each case (slower) */
 	double case_timeout;    /* seconds; 0: none */
 	uint64_t case_memory_mb; /* address-space limit; 0: none */
+	/* Cases one worker process checks before a fresh one replaces it
+	 * (1: a process per case); 0: the default, 64. */
+	size_t cases_per_worker;
 	/* This run checks cases i with i % shard_count == shard_index. */
 	size_t shard_index, shard_count; /* 0, 1: everything */
 	/* Discard what an earlier run left, and start again. */
