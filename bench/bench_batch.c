@@ -30,11 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ulpscope/batch.h"
 #include "ulpscope/check.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/hlo_kernel.h"
 
 #ifndef USC_CLI_PATH
 #define USC_CLI_PATH "ulpscope"
@@ -49,6 +52,19 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU seconds of this process and its waited-for children so far. */
+static double cpu(void)
+{
+	struct rusage s, c;
+
+	getrusage(RUSAGE_SELF, &s);
+	getrusage(RUSAGE_CHILDREN, &c);
+	return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec +
+			c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
+	       1e-6 * (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec +
+			       c.ru_utime.tv_usec + c.ru_stime.tv_usec);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -133,13 +149,37 @@ static double in_process(const usc_batch_result *cases, const char *dir)
 	return now() - t0;
 }
 
+/*
+ * Every case's kernel.hlo parsed and verified, as a check starts: what
+ * sharing one parsed kernel between the cases of a kernel could save.
+ */
+static double parse_all(const usc_batch_result *cases)
+{
+	double t0 = now();
+	char path[4096];
+
+	for (size_t i = 0; i < cases->row_count; i++) {
+		usc_hlo_file *f = NULL;
+		usc_error err;
+
+		snprintf(path, sizeof path, "%s/kernel.hlo",
+			 cases->rows[i].path);
+		if (usc_hlo_parse_file(path, &f, &err) == USC_OK &&
+		    usc_hlo_file_module_count(f) == 1)
+			(void)usc_hlo_verify(usc_hlo_file_module(f, 0), &err);
+		usc_hlo_file_destroy(f);
+	}
+	return now() - t0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = USC_SOURCE_DIR "/data/acceptance", *mpiexec = NULL;
 	double mpi[16];
 	char dir[] = "/tmp/usc-bench-batch-XXXXXX", out1[256], out2[256];
 	usc_batch_result *cases = NULL;
-	double over[16], speed[16], fresh[16], t0, t1, t2, t3;
+	double over[16], speed[16], fresh[16], parse[16], t0, t1, t2, t3;
+	double cover[16], cfresh[16], c0, c1, c3;
 	int reps = 3;
 	char cmd[512];
 
@@ -171,15 +211,24 @@ int main(int argc, char **argv)
 	       "in-process s", "batch -j1 s", "batch -j2 s", "-j1 fresh s",
 	       "overhead", "speedup", "fresh");
 	for (int k = 0; k < reps; k++) {
+		c0 = cpu();
 		t0 = in_process(cases, dir);
+		c0 = cpu() - c0;
+		c1 = cpu();
 		t1 = batch(root, out1, 1, 0, NULL);
+		c1 = cpu() - c1;
 		t2 = batch(root, out2, 2, 0, NULL);
+		c3 = cpu();
 		t3 = batch(root, out1, 1, 1, NULL);
+		c3 = cpu() - c3;
 		if (t1 < 0 || t2 < 0 || t3 < 0)
 			return 1;
 		over[k] = t1 / t0;
 		speed[k] = t1 / t2;
 		fresh[k] = t3 / t0;
+		parse[k] = parse_all(cases) / t0;
+		cover[k] = c1 / c0;
+		cfresh[k] = c3 / c0;
 		printf("%4d %12.2f %12.2f %12.2f %12.2f %9.3f %9.3f %9.3f\n",
 		       k, t0, t1, t2, t3, over[k], speed[k], fresh[k]);
 	}
@@ -188,6 +237,12 @@ int main(int argc, char **argv)
 	printf("median overhead, a process per case "
 	       "(--cases-per-worker 1): %.3f\n",
 	       median(fresh, reps));
+	printf("median CPU-time overhead (batch -j1 / in-process, user+sys "
+	       "with the workers): %.3f; a process per case: %.3f\n",
+	       median(cover, reps), median(cfresh, reps));
+	printf("median parse share (every kernel.hlo parsed and verified / "
+	       "in-process): %.4f\n",
+	       median(parse, reps));
 	printf("median speedup (batch -j1 / batch -j2):   %.3f (goal >= 1.8)\n",
 	       median(speed, reps));
 	for (int k = 0; mpiexec && k < reps; k++) {

@@ -3,9 +3,10 @@
  * "ulpscope merge" do; docs/batch.md).
  *
  * A batch finds every case directory (docs/cases.md) under its roots, in
- * a deterministic order, and checks each one in a child process of its
- * own, N at a time: a crash, a runaway allocation or a timeout of one case
- * is recorded as that case's status and the batch goes on.  Each finished
+ * a deterministic order, and checks them in N worker processes, each fed
+ * one case after another: a crash, a runaway allocation or a timeout of
+ * one case ends its worker alone, is recorded as that case's status, and
+ * the batch goes on with a fresh worker.  Each finished
  * case is durable before it counts as done: its result file and a small
  * row file are written to temporary names, flushed to disk and renamed
  * into the batch's work directory (RESULTS.h5.d/ beside the index).  A

@@ -15,8 +15,10 @@
  * pipe closed, on which it exits) after cases_per_worker cases, or when
  * its resident set after a case has grown past USC__BATCH_RSS_GROWTH_MB
  * above what it held after its first case, or past half the memory
- * limit, so that what one case leaves behind never counts against the
- * next one's limit.  A worker killed for a timeout or the memory limit,
+ * limit, so that what earlier cases left behind stays small next to the
+ * next case's limit (a worker that has grown hands the memory its cases
+ * freed back to the system first, so what is measured is memory in
+ * use).  A worker killed for a timeout or the memory limit,
  * or that crashed, is not reused: the next case gets a fresh one.
  *
  * A memory limit is kept two ways.  The parent reads each busy worker's
@@ -150,6 +152,7 @@ static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
 			size_t me, pid_t parent)
 {
 	struct sigaction sa;
+	double base_mb = -1; /* the resident set after the first case */
 	size_t k;
 
 	memset(&sa, 0, sizeof sa);
@@ -190,11 +193,20 @@ static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
 #endif
 	while (read_all(s[me].cmd, &k, sizeof k)) {
 		int rc = p->child(p->ctx, k);
+		double mb = resident_mb(getpid());
 
-		/* Memory the case freed goes back to the system, so that
-		 * the parent's reading of the resident set is this
-		 * worker's, not the last case's. */
-		malloc_trim(0);
+		/*
+		 * Memory the case freed but malloc kept goes back to the
+		 * system once it is worth a look, so that the parent's
+		 * reading of the resident set is what this worker holds, not
+		 * what the last case left free.  (Not after every case: the
+		 * next case would fault the pages in again.)
+		 */
+		if (base_mb < 0)
+			base_mb = mb;
+		else if (mb > base_mb + USC__BATCH_RSS_GROWTH_MB / 2 ||
+			 (p->memory_mb && mb > 0.25 * (double)p->memory_mb))
+			malloc_trim(0);
 		if (!write_all(s[me].reply, &rc, sizeof rc))
 			_exit(1);
 	}
