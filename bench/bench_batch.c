@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 			root = USC_SOURCE_DIR "/data/examples";
 		else {
 			fprintf(stderr, "usage: bench_batch [--root DIR] "
-					"[--reps R] [--quick]\n");
+					"[--reps R] [--quick] [--mpi MPIEXEC]\n");
 			return 2;
 		}
 	}
