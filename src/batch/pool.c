@@ -315,7 +315,7 @@ static void case_done(const usc__batch_pool *p, slot *s, int rc,
 
 usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 {
-	struct sigaction sa, old_chld, old_int, old_term;
+	struct sigaction sa, old_chld, old_int, old_term, old_pipe;
 	size_t jobs = p->jobs ? p->jobs : 1, running = 0, k = 0;
 	bool more = true, have = false;
 	double interval = p->tick_interval > 0 ? p->tick_interval : 1;
@@ -349,6 +349,11 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	sigaction(SIGCHLD, &sa, &old_chld);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/* A worker that died idle is seen by waitpid, not by a SIGPIPE
+	 * that would end the batch when it is sent its next case. */
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	sigaction(SIGPIPE, &sa, &old_pipe);
 
 	while (more || running > 0) {
 		double now, wait_s = interval;
@@ -371,6 +376,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		/* Give idle workers (or fresh ones) work while there is some. */
 		while (running < jobs && more) {
 			size_t i = 0;
+			bool fresh;
 
 			if (!have && !(have = p->next(p->ctx, &k))) {
 				more = false;
@@ -379,7 +385,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			/* An idle worker first, else an empty slot. */
 			while (i < jobs && !(s[i].pid > 0 && !s[i].busy))
 				i++;
-			if (i == jobs) {
+			fresh = i == jobs;
+			if (fresh) {
 				i = 0;
 				while (s[i].pid > 0)
 					i++;
@@ -391,6 +398,26 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 					break;
 				}
 			}
+			if (!write_all(s[i].cmd, &k, sizeof k)) {
+				/* The worker died: an idle one is replaced
+				 * and the case goes to its successor; a
+				 * fresh one that cannot take a case is an
+				 * error of the batch. */
+				int e = errno;
+
+				kill(s[i].pid, SIGKILL);
+				while (waitpid(s[i].pid, NULL, 0) < 0 &&
+				       errno == EINTR) {
+				}
+				worker_gone(&s[i]);
+				if (!fresh)
+					continue;
+				st = usc__fail(err, USC_EINTERNAL,
+					       "a new worker process did not "
+					       "take its case: %s",
+					       strerror(e));
+				break;
+			}
 			s[i].k = k;
 			s[i].start = usc__batch_now();
 			s[i].timed_out = false;
@@ -398,11 +425,6 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			s[i].busy = true;
 			have = false;
 			running++;
-			if (!write_all(s[i].cmd, &k, sizeof k)) {
-				/* The worker is gone: reaped below, and the
-				 * case recorded as its death says. */
-				kill(s[i].pid, SIGKILL);
-			}
 		}
 		if (st != USC_OK) {
 			kill_all(s, jobs);
@@ -509,6 +531,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	sigaction(SIGCHLD, &old_chld, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	close(wake_fd[0]);
 	close(wake_fd[1]);
 	wake_fd[0] = wake_fd[1] = -1;
