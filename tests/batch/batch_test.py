@@ -281,8 +281,26 @@ def recycle():
                  ("rms_norm_bf16", "normal_s0"),
                  ("gelu_erf_f16", "normal_s0"),
                  ("layer_norm_bf16", "normal_s0")))]
-    # The biggest case runs first: every good case runs after it.
-    slow = big_case(os.path.join(root, "a_slow"), 1 << 22)
+    # The biggest case runs first: every good case runs after it.  It is
+    # slow by construction (40 transcendental ops on each of 2^21
+    # elements: seconds of CPU time in a Release build, about a minute
+    # under the sanitizers), far past the timeout, while the good cases
+    # take well under a second of CPU time even under the sanitizers, so
+    # the outcome does not hang on the load of the machine.
+    slow = os.path.join(root, "a_slow")
+    os.makedirs(slow)
+    n = 1 << 21
+    ops = [f"  x = f32[{n}] parameter(0)", f"  t0 = f32[{n}] tanh(x)"]
+    for i in range(1, 40):
+        op = "exponential" if i % 2 else "tanh"
+        ops.append(f"  t{i} = f32[{n}] {op}(t{i - 1})")
+    ops[-1] = "  ROOT" + ops[-1][1:]
+    with open(os.path.join(slow, "kernel.hlo"), "w") as f:
+        f.write("HloModule slow\nENTRY main {\n" + "\n".join(ops) + "\n}\n")
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    np.save(os.path.join(slow, "input_0.npy"), x)
+    np.save(os.path.join(slow, "device_0.npy"), x)
+    timeout = "20" if SANITIZED else "4"
 
     def goods_as_check(df, what):
         for g in goods:
@@ -295,7 +313,7 @@ def recycle():
 
     # A timeout, then good cases on the worker that replaces it.
     out = os.path.join(tmp, "t.h5")
-    p = run("batch", root, "--out", out, "-j1", "--case-timeout", "2",
+    p = run("batch", root, "--out", out, "-j1", "--case-timeout", timeout,
             "--quiet")
     check(p.returncode == 6, f"a timed-out case gives exit 6: "
           f"{p.returncode} {p.stderr}")
