@@ -12,6 +12,8 @@
  *
  *   overhead = batch -j1 / in-process   (goal: at most 1.2)
  *   speedup  = batch -j1 / batch -j2    (goal: at least 1.8 on two cores)
+ *   fresh    = batch -j1 --cases-per-worker 1 / in-process
+ *              (a process per case, as before workers were kept)
  *
  * With --mpi MPIEXEC, also the command line under two MPI ranks of one
  * worker each against the command line with -j 2, both as processes:
@@ -28,11 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ulpscope/batch.h"
 #include "ulpscope/check.h"
+#include "ulpscope/hlo.h"
+#include "ulpscope/hlo_kernel.h"
 
 #ifndef USC_CLI_PATH
 #define USC_CLI_PATH "ulpscope"
@@ -47,6 +52,19 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU seconds of this process and its waited-for children so far. */
+static double cpu(void)
+{
+	struct rusage s, c;
+
+	getrusage(RUSAGE_SELF, &s);
+	getrusage(RUSAGE_CHILDREN, &c);
+	return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec +
+			c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
+	       1e-6 * (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec +
+			       c.ru_utime.tv_usec + c.ru_stime.tv_usec);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -77,9 +95,12 @@ static bool batch_ran(int status)
 	return rc == 0 || (rc >= 3 && rc <= 6);
 }
 
-/* One batch from nothing; its wall time, or a negative on failure. */
+/*
+ * One batch from nothing, per cases a worker (0: the default); its wall
+ * time, or a negative on failure.
+ */
 static double batch(const char *root, const char *out, size_t jobs,
-		    usc_batch_result **keep)
+		    size_t per_worker, usc_batch_result **keep)
 {
 	usc_batch_options o = usc_batch_options_default();
 	usc_batch_result *r = NULL;
@@ -90,6 +111,7 @@ static double batch(const char *root, const char *out, size_t jobs,
 	o.root_count = 1;
 	o.out = out;
 	o.jobs = jobs;
+	o.cases_per_worker = per_worker;
 	o.restart = true;
 	t0 = now();
 	if (usc_batch_run(&o, &r, &err) != USC_OK) {
@@ -127,13 +149,37 @@ static double in_process(const usc_batch_result *cases, const char *dir)
 	return now() - t0;
 }
 
+/*
+ * Every case's kernel.hlo parsed and verified, as a check starts: what
+ * sharing one parsed kernel between the cases of a kernel could save.
+ */
+static double parse_all(const usc_batch_result *cases)
+{
+	double t0 = now();
+	char path[4096];
+
+	for (size_t i = 0; i < cases->row_count; i++) {
+		usc_hlo_file *f = NULL;
+		usc_error err;
+
+		snprintf(path, sizeof path, "%s/kernel.hlo",
+			 cases->rows[i].path);
+		if (usc_hlo_parse_file(path, &f, &err) == USC_OK &&
+		    usc_hlo_file_module_count(f) == 1)
+			(void)usc_hlo_verify(usc_hlo_file_module(f, 0), &err);
+		usc_hlo_file_destroy(f);
+	}
+	return now() - t0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = USC_SOURCE_DIR "/data/acceptance", *mpiexec = NULL;
 	double mpi[16];
 	char dir[] = "/tmp/usc-bench-batch-XXXXXX", out1[256], out2[256];
 	usc_batch_result *cases = NULL;
-	double over[16], speed[16], t0, t1, t2;
+	double over[16], speed[16], fresh[16], parse[16], t0, t1, t2, t3;
+	double cover[16], cfresh[16], c0, c1, c3;
 	int reps = 3;
 	char cmd[512];
 
@@ -148,7 +194,7 @@ int main(int argc, char **argv)
 			root = USC_SOURCE_DIR "/data/examples";
 		else {
 			fprintf(stderr, "usage: bench_batch [--root DIR] "
-					"[--reps R] [--quick]\n");
+					"[--reps R] [--quick] [--mpi MPIEXEC]\n");
 			return 2;
 		}
 	}
@@ -157,25 +203,46 @@ int main(int argc, char **argv)
 	snprintf(out1, sizeof out1, "%s/j1.h5", dir);
 	snprintf(out2, sizeof out2, "%s/j2.h5", dir);
 	/* A first run: the case list, and warm file caches for everyone. */
-	if (batch(root, out1, 2, &cases) < 0)
+	if (batch(root, out1, 2, 0, &cases) < 0)
 		return 1;
 	printf("bench_batch: %zu cases under %s, %d repetitions\n",
 	       cases->row_count, root, reps);
-	printf("%4s %12s %12s %12s %10s %10s\n", "rep", "in-process s",
-	       "batch -j1 s", "batch -j2 s", "overhead", "speedup");
+	printf("%4s %12s %12s %12s %12s %9s %9s %9s\n", "rep",
+	       "in-process s", "batch -j1 s", "batch -j2 s", "-j1 fresh s",
+	       "overhead", "speedup", "fresh");
 	for (int k = 0; k < reps; k++) {
+		c0 = cpu();
 		t0 = in_process(cases, dir);
-		t1 = batch(root, out1, 1, NULL);
-		t2 = batch(root, out2, 2, NULL);
-		if (t1 < 0 || t2 < 0)
+		c0 = cpu() - c0;
+		c1 = cpu();
+		t1 = batch(root, out1, 1, 0, NULL);
+		c1 = cpu() - c1;
+		t2 = batch(root, out2, 2, 0, NULL);
+		c3 = cpu();
+		t3 = batch(root, out1, 1, 1, NULL);
+		c3 = cpu() - c3;
+		if (t1 < 0 || t2 < 0 || t3 < 0)
 			return 1;
 		over[k] = t1 / t0;
 		speed[k] = t1 / t2;
-		printf("%4d %12.2f %12.2f %12.2f %10.3f %10.3f\n", k, t0, t1,
-		       t2, over[k], speed[k]);
+		fresh[k] = t3 / t0;
+		parse[k] = parse_all(cases) / t0;
+		cover[k] = c1 / c0;
+		cfresh[k] = c3 / c0;
+		printf("%4d %12.2f %12.2f %12.2f %12.2f %9.3f %9.3f %9.3f\n",
+		       k, t0, t1, t2, t3, over[k], speed[k], fresh[k]);
 	}
 	printf("median overhead (batch -j1 / in-process): %.3f (goal <= 1.2)\n",
 	       median(over, reps));
+	printf("median overhead, a process per case "
+	       "(--cases-per-worker 1): %.3f\n",
+	       median(fresh, reps));
+	printf("median CPU-time overhead (batch -j1 / in-process, user+sys "
+	       "with the workers): %.3f; a process per case: %.3f\n",
+	       median(cover, reps), median(cfresh, reps));
+	printf("median parse share (every kernel.hlo parsed and verified / "
+	       "in-process): %.4f\n",
+	       median(parse, reps));
 	printf("median speedup (batch -j1 / batch -j2):   %.3f (goal >= 1.8)\n",
 	       median(speed, reps));
 	for (int k = 0; mpiexec && k < reps; k++) {

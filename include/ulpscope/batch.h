@@ -3,9 +3,10 @@
  * "ulpscope merge" do; docs/batch.md).
  *
  * A batch finds every case directory (docs/cases.md) under its roots, in
- * a deterministic order, and checks each one in a child process of its
- * own, N at a time: a crash, a runaway allocation or a timeout of one case
- * is recorded as that case's status and the batch goes on.  Each finished
+ * a deterministic order, and checks them in N worker processes, each fed
+ * one case after another: a crash, a runaway allocation or a timeout of
+ * one case ends its worker alone, is recorded as that case's status, and
+ * the batch goes on with a fresh worker.  Each finished
  * case is durable before it counts as done: its result file and a small
  * row file are written to temporary names, flushed to disk and renamed
  * into the batch's work directory (RESULTS.h5.d/ beside the index).  A
@@ -102,6 +103,9 @@ typedef struct usc_batch_options {
 	bool attribute;         /* attribute each case (slower) */
 	double case_timeout;    /* seconds; 0: none */
 	uint64_t case_memory_mb; /* address-space limit; 0: none */
+	/* Cases one worker process checks before a fresh one replaces it
+	 * (1: a process per case); 0: the default, 64. */
+	size_t cases_per_worker;
 	/* This run checks cases i with i % shard_count == shard_index. */
 	size_t shard_index, shard_count; /* 0, 1: everything */
 	/* Discard what an earlier run left, and start again. */

@@ -610,6 +610,7 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 	pool.jobs = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	pool.timeout = o->case_timeout;
 	pool.memory_mb = o->case_memory_mb;
+	pool.cases_per_worker = o->cases_per_worker;
 	pool.next = r.rank == 0 ? pop : ask;
 	pool.serve = r.rank == 0 && r.ranks > 1 ? serve : NULL;
 	pool.child = child;

@@ -77,6 +77,15 @@ int usc__batch_case_run(const usc__batch_job *j);
 /* The address space a child may reserve beyond its memory limit, MiB. */
 #define USC__BATCH_AS_SLACK 1024
 
+/* Cases a worker process checks before it is replaced, by default. */
+#define USC__BATCH_CASES_PER_WORKER 64
+
+/*
+ * A worker whose resident set after a case has grown this far (MiB)
+ * above what it held after its first case is replaced.
+ */
+#define USC__BATCH_RSS_GROWTH_MB 256
+
 /* The pool: runs the jobs next() gives, jobs at a time. */
 typedef enum usc__batch_end {
 	USC__BATCH_END_EXIT,     /* exited; code holds the status */
@@ -89,12 +98,15 @@ typedef struct usc__batch_pool {
 	size_t jobs;
 	double timeout;          /* seconds; 0: none */
 	uint64_t memory_mb;      /* RLIMIT_AS in the child; 0: none */
+	/* Cases a worker runs before it is replaced; 0: the default. */
+	size_t cases_per_worker;
 	/* The next job to start into *k; false when there is none left. */
 	bool (*next)(void *ctx, size_t *k);
 	/* NULL, or runs in the parent at least every 10 ms (MPI's rank 0
 	 * answers the other ranks there). */
 	void (*serve)(void *ctx);
-	/* Runs in the child for job k (returns the exit status). */
+	/* Runs in a worker for job k (returns its status: 0 when the
+	 * job's row is written). */
 	int (*child)(void *ctx, size_t k);
 	/* Runs in the parent when job k ended, with its seconds. */
 	void (*ended)(void *ctx, size_t k, usc__batch_end how, int code,

@@ -5,8 +5,9 @@
  *
  * Rank 0 owns the batch: it discovers, sets up the work directory, and
  * hands out cases one at a time to whichever rank asks (dynamic
- * distribution: a rank that finishes asks for more), while running cases
- * of its own.  Every rank checks its cases in its own worker processes
+ * distribution: a rank that takes a case asks for its next one at once,
+ * so that the answer comes while the case runs), while running cases of
+ * its own.  Every rank checks its cases in its own worker processes
  * and writes their row files into the shared work directory; rank 0
  * writes the index from all of them once every rank is done.  MPI is
  * started only when the process was launched by an MPI launcher (its
@@ -109,17 +110,38 @@ void usc__batch_mpi_barrier(void)
 		MPI_Barrier(MPI_COMM_WORLD);
 }
 
-bool usc__batch_mpi_request(const usc_batch_progress *p, size_t *k)
+/*
+ * A rank other than 0 asks for its next case as soon as it takes one, so
+ * that rank 0's answer (given between its own cases, every 10 ms at
+ * most) arrives while this rank's case runs: the case in hand is the
+ * answer to the request before.  The counts sent with a request are
+ * this rank's when it asked, one case behind; they only feed rank 0's
+ * progress line.
+ */
+static MPI_Request next_recv = MPI_REQUEST_NULL;
+static int64_t next_job;
+
+static void ask_next(const usc_batch_progress *p)
 {
 	uint64_t msg[4] = {p->done - p->resumed, p->defects, p->suspicious,
 			   p->failed};
-	int64_t job;
 
 	MPI_Send(msg, 4, MPI_UINT64_T, 0, TAG_REQUEST, MPI_COMM_WORLD);
-	MPI_Recv(&job, 1, MPI_INT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
-		 MPI_STATUS_IGNORE);
+	MPI_Irecv(&next_job, 1, MPI_INT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
+		  &next_recv);
+}
+
+bool usc__batch_mpi_request(const usc_batch_progress *p, size_t *k)
+{
+	int64_t job;
+
+	if (next_recv == MPI_REQUEST_NULL)
+		ask_next(p);
+	MPI_Wait(&next_recv, MPI_STATUS_IGNORE);
+	job = next_job;
 	if (job < 0)
-		return false;
+		return false; /* rank 0 has no more: ask no more */
+	ask_next(p);
 	*k = (size_t)job;
 	return true;
 }

@@ -1,25 +1,41 @@
 /*
- * The batch's worker pool (docs/batch.md, "Isolation"): every case runs
- * in a child process of its own, forked for it, so a crash, a runaway
- * allocation or a hang ends that case alone and the next one starts in a
- * clean process.  The parent only forks, waits and kills: it sleeps in
- * poll() on a pipe that its SIGCHLD handler writes to, waking for a child
- * that ended, a timeout that expired or the next progress tick.
+ * The batch's worker pool (docs/batch.md, "Isolation"): cases run in
+ * worker processes that the parent forks and feeds one case at a time
+ * through a pipe, so a crash, a runaway allocation or a hang ends that
+ * worker alone, while a healthy worker goes on to its next case without
+ * paying a fresh process's start again (page faults on the copied
+ * address space, lazy symbol binding, cold caches of the oracle and
+ * OpenBLAS: most of what a batch cost over checking in one process,
+ * docs/performance.md, "Batch").
  *
- * A memory limit is kept two ways.  The parent reads each child's
- * resident set from /proc every tenth of a second and kills a child past
- * the limit; and the child's address space is capped at the limit plus
+ * The parent forks, feeds, waits and kills: it sleeps in poll() on the
+ * workers' reply pipes and on a pipe that its SIGCHLD handler writes to,
+ * waking for a case that finished, a worker that died, a timeout that
+ * expired or the next progress tick.  A worker is retired (its command
+ * pipe closed, on which it exits) after cases_per_worker cases, or when
+ * its resident set after a case has grown past USC__BATCH_RSS_GROWTH_MB
+ * above what it held after its first case, or past half the memory
+ * limit, so that what earlier cases left behind stays small next to the
+ * next case's limit (a worker that has grown hands the memory its cases
+ * freed back to the system first, so what is measured is memory in
+ * use).  A worker killed for a timeout or the memory limit,
+ * or that crashed, is not reused: the next case gets a fresh one.
+ *
+ * A memory limit is kept two ways.  The parent reads each busy worker's
+ * resident set from /proc every tenth of a second and kills one past the
+ * limit; and a worker's address space is capped at the limit plus
  * USC__BATCH_AS_SLACK, so that an allocation too big to wait for (a
- * declared 6 GiB tensor) fails at once, as out of memory, in the child.
+ * declared 6 GiB tensor) fails at once, as out of memory, in the worker.
  * The cap is not the limit itself because address space is not memory:
  * thread stacks and OpenBLAS's buffers reserve far more than they touch,
  * and OpenBLAS waits for ever when its buffer cannot be mapped.
  */
-#define _GNU_SOURCE /* prctl */
+#define _GNU_SOURCE /* prctl, malloc_trim */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,12 +75,18 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
+/* One worker process and the case it runs. */
 typedef struct slot {
-	pid_t pid;
-	size_t k;        /* the job */
+	pid_t pid;       /* 0: no worker */
+	int cmd;         /* the parent writes case numbers here */
+	int reply;       /* the worker writes each case's exit status here */
+	bool busy;       /* running case k */
+	size_t k;
 	double start;
 	bool timed_out;
 	bool over_memory;
+	size_t cases;    /* cases it finished */
+	double base_mb;  /* its resident set after its first case */
 } slot;
 
 /* The resident set of a process in MiB, or -1 when unknown. */
@@ -87,21 +109,72 @@ static double resident_mb(pid_t pid)
 	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
 }
 
-/* Sets the child's limits and signal dispositions, then runs the job. */
-static void child_main(const usc__batch_pool *p, size_t k, pid_t parent)
+/* Reads or writes exactly n bytes; false on end of file or an error. */
+static bool read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n > 0) {
+		ssize_t got = read(fd, c, n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		c += got;
+		n -= (size_t)got;
+	}
+	return true;
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t put = write(fd, c, n);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return false;
+		c += put;
+		n -= (size_t)put;
+	}
+	return true;
+}
+
+/*
+ * The worker: sets its limits and signal dispositions, then runs the
+ * cases it is sent until its command pipe closes.
+ */
+static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
+			size_t me, pid_t parent)
 {
 	struct sigaction sa;
-	int rc;
+	double base_mb = -1; /* the resident set after the first case */
+	size_t k;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	/* A parent gone mid-reply is seen as the write's failure. */
+	sigaction(SIGPIPE, &sa, NULL);
 	close(wake_fd[0]);
 	close(wake_fd[1]);
+	/* The other workers' pipes: held here, they would keep a retired
+	 * worker from seeing its command pipe close. */
+	for (size_t i = 0; i < nslots; i++) {
+		if (i == me || s[i].pid <= 0)
+			continue;
+		close(s[i].cmd);
+		close(s[i].reply);
+	}
 #ifdef __linux__
-	/* A batch killed with -9 takes its cases with it; one that died
+	/* A batch killed with -9 takes its workers with it; one that died
 	 * before the request was made is seen at once. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
@@ -118,8 +191,86 @@ static void child_main(const usc__batch_pool *p, size_t k, pid_t parent)
 		setrlimit(RLIMIT_AS, &rl);
 	}
 #endif
-	rc = p->child(p->ctx, k);
-	_exit(rc);
+	while (read_all(s[me].cmd, &k, sizeof k)) {
+		int rc = p->child(p->ctx, k);
+		double mb = resident_mb(getpid());
+
+		/*
+		 * Memory the case freed but malloc kept goes back to the
+		 * system once it is worth a look, so that the parent's
+		 * reading of the resident set is what this worker holds, not
+		 * what the last case left free.  (Not after every case: the
+		 * next case would fault the pages in again.)
+		 */
+		if (base_mb < 0)
+			base_mb = mb;
+		else if (mb > base_mb + USC__BATCH_RSS_GROWTH_MB / 2 ||
+			 (p->memory_mb && mb > 0.25 * (double)p->memory_mb))
+			malloc_trim(0);
+		if (!write_all(s[me].reply, &rc, sizeof rc))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Forks a worker into slot i; false (errno set) when it cannot. */
+static bool worker_start(const usc__batch_pool *p, slot *s, size_t n,
+			 size_t i)
+{
+	int cmd[2], reply[2];
+	pid_t self = getpid(), pid;
+
+	if (pipe2(cmd, O_CLOEXEC) != 0)
+		return false;
+	if (pipe2(reply, O_CLOEXEC) != 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		return false;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(cmd[0]);
+		close(cmd[1]);
+		close(reply[0]);
+		close(reply[1]);
+		errno = e;
+		return false;
+	}
+	if (pid == 0) {
+		close(cmd[1]);
+		close(reply[0]);
+		s[i].cmd = cmd[0];
+		s[i].reply = reply[1];
+		s[i].pid = 1; /* (for worker_main: its own slot) */
+		worker_main(p, s, n, i, self);
+	}
+	close(cmd[0]);
+	close(reply[1]);
+	memset(&s[i], 0, sizeof s[i]);
+	s[i].pid = pid;
+	s[i].cmd = cmd[1];
+	s[i].reply = reply[0];
+	return true;
+}
+
+/* Retires an idle worker: its command pipe closes and it exits. */
+static void worker_retire(slot *s)
+{
+	close(s->cmd);
+	close(s->reply);
+	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+	}
+	memset(s, 0, sizeof *s);
+}
+
+/* Forgets a worker that has been reaped. */
+static void worker_gone(slot *s)
+{
+	close(s->cmd);
+	close(s->reply);
+	memset(s, 0, sizeof *s);
 }
 
 static void kill_all(slot *s, size_t n)
@@ -128,25 +279,61 @@ static void kill_all(slot *s, size_t n)
 		if (s[i].pid > 0)
 			kill(s[i].pid, SIGKILL);
 	for (size_t i = 0; i < n; i++)
-		if (s[i].pid > 0)
+		if (s[i].pid > 0) {
 			waitpid(s[i].pid, NULL, 0);
+			worker_gone(&s[i]);
+		}
+}
+
+/*
+ * The case worker s finished (its reply read): the parent's record of
+ * it, then whether the worker goes on.
+ */
+static void case_done(const usc__batch_pool *p, slot *s, int rc,
+		      size_t *running)
+{
+	size_t per = p->cases_per_worker ? p->cases_per_worker
+					 : USC__BATCH_CASES_PER_WORKER;
+	double mb;
+
+	s->busy = false;
+	s->cases++;
+	(*running)--;
+	p->ended(p->ctx, s->k, USC__BATCH_END_EXIT, rc,
+		 usc__batch_now() - s->start);
+	if (rc != 0 || s->cases >= per) {
+		worker_retire(s);
+		return;
+	}
+	mb = resident_mb(s->pid);
+	if (s->cases == 1)
+		s->base_mb = mb;
+	if (mb < 0 || mb > s->base_mb + USC__BATCH_RSS_GROWTH_MB ||
+	    (p->memory_mb && mb > 0.5 * (double)p->memory_mb))
+		worker_retire(s);
 }
 
 usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 {
-	struct sigaction sa, old_chld, old_int, old_term;
+	struct sigaction sa, old_chld, old_int, old_term, old_pipe;
 	size_t jobs = p->jobs ? p->jobs : 1, running = 0, k = 0;
 	bool more = true, have = false;
 	double interval = p->tick_interval > 0 ? p->tick_interval : 1;
 	double last_tick = usc__batch_now();
 	usc_status st = USC_OK;
+	struct pollfd *pfd;
 	slot *s;
 
 	s = usc__calloc(jobs, sizeof *s);
-	if (!s)
+	pfd = usc__calloc(jobs + 1, sizeof *pfd);
+	if (!s || !pfd) {
+		usc__free(s);
+		usc__free(pfd);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
 	if (pipe(wake_fd) != 0) {
 		usc__free(s);
+		usc__free(pfd);
 		return usc__fail(err, USC_EINTERNAL, "cannot make a pipe: %s",
 				 strerror(errno));
 	}
@@ -162,10 +349,15 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	sigaction(SIGCHLD, &sa, &old_chld);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/* A worker that died idle is seen by waitpid, not by a SIGPIPE
+	 * that would end the batch when it is sent its next case. */
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	sigaction(SIGPIPE, &sa, &old_pipe);
 
 	while (more || running > 0) {
-		struct pollfd pfd = {wake_fd[0], POLLIN, 0};
-		double now = usc__batch_now(), wait_s = interval;
+		double now, wait_s = interval;
+		size_t npfd = 0;
 		char drain[64];
 		int status;
 		pid_t pid;
@@ -181,42 +373,76 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		}
 		if (p->serve)
 			p->serve(p->ctx);
-		/* Start jobs while there is room and work. */
+		/* Give idle workers (or fresh ones) work while there is some. */
 		while (running < jobs && more) {
 			size_t i = 0;
+			bool fresh;
 
 			if (!have && !(have = p->next(p->ctx, &k))) {
 				more = false;
 				break;
 			}
-
-			while (s[i].pid > 0)
+			/* An idle worker first, else an empty slot. */
+			while (i < jobs && !(s[i].pid > 0 && !s[i].busy))
 				i++;
-			pid_t self = getpid();
+			fresh = i == jobs;
+			if (fresh) {
+				i = 0;
+				while (s[i].pid > 0)
+					i++;
+				if (!worker_start(p, s, jobs, i)) {
+					st = usc__fail(err, USC_EINTERNAL,
+						       "cannot start a worker "
+						       "process: %s",
+						       strerror(errno));
+					break;
+				}
+			}
+			if (!write_all(s[i].cmd, &k, sizeof k)) {
+				/* The worker died: an idle one is replaced
+				 * and the case goes to its successor; a
+				 * fresh one that cannot take a case is an
+				 * error of the batch. */
+				int e = errno;
 
-			pid = fork();
-			if (pid < 0) {
+				kill(s[i].pid, SIGKILL);
+				while (waitpid(s[i].pid, NULL, 0) < 0 &&
+				       errno == EINTR) {
+				}
+				worker_gone(&s[i]);
+				if (!fresh)
+					continue;
 				st = usc__fail(err, USC_EINTERNAL,
-					       "cannot start a worker process: "
-					       "%s",
-					       strerror(errno));
+					       "a new worker process did not "
+					       "take its case: %s",
+					       strerror(e));
 				break;
 			}
-			if (pid == 0)
-				child_main(p, k, self);
-			s[i].pid = pid;
 			s[i].k = k;
-			have = false;
 			s[i].start = usc__batch_now();
 			s[i].timed_out = false;
 			s[i].over_memory = false;
+			s[i].busy = true;
+			have = false;
 			running++;
 		}
 		if (st != USC_OK) {
 			kill_all(s, jobs);
 			break;
 		}
-		/* Reap every child that ended. */
+		/* The replies of the cases that finished. */
+		for (size_t i = 0; i < jobs; i++) {
+			struct pollfd one = {s[i].reply, POLLIN, 0};
+			int rc;
+
+			if (s[i].pid <= 0 || !s[i].busy || s[i].timed_out ||
+			    s[i].over_memory || poll(&one, 1, 0) <= 0 ||
+			    !(one.revents & POLLIN))
+				continue;
+			if (read_all(s[i].reply, &rc, sizeof rc))
+				case_done(p, &s[i], rc, &running);
+		}
+		/* Reap every worker that ended. */
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (size_t i = 0; i < jobs; i++) {
 				usc__batch_end how;
@@ -224,6 +450,12 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 
 				if (s[i].pid != pid)
 					continue;
+				if (!s[i].busy) {
+					/* Died idle (it had finished its
+					 * case): nothing to record. */
+					worker_gone(&s[i]);
+					break;
+				}
 				if (s[i].timed_out) {
 					how = USC__BATCH_END_TIMEOUT;
 					code = 0;
@@ -237,10 +469,10 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 					how = USC__BATCH_END_EXIT;
 					code = WEXITSTATUS(status);
 				}
-				s[i].pid = 0;
 				running--;
 				p->ended(p->ctx, s[i].k, how, code,
 					 usc__batch_now() - s[i].start);
+				worker_gone(&s[i]);
 				break;
 			}
 		}
@@ -251,16 +483,22 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		for (size_t i = 0; i < jobs; i++) {
 			double left;
 
-			if (s[i].pid > 0 && p->memory_mb && !s[i].timed_out &&
-			    !s[i].over_memory &&
+			if (p->memory_mb && wait_s > 0.1)
+				wait_s = 0.1;
+			if (s[i].pid <= 0 || !s[i].busy || s[i].timed_out ||
+			    s[i].over_memory)
+				continue;
+			pfd[npfd].fd = s[i].reply;
+			pfd[npfd].events = POLLIN;
+			pfd[npfd].revents = 0;
+			npfd++;
+			if (p->memory_mb &&
 			    resident_mb(s[i].pid) > (double)p->memory_mb) {
 				kill(s[i].pid, SIGKILL);
 				s[i].over_memory = true;
+				continue;
 			}
-			if (p->memory_mb && wait_s > 0.1)
-				wait_s = 0.1;
-			if (s[i].pid <= 0 || p->timeout <= 0 || s[i].timed_out ||
-			    s[i].over_memory)
+			if (p->timeout <= 0)
 				continue;
 			left = s[i].start + p->timeout - now;
 			if (left <= 0) {
@@ -278,18 +516,28 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			break;
 		if (p->serve && wait_s > 0.01)
 			wait_s = 0.01;
-		if (poll(&pfd, 1, (int)(wait_s * 1000) + 1) > 0)
+		pfd[npfd].fd = wake_fd[0];
+		pfd[npfd].events = POLLIN;
+		pfd[npfd].revents = 0;
+		if (poll(pfd, npfd + 1, (int)(wait_s * 1000) + 1) > 0 &&
+		    (pfd[npfd].revents & POLLIN))
 			while (read(wake_fd[0], drain, sizeof drain) > 0) {
 			}
 	}
+	/* The workers left idle: their command pipes close and they exit. */
+	for (size_t i = 0; i < jobs; i++)
+		if (s[i].pid > 0)
+			worker_retire(&s[i]);
 	sigaction(SIGCHLD, &old_chld, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	close(wake_fd[0]);
 	close(wake_fd[1]);
 	wake_fd[0] = wake_fd[1] = -1;
 	if (st == USC_OK)
 		p->tick(p->ctx, 0, true);
+	usc__free(pfd);
 	usc__free(s);
 	return st;
 }

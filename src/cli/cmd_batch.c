@@ -21,7 +21,8 @@
 static const char usage_text[] =
 	"usage: ulpscope batch ROOT... --out RESULTS.h5 [-j N] "
 	"[--profile NAME|FILE | --no-profile] [--attribute] "
-	"[--case-timeout SECONDS] [--case-memory MB] [--shard K/N] "
+	"[--case-timeout SECONDS] [--case-memory MB] "
+	"[--cases-per-worker N] [--shard K/N] "
 	"[--retry-failed] [--restart] [--force] [--top K] [--json] "
 	"[--quiet]\n"
 	"'ulpscope batch --help' lists the numeric ranges";
@@ -33,7 +34,8 @@ static const char merge_usage[] =
 enum { EXIT_SUSPICIOUS = 3, EXIT_DEFECT = 4, EXIT_UNDECIDED = 5,
        EXIT_FAILED_CASES = 6 };
 
-enum { BATCH_JOBS, BATCH_JOBS_LONG, BATCH_TIMEOUT, BATCH_MEMORY, BATCH_TOP };
+enum { BATCH_JOBS, BATCH_JOBS_LONG, BATCH_TIMEOUT, BATCH_MEMORY,
+       BATCH_PER_WORKER, BATCH_TOP };
 
 const usc_cli_num_opt usc_cli_batch_nums[] = {
 	[BATCH_JOBS] = USC_CLI_INT_OPT("-j", "N", 1, 1024,
@@ -48,6 +50,11 @@ const usc_cli_num_opt usc_cli_batch_nums[] = {
 	[BATCH_MEMORY] = USC_CLI_INT_OPT("--case-memory", "MB", 0, 16777216,
 					 "kill a case using more memory than "
 					 "this (0: no limit)"),
+	[BATCH_PER_WORKER] = USC_CLI_INT_OPT("--cases-per-worker", "N", 1,
+					     1000000,
+					     "cases one worker process checks "
+					     "before a fresh one replaces it "
+					     "(64; 1: a process per case)"),
 	[BATCH_TOP] = USC_CLI_INT_OPT("--top", "K", 0, 100000,
 				      "rows of each ranking table (20)"),
 	USC_CLI_NUM_END,
@@ -334,6 +341,8 @@ int usc_cli_batch(int argc, char **argv)
 				o.case_timeout = num.d;
 			else if (k == BATCH_MEMORY)
 				o.case_memory_mb = num.u;
+			else if (k == BATCH_PER_WORKER)
+				o.cases_per_worker = (size_t)num.u;
 			else
 				top = (size_t)num.u;
 		} else if (strncmp(a, "-j", 2) == 0 && a[2]) {

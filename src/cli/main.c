@@ -101,7 +101,7 @@ static const usc_cli_command commands[] = {
 	{"batch", usc_cli_batch,
 	 "batch ROOT... --out RESULTS.h5 [-j N] [--profile NAME|FILE | "
 	 "--no-profile] [--attribute] [--case-timeout S] [--case-memory MB] "
-	 "[--shard K/N] [--retry-failed] [--restart] [--force] [--top K] "
+	 "[--cases-per-worker N] [--shard K/N] [--retry-failed] [--restart] [--force] [--top K] "
 	 "[--json] [--quiet]",
 	 "check every case directory under the roots in parallel worker "
 	 "processes, resumably (run it again after a kill), into one index; "

@@ -7,6 +7,8 @@ usage: batch_test.py ULPSCOPE TEST [ARGS...]
   resume [KILLS]        kill -9 at random moments; the resumed index equals
                         an uninterrupted run's
   shards                --shard K/N and merge equal one run; bad merges refused
+  recycle               a timeout and a crash, each followed by good cases on
+                        one worker; --cases-per-worker
   mpi MPIEXEC           mpirun -np 2 writes the same index as one process
 
 Expected values come from `ulpscope check`, run case by case (the command
@@ -72,6 +74,39 @@ def without_time(df, out=None):
     return df.drop(columns=["seconds", "result"]).reset_index(drop=True)
 
 
+def same_as_check_row(r):
+    """A /batch row of an ok case against `ulpscope check CASE --json` on
+    the same case: status, verdict, kernel, element counts, worst |ulp|.
+    Returns check's JSON."""
+    c = run("check", r["path"], "--json")
+    check(c.returncode in (0, 3, 4, 5), f"check {r['path']}: {c.stderr}")
+    j = json.loads(c.stdout)
+    check(r["status"] == "ok", f"{r['path']}: status {r['status']}")
+    check(r["verdict"] == j["verdict"],
+          f"{r['path']}: verdict {r['verdict']} vs {j['verdict']}")
+    check(r["kernel"] == j["kernel"], f"{r['path']}: kernel name")
+    outs = j["outputs"]
+    check(r["elements"] == sum(o["count"] for o in outs),
+          f"{r['path']}: elements")
+    for name in ("exact", "rounding", "envelope", "suspicious", "defect",
+                 "nan-mismatch", "inf-mismatch", "sign-mismatch",
+                 "undecided"):
+        want = sum(o["classes"][name] for o in outs)
+        got = r["n_" + name.replace("-", "_")]
+        check(got == want, f"{r['path']}: n_{name} {got} vs {want}")
+    for col, key in (("max_ulp_reference", "reference"),
+                     ("max_ulp_oracle", "oracle")):
+        # JSON has no infinity: check prints null for it (and NaN).
+        vals = [o[key]["max_abs_ulp"] for o in outs]
+        if any(v is None for v in vals):
+            check(not np.isfinite(r[col]),
+                  f"{r['path']}: {col} {r[col]} vs null")
+        else:
+            check(r[col] == max(vals),
+                  f"{r['path']}: {col} {r[col]} vs {max(vals)}")
+    return j
+
+
 def same_as_check(root):
     tmp = tempfile.mkdtemp(prefix="usc-batch-")
     out = os.path.join(tmp, "r.h5")
@@ -90,32 +125,7 @@ def same_as_check(root):
     check([os.path.relpath(p, root) for p in df["path"]] == cases,
           "discovery finds every case, in byte order")
     for _, r in df.iterrows():
-        c = run("check", r["path"], "--json")
-        check(c.returncode in (0, 3, 4, 5), f"check {r['path']}: {c.stderr}")
-        j = json.loads(c.stdout)
-        check(r["status"] == "ok", f"{r['path']}: status {r['status']}")
-        check(r["verdict"] == j["verdict"],
-              f"{r['path']}: verdict {r['verdict']} vs {j['verdict']}")
-        check(r["kernel"] == j["kernel"], f"{r['path']}: kernel name")
-        outs = j["outputs"]
-        check(r["elements"] == sum(o["count"] for o in outs),
-              f"{r['path']}: elements")
-        for name in ("exact", "rounding", "envelope", "suspicious", "defect",
-                     "nan-mismatch", "inf-mismatch", "sign-mismatch",
-                     "undecided"):
-            want = sum(o["classes"][name] for o in outs)
-            got = r["n_" + name.replace("-", "_")]
-            check(got == want, f"{r['path']}: n_{name} {got} vs {want}")
-        for col, key in (("max_ulp_reference", "reference"),
-                         ("max_ulp_oracle", "oracle")):
-            # JSON has no infinity: check prints null for it (and NaN).
-            vals = [o[key]["max_abs_ulp"] for o in outs]
-            if any(v is None for v in vals):
-                check(not np.isfinite(r[col]),
-                      f"{r['path']}: {col} {r[col]} vs null")
-            else:
-                check(r[col] == max(vals),
-                      f"{r['path']}: {col} {r[col]} vs {max(vals)}")
+        j = same_as_check_row(r)
         # The index links each case's kernel, with the check's verdict.
         with h5py.File(out, "r") as f:
             v = f["/kernels"][r["link"]].attrs["verdict"]
@@ -247,6 +257,122 @@ def bad():
     shutil.rmtree(tmp)
 
 
+def workers_of(pid):
+    """The worker processes of the batch whose process id is pid."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(w) for w in f.read().split()]
+    except OSError:
+        return []
+
+
+def recycle():
+    """One worker (-j1) runs a case that dies (a timeout; a crash), then
+    good cases: the dead case is recorded as such, and every good case
+    after it has the verdict and figures `ulpscope check` gives it alone.
+    The good cases also share a worker with each other (64 cases a worker
+    by default), and --cases-per-worker 1 and 2 give the same index."""
+    tmp = tempfile.mkdtemp(prefix="usc-batch-recycle-")
+    root = os.path.join(tmp, "cases")
+    os.makedirs(root)
+    goods = [make_case(os.path.join(root, f"g{i}_{k}_{c}"),
+                       os.path.join(EXAMPLES, k, c))
+             for i, (k, c) in enumerate((
+                 ("softmax_f32", "normal_s0"),
+                 ("rms_norm_bf16", "normal_s0"),
+                 ("gelu_erf_f16", "normal_s0"),
+                 ("layer_norm_bf16", "normal_s0")))]
+    # The biggest case runs first: every good case runs after it.  It is
+    # slow by construction (40 transcendental ops on each of 2^21
+    # elements: seconds of CPU time in a Release build, about a minute
+    # under the sanitizers), far past the timeout, while the good cases
+    # take well under a second of CPU time even under the sanitizers, so
+    # the outcome does not hang on the load of the machine.
+    slow = os.path.join(root, "a_slow")
+    os.makedirs(slow)
+    n = 1 << 21
+    ops = [f"  x = f32[{n}] parameter(0)", f"  t0 = f32[{n}] tanh(x)"]
+    for i in range(1, 40):
+        op = "exponential" if i % 2 else "tanh"
+        ops.append(f"  t{i} = f32[{n}] {op}(t{i - 1})")
+    ops[-1] = "  ROOT" + ops[-1][1:]
+    with open(os.path.join(slow, "kernel.hlo"), "w") as f:
+        f.write("HloModule slow\nENTRY main {\n" + "\n".join(ops) + "\n}\n")
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    np.save(os.path.join(slow, "input_0.npy"), x)
+    np.save(os.path.join(slow, "device_0.npy"), x)
+    timeout = "20" if SANITIZED else "4"
+
+    def goods_as_check(df, what):
+        for g in goods:
+            r = df.loc[g].copy()
+            r["path"] = g
+            check(r["status"] == "ok", f"{what}: {g} {r['status']} "
+                  f"{r['message']}")
+            if r["status"] == "ok":
+                same_as_check_row(r)
+
+    # A timeout, then good cases on the worker that replaces it.
+    out = os.path.join(tmp, "t.h5")
+    p = run("batch", root, "--out", out, "-j1", "--case-timeout", timeout,
+            "--quiet")
+    check(p.returncode == 6, f"a timed-out case gives exit 6: "
+          f"{p.returncode} {p.stderr}")
+    df = table(out).set_index("path")
+    check(df.loc[slow, "status"] == "timeout",
+          f"the slow case: {df.loc[slow, 'status']} "
+          f"({df.loc[slow, 'message']})")
+    goods_as_check(df, "after a timeout")
+    # A crash: the worker running the slow case is killed by SIGABRT
+    # (a signal AddressSanitizer leaves alone), as by a failed assert.
+    out = os.path.join(tmp, "c.h5")
+    b = subprocess.Popen([ULPSCOPE, "batch", root, "--out", out, "-j1",
+                          "--quiet"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    workers = []
+    while not workers and b.poll() is None:
+        time.sleep(0.05)
+        workers = workers_of(b.pid)
+    time.sleep(0.5)
+    for w in workers:
+        os.kill(w, signal.SIGABRT)
+    b.wait()
+    check(b.returncode == 6, f"a crashed case gives exit 6: "
+          f"{b.returncode} {b.stderr.read()}")
+    df = table(out).set_index("path")
+    check(df.loc[slow, "status"] == "crashed" and
+          "signal 6" in df.loc[slow, "message"],
+          f"the crashed case: {df.loc[slow, 'status']} "
+          f"({df.loc[slow, 'message']})")
+    goods_as_check(df, "after a crash")
+    # Without the slow case: one worker for all, a worker per case, and
+    # a worker for two cases write the same index.
+    shutil.rmtree(slow)
+    ref = None
+    for per in (None, "1", "2"):
+        out = os.path.join(tmp, f"p{per}.h5")
+        args = ["batch", root, "--out", out, "-j1", "--quiet"]
+        if per:
+            args += ["--cases-per-worker", per]
+        p = run(*args)
+        check(p.returncode == 0, f"--cases-per-worker {per}: "
+              f"{p.returncode} {p.stderr}")
+        df = without_time(table(out), out)
+        if ref is None:
+            ref = df
+            for _, r in table(out).iterrows():
+                same_as_check_row(r)
+        else:
+            check(df.equals(ref), f"--cases-per-worker {per}: the same "
+                  "index as one worker for all")
+    p = run("batch", root, "--out", os.path.join(tmp, "x.h5"),
+            "--cases-per-worker", "0")
+    check(p.returncode == 2 and "--cases-per-worker" in p.stderr,
+          f"--cases-per-worker 0 is a usage error: {p.returncode} "
+          f"{p.stderr}")
+    shutil.rmtree(tmp)
+
+
 def resume(kills):
     """Rounds of five kill -9 at random moments of one batch's progress,
     then a run to the end; each round's index must equal an uninterrupted
@@ -366,6 +492,8 @@ def main():
         resume(int(sys.argv[3]) if len(sys.argv) > 3 else 20)
     elif test == "shards":
         shards()
+    elif test == "recycle":
+        recycle()
     elif test == "mpi":
         mpi(sys.argv[3])
     else:
