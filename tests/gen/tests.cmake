@@ -24,3 +24,8 @@ add_test(NAME cli_reduce COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gen/cli_reduce
 add_test(NAME fuzz_xla_minimise COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gen/minimise_f4.sh
   $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(fuzz_xla_minimise PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The injected-defect campaign's smoke: ~20 mutants of fixed seeds through
+# XLA:CPU; skipped without USC_PYTHON.
+add_test(NAME fuzz_xla_inject_smoke COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gen/inject_smoke.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(fuzz_xla_inject_smoke PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
