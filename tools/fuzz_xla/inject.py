@@ -41,6 +41,7 @@ import numpy as np  # noqa: E402
 OPNAME = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*metadata=\{[^}]*op_name=\"([^\"]*)\"",
                     re.M)
 ENTRY = re.compile(r"^ENTRY\s+%?([\w.\-]+)", re.M)
+CONST = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\w+\[\]\S*\s+constant\(([^)]*)\)", re.M)
 
 
 def sh(cmd, **kw):
@@ -71,6 +72,18 @@ def op_names(kernel_text):
     """{instruction of the optimized module: the generated op it came
     from} through XLA's metadata op_name."""
     return {name: op for name, op in OPNAME.findall(kernel_text)}
+
+
+def constants(text):
+    """{scalar constant: its value}; XLA writes no op_name for the
+    constants it moves into a fusion, so a constant is matched by value."""
+    out = {}
+    for name, v in CONST.findall(text):
+        try:
+            out[name] = float(v)
+        except ValueError:
+            pass
+    return out
 
 
 def same_outputs(case_dir, outputs):
@@ -133,7 +146,15 @@ def one_seed(args, seed, profile, log):
     kinds = sorted(by_kind)
     rng.shuffle(kinds)
     with open(os.path.join(orig, "kernel.hlo")) as f:
-        names = op_names(f.read())
+        ktext = f.read()
+    names, kconst, gconst = op_names(ktext), constants(ktext), constants(text)
+
+    def is_op(o, op):
+        if o in names:
+            return names[o] == op
+        if o in kconst:
+            return gconst.get(op) == kconst[o]
+        return o == op
     inputs = inputs_of(orig, case)
     for kind in kinds[:args.per_kernel]:
         op, mut = rng.choice(by_kind[kind])
@@ -179,11 +200,12 @@ def one_seed(args, seed, profile, log):
             try:
                 sdoc = json.loads(s.stdout)
                 ranked = [(c.get("op"), c.get("mutation")) for c in sdoc.get("candidates", [])]
+                rec["scores"] = [c.get("score") for c in sdoc.get("candidates", [])[:3]]
             except ValueError:
                 ranked = []
                 rec["signature_error"] = s.stderr.strip()[:300]
             rec["ranked"] = [f"{o} ({names.get(o, '?')}) {m}" for o, m in ranked[:3]]
-            hits = [names.get(o) == op or o == op for o, _ in ranked[:3]]
+            hits = [is_op(o, op) for o, _ in ranked[:3]]
             right = [h and m == kind for h, (_, m) in zip(hits, ranked[:3])]
             rec["top1"] = bool(right[:1] and right[0])
             rec["top3"] = any(right)
