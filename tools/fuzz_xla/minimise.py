@@ -107,6 +107,8 @@ def main(argv=None):
     ap.add_argument("--verdict", help="the verdict to keep (default: the case's own)")
     ap.add_argument("--profile", help="default: xla-cpu or xla-cpu-fast-math, by case.json")
     ap.add_argument("--fast-math", choices=("off", "on"), help="default: case.json's")
+    ap.add_argument("--module", help="the module XLA was given (default: CASE/generated.hlo, "
+                    "for a DAZ twin CASE.daz the one of CASE)")
     ap.add_argument("--max-tries", type=int, default=2000,
                     help="compilations at most (2000)")
     args = ap.parse_args(argv)
@@ -114,7 +116,10 @@ def main(argv=None):
         case = json.load(f)
     fast = args.fast_math or ("on" if case.get("xla_cpu_enable_fast_math") else "off")
     profile = args.profile or ("xla-cpu-fast-math" if fast == "on" else "xla-cpu")
-    with open(os.path.join(args.case, "generated.hlo")) as f:
+    module = args.module or os.path.join(args.case, "generated.hlo")
+    if not args.module and not os.path.exists(module) and args.case.rstrip("/").endswith(".daz"):
+        module = os.path.join(args.case.rstrip("/")[:-len(".daz")], "generated.hlo")
+    with open(module) as f:
         text = f.read()
     import capture
     import run
