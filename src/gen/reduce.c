@@ -235,6 +235,7 @@ static void mark(usc_hlo_instr *in, bool *live)
 static long clean(usc_hlo_computation *e)
 {
 	bool *live = usc__calloc(e->instr_count ? e->instr_count : 1, 1);
+	usc_hlo_instr **order;
 	size_t n = 0, before = e->instr_count;
 	int64_t next = 0;
 
@@ -244,8 +245,46 @@ static long clean(usc_hlo_computation *e)
 	for (size_t i = 0; i < e->instr_count; i++)
 		if (live[i])
 			e->instrs[n++] = e->instrs[i];
-	usc__free(live);
 	e->instr_count = n;
+	for (size_t i = 0; i < n; i++)
+		e->instrs[i]->index = i;
+	/*
+	 * A parameter put in an op's place may come later in the text than
+	 * the op's users; XLA's parser wants every operand defined before
+	 * its use.  A stable topological order: repeatedly the first
+	 * instruction whose operands are all placed (live marks "placed").
+	 */
+	order = usc__calloc(n ? n : 1, sizeof *order);
+	if (!order) {
+		usc__free(live);
+		return -1;
+	}
+	memset(live, 0, n ? n : 1);
+	for (size_t placed = 0; placed < n;) {
+		size_t before_pass = placed;
+
+		for (size_t i = 0; i < n; i++) {
+			usc_hlo_instr *in = e->instrs[i];
+			bool ready = !live[i];
+
+			for (size_t k = 0; ready && k < in->operand_count; k++)
+				if (in->operands[k]->parent == e)
+					ready = live[in->operands[k]->index];
+			if (ready) {
+				live[i] = true;
+				order[placed++] = in;
+			}
+		}
+		if (placed == before_pass) {
+			/* A cycle (never made here): keep the old order and
+			 * let the verifier say so. */
+			memcpy(order, e->instrs, n * sizeof *order);
+			break;
+		}
+	}
+	memcpy(e->instrs, order, n * sizeof *order);
+	usc__free(order);
+	usc__free(live);
 	for (size_t i = 0; i < n; i++)
 		e->instrs[i]->index = i;
 	/* Parameter numbers in the old order: repeatedly the smallest. */

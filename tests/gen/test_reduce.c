@@ -84,6 +84,10 @@ static size_t entry_instrs(const char *text, size_t len, int64_t *elements,
 			 USC_OK);
 	e = usc_hlo_file_module(f, 0)->entry;
 	n = e->instr_count;
+	/* Every operand is defined before its use, as XLA's parser wants. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < e->instrs[i]->operand_count; k++)
+			assert_true(e->instrs[i]->operands[k]->index < i);
 	if (elements) {
 		*elements = 0;
 		for (size_t i = 0; i < n; i++)
