@@ -68,10 +68,20 @@ def outside(doc):
     return n, und
 
 
+CONVERT = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+convert\(%?([\w.\-]+)\)",
+                     re.M)
+
+
 def op_names(kernel_text):
     """{instruction of the optimized module: the generated op it came
-    from} through XLA's metadata op_name."""
-    return {name: op for name, op in OPNAME.findall(kernel_text)}
+    from} through XLA's metadata op_name.  A convert XLA added without
+    one (the rounding of a bf16/f16 op it computes in f32) belongs to the
+    op it converts."""
+    names = {name: op for name, op in OPNAME.findall(kernel_text)}
+    for name, operand in CONVERT.findall(kernel_text):
+        if name not in names and operand in names:
+            names[name] = names[operand]
+    return names
 
 
 def constants(text):
@@ -195,21 +205,28 @@ def one_seed(args, seed, profile, log):
         if rec["verdict"] == "defect":
             t2 = time.time()
             s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
-                    "--top", "3", "--max-seconds", str(args.max_seconds)])
+                    "--top", "10", "--max-seconds", str(args.max_seconds)])
             rec["signature_seconds"] = round(time.time() - t2, 2)
             try:
-                sdoc = json.loads(s.stdout)
-                ranked = [(c.get("op"), c.get("mutation")) for c in sdoc.get("candidates", [])]
-                rec["scores"] = [c.get("score") for c in sdoc.get("candidates", [])[:3]]
+                cands = json.loads(s.stdout).get("candidates", [])
             except ValueError:
-                ranked = []
+                cands = []
                 rec["signature_error"] = s.stderr.strip()[:300]
-            rec["ranked"] = [f"{o} ({names.get(o, '?')}) {m}" for o, m in ranked[:3]]
-            hits = [is_op(o, op) for o, _ in ranked[:3]]
-            right = [h and m == kind for h, (_, m) in zip(hits, ranked[:3])]
+            right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
+            # Candidates tied with the first (signature's "1="): mutations
+            # that explain the output equally well, often equivalent ones
+            # (EQ<->NE of a compare feeding a select is its branches swapped).
+            tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
+                                                                 cands[0].get("tied_best"))]
+            rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
+                             f"{c.get('mutation')}/{c.get('variant')}"
+                             f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
+            rec["tied"] = len(tied)
             rec["top1"] = bool(right[:1] and right[0])
-            rec["top3"] = any(right)
-            rec["top1_op"] = bool(hits[:1] and hits[0])
+            rec["top3"] = any(right[:3])
+            rec["top1_tied"] = any(right[i] for i in tied)
+            rec["top3_tied"] = rec["top3"] or rec["top1_tied"]
+            rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
         rec["seconds"] = round(time.time() - t0, 2)
         log(rec)
     shutil.rmtree(work, ignore_errors=True)
@@ -238,6 +255,8 @@ def summarise(path):
         "top1": sum(1 for r in defects if r.get("top1")),
         "top3": sum(1 for r in defects if r.get("top3")),
         "top1_op": sum(1 for r in defects if r.get("top1_op")),
+        "top1_tied": sum(1 for r in defects if r.get("top1_tied")),
+        "top3_tied": sum(1 for r in defects if r.get("top3_tied")),
         "misses_by_kind": {},
         "seconds_per_mutant": round(sum(r.get("seconds", 0) for r in muts) / len(muts), 2)
         if muts else None,
@@ -253,6 +272,7 @@ def summarise(path):
         k["ranked"] += 1
         k["top1_miss"] += not r.get("top1")
         k["top3_miss"] += not r.get("top3")
+        k["top1_tied_miss"] = k.get("top1_tied_miss", 0) + (not r.get("top1_tied"))
     for r in leaves:
         if r["verdict"] != "defect":
             k = s["misses_by_kind"].setdefault(r["kind"], {"ranked": 0, "top1_miss": 0,
@@ -264,6 +284,8 @@ def summarise(path):
     if defects:
         s["top1_rate"] = round(s["top1"] / len(defects), 4)
         s["top3_rate"] = round(s["top3"] / len(defects), 4)
+        s["top1_tied_rate"] = round(s["top1_tied"] / len(defects), 4)
+        s["top3_tied_rate"] = round(s["top3_tied"] / len(defects), 4)
     return s
 
 
