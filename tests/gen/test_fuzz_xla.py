@@ -143,6 +143,14 @@ kernel = ("%fc (p: f32[4]) -> bf16[4] {\n  %p = f32[4]{0} parameter(0)\n"
 check(inject.op_names(kernel) == {"add.1": "subtract.7", "convert.52": "subtract.7"},
       f"op_names: {inject.op_names(kernel)}")
 check(inject.constants(kernel) == {"constant.0": 0.5}, "constants")
+gen = ("ENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n"
+       "  %exponential.2 = f32[4] exponential(f32[4] %p)\n"
+       "  %exponential.3 = f32[4] exponential(f32[4] %exponential.2)\n"
+       "  ROOT %reduce-window.9 = f32[4] reduce-window(f32[4] %exponential.3)\n}\n")
+u = inject.unique_opcodes(gen)
+check(inject.same_unique_opcode("reduce-window.1", "reduce-window.9", u) and
+      not inject.same_unique_opcode("exponential.0", "exponential.2", u),
+      f"same_unique_opcode: {u}")
 with tempfile.TemporaryDirectory() as d:
     rows = [{"seed": 1, "op": "a", "kind": "drop", "outcome": "no effect", "seconds": 1},
             {"seed": 1, "op": "b", "kind": "drop", "outcome": "changed", "verdict": "defect",

@@ -96,6 +96,68 @@ def constants(text):
     return out
 
 
+INSTR = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+([\w\-]+)\(", re.M)
+
+
+def unique_opcodes(gen_text):
+    """The opcodes that occur once in the generated module's entry."""
+    entry = gen_text[gen_text.rfind("ENTRY"):]
+    count = {}
+    for _, opcode in INSTR.findall(entry):
+        count[opcode] = count.get(opcode, 0) + 1
+    return {k for k, v in count.items() if v == 1}
+
+
+def same_unique_opcode(o, op, unique):
+    """An optimized op XLA gave no op_name (a reduce-window it wrapped)
+    is the generated op when both are named after one opcode
+    ("reduce-window.1", "reduce-window.19") that occurs once in the
+    generated module."""
+    base = re.sub(r"\.\d+$", "", o)
+    return base == re.sub(r"\.\d+$", "", op) and base in unique
+
+
+RANKED = re.compile(r"^(\S+) \((.*)\) ([\w\-]+)/\d+( =)?$")
+
+
+def rescore(ulpscope, path):
+    """Scores mutants.jsonl again from its 'ranked' lines, adding the
+    unique-opcode rule to the op_name mapping they record (rows of the
+    constant kinds, matched by value when they ran, keep their scores)."""
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    texts = {}
+    for r in rows:
+        if r.get("verdict") != "defect" or r["kind"] in ("wrong-constant", "constant-ulps"):
+            continue
+        if r["seed"] not in texts:
+            texts[r["seed"]] = unique_opcodes(run_gen(ulpscope, r["seed"]))
+        unique = texts[r["seed"]]
+        right, tie = [], []
+        for line in r.get("ranked", []):
+            m = RANKED.match(line)
+            if not m:
+                right.append(False)
+                tie.append(False)
+                continue
+            o, mapped, mut, eq = m.groups()
+            hit = mapped == r["op"] or (mapped == "?" and (o == r["op"] or
+                                                            same_unique_opcode(o, r["op"], unique)))
+            right.append(hit and mut == r["kind"])
+            tie.append(bool(eq))
+        tied = [i for i in range(len(right)) if i == 0 or (tie[i] and tie[0])]
+        r["top1"] = bool(right[:1] and right[0])
+        r["top3"] = any(right[:3])
+        r["top1_tied"] = any(right[i] for i in tied)
+        r["top3_tied"] = r["top3"] or r["top1_tied"]
+    with open(path, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def run_gen(ulpscope, seed, ops=12):
+    r = sh([ulpscope, "gen", "--seed", str(seed), "--ops", str(ops)])
+    return r.stdout
+
+
 def same_outputs(case_dir, outputs):
     for k, y in enumerate(outputs):
         x = np.load(os.path.join(case_dir, f"device_{k}.npy"), allow_pickle=False)
@@ -159,12 +221,14 @@ def one_seed(args, seed, profile, log):
         ktext = f.read()
     names, kconst, gconst = op_names(ktext), constants(ktext), constants(text)
 
+    unique = unique_opcodes(text)
+
     def is_op(o, op):
         if o in names:
             return names[o] == op
         if o in kconst:
             return gconst.get(op) == kconst[o]
-        return o == op
+        return o == op or same_unique_opcode(o, op, unique)
     inputs = inputs_of(orig, case)
     for kind in kinds[:args.per_kernel]:
         op, mut = rng.choice(by_kind[kind])
@@ -303,12 +367,17 @@ def main(argv=None):
     ap.add_argument("--max-seconds", type=float, default=10,
                     help="signature --max-seconds per mutant (10)")
     ap.add_argument("--summary-only", action="store_true")
+    ap.add_argument("--rescore", action="store_true",
+                    help="score OUT/mutants.jsonl again (runs made before the unique-opcode "
+                         "rule), then total")
     args = ap.parse_args(argv)
     import run
     args.distribution = [d for d in args.distribution.split(",") if d]
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "mutants.jsonl")
-    if not args.summary_only:
+    if args.rescore:
+        rescore(args.ulpscope, path)
+    elif not args.summary_only:
         import capture
         capture.setup(fast_math=args.fast_math == "on", extra_flags=run.DUMP_FLAGS)
         profile = "xla-cpu-fast-math" if args.fast_math == "on" else "xla-cpu"
