@@ -27,6 +27,7 @@
 #include "ulpscope/audit.h"
 #include "ulpscope/report.h"
 #include "ulpscope/gen.h"
+#include "ulpscope/reduce.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -49,6 +49,7 @@ int usc_cli_batch(int argc, char **argv);
 int usc_cli_merge(int argc, char **argv);
 int usc_cli_report(int argc, char **argv);
 int usc_cli_gen(int argc, char **argv);
+int usc_cli_reduce(int argc, char **argv);
 
 /* Prints "ulpscope: " and the message to stderr. */
 void usc_cli_error(const char *fmt, ...)

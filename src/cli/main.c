@@ -121,6 +121,10 @@ static const usc_cli_command commands[] = {
 	 "gen --seed S [--ops N] [--types LIST] [-o OUT.hlo]",
 	 "a random fused kernel (an HLO module XLA fuses) from a seed, "
 	 "valid by construction (docs/fuzzing.md)"},
+	{"reduce", usc_cli_reduce, "reduce MODULE.hlo (--candidates | --size)",
+	 "the smaller modules one step away (drop an op or an output, "
+	 "simplify a constant, halve a dimension), for the minimiser of "
+	 "tools/fuzz_xla (docs/fuzzing.md)"},
 	{"eval", usc_cli_eval,
 	 "eval KERNEL.hlo --input SOURCE... [-o OUT_PREFIX] [--pairwise] "
 	 "[--input-raw]",

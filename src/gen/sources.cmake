@@ -2,4 +2,5 @@
 list(APPEND USC_LIB_SOURCES
   src/gen/rng.c
   src/gen/build.c
-  src/gen/gen.c)
+  src/gen/gen.c
+  src/gen/reduce.c)

@@ -43,7 +43,7 @@ check([run.distribution_of(s, ["a", "b", "c"]) for s in range(4)] == ["a", "b", 
 # The triage file of the repository names only findings it defines, and
 # a case naming an unknown finding is refused.
 t = run.load_triage(os.path.join(SRC, "tools", "fuzz_xla", "triage.json"))
-check(all(f in ("F1", "F2", "F3", "F4", "F5", "U1", "U2", "U3", "U4") for f in t.values()) and len(t) >= 1,
+check(all(f in ("F1", "F2", "F3", "F4", "F5", "U1", "U2", "U3", "U4", "U5", "U6") for f in t.values()) and len(t) >= 1,
       "triage.json entries")
 with tempfile.TemporaryDirectory() as d:
     bad = os.path.join(d, "t.json")
@@ -100,6 +100,75 @@ with tempfile.TemporaryDirectory() as d:
     check(run.triage_daz(row, {}) is None, "no twin, no finding")
     np.save(os.path.join(twin, "device_0.npy"), np.array([-0.0, 1.0], np.float32))
     check(run.triage_daz(row, {twin: legit}) is None, "outputs differing in a sign bit")
+
+# minimise.py without jax: parameter names in number order, the inputs a
+# halved dimension tries (the first and the second half), and the
+# candidates of the built ulpscope reduce parsed back.
+import minimise  # noqa: E402
+text = ("HloModule m\n\n%c (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n"
+        "  %b = f32[] parameter(1)\n  ROOT %r = f32[] add(f32[] %a, f32[] %b)\n}\n\n"
+        "ENTRY %main (y: f32[4], x: f32[4]) -> f32[4] {\n  %x = f32[4] parameter(1)\n"
+        "  %y = f32[4] parameter(0)\n  ROOT %s = f32[4] add(f32[4] %x, f32[4] %y)\n}\n")
+check(minimise.params_of(text) == ["y", "x"], f"params_of: {minimise.params_of(text)}")
+ins = {"x": np.arange(8, dtype=np.float32).reshape(2, 4), "y": np.ones((2, 4), np.float32)}
+got = minimise.input_choices("shrink 1 4 2", ["x", "y"], ins)
+check(len(got) == 2 and got[0][0].tolist() == [[0, 1], [4, 5]] and
+      got[1][0].tolist() == [[2, 3], [6, 7]] and got[1][1].shape == (2, 2),
+      "input_choices of a halved dimension")
+check(len(minimise.input_choices("drop-output 0", ["y"], ins)) == 1, "input_choices, no shrink")
+if os.environ.get("USC_CLI"):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.hlo")
+        with open(path, "w") as f:
+            f.write(text)
+        got = minimise.candidates(os.environ["USC_CLI"], path)
+        # add(x, y) by x or by y (to-operand 0 and 1; y is also the
+        # parameter of its shape that is not an operand: none), and the
+        # halved dimension: 3 candidates, the sizes as printed.
+        whats = sorted(w for w, _, _ in got)
+        check(whats == ["shrink 0 4 2", "to-operand s 0 x", "to-operand s 1 y"],
+              f"candidates: {whats}")
+        check(all(b.startswith("HloModule m") for _, _, b in got), "candidate texts")
+        check(dict((w, z) for w, z, _ in got)["to-operand s 0 x"] == (1, 4, 4, 0),
+              "candidate size: one parameter of 4 elements")
+
+# inject.py without jax: XLA's op_name metadata maps an optimized op to the
+# generated one, a convert XLA added belongs to the op it converts, and a
+# scalar constant is matched by value.
+import inject  # noqa: E402
+kernel = ("%fc (p: f32[4]) -> bf16[4] {\n  %p = f32[4]{0} parameter(0)\n"
+          "  %constant.0 = f32[] constant(0.5)\n"
+          "  %add.1 = f32[4]{0} add(%p, %p), metadata={op_name=\"subtract.7\"}\n"
+          "  ROOT %convert.52 = bf16[4]{0} convert(%add.1)\n}\n")
+check(inject.op_names(kernel) == {"add.1": "subtract.7", "convert.52": "subtract.7"},
+      f"op_names: {inject.op_names(kernel)}")
+check(inject.constants(kernel) == {"constant.0": 0.5}, "constants")
+gen = ("ENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n"
+       "  %exponential.2 = f32[4] exponential(f32[4] %p)\n"
+       "  %exponential.3 = f32[4] exponential(f32[4] %exponential.2)\n"
+       "  ROOT %reduce-window.9 = f32[4] reduce-window(f32[4] %exponential.3)\n}\n")
+u = inject.unique_opcodes(gen)
+check(inject.same_unique_opcode("reduce-window.1", "reduce-window.9", u) and
+      not inject.same_unique_opcode("exponential.0", "exponential.2", u),
+      f"same_unique_opcode: {u}")
+with tempfile.TemporaryDirectory() as d:
+    rows = [{"seed": 1, "op": "a", "kind": "drop", "outcome": "no effect", "seconds": 1},
+            {"seed": 1, "op": "b", "kind": "drop", "outcome": "changed", "verdict": "defect",
+             "outside": 3, "top1": True, "top3": True, "top1_tied": True, "top3_tied": True,
+             "seconds": 2},
+            {"seed": 2, "op": "c", "kind": "round-up", "outcome": "changed",
+             "verdict": "legit", "outside": 0, "seconds": 1},
+            {"seed": 3, "op": "c", "kind": "flip-compare", "outcome": "changed",
+             "verdict": "defect", "outside": 1, "top1": False, "top3": True,
+             "top1_tied": True, "top3_tied": True, "seconds": 2},
+            {"seed": 4, "skipped": "original is defect"}]
+    with open(os.path.join(d, "m.jsonl"), "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    s = inject.summarise(os.path.join(d, "m.jsonl"))
+    check(s["mutants"] == 4 and s["leaving_envelope"] == 2 and s["caught"] == 2 and
+          s["recall"] == 1.0 and s["top1"] == 1 and s["top3"] == 2 and s["top1_tied"] == 2 and
+          s["kernels_skipped"] == 1 and s["misses_by_kind"]["flip-compare"]["top1_miss"] == 1,
+          f"summarise: {s}")
 
 # The finding profiles: each findings/F<n>.keys over both campaign
 # profiles gives a valid profile with the finding's keys.

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""The injected-defect campaign (docs/fuzzing.md, "The injected-defect
+campaign"): single-op mutants of random kernels, run through XLA:CPU,
+judged against the original module, and explained by `ulpscope signature`.
+
+    inject.py --ulpscope build/ulpscope --out /tmp/inj --seeds 0-499 [--per-kernel 2]
+
+For each seed: `ulpscope gen` writes a module G and XLA:CPU runs it on
+inputs drawn as tools/fuzz_xla/run.py draws them (the original case O; a
+kernel that is not legit itself is skipped).  Then, per kernel, up to
+--per-kernel mutants of G's entry (`ulpscope signature G --list-mutants`,
+a kind drawn uniformly among the kinds that apply, then one of its
+mutants; the draws are seeded by the seed) are written with `ulpscope
+signature G --mutant OP KIND/V`, compiled and run by XLA:CPU on O's
+inputs.  The mutant's output replaces O's device output in a copy of O,
+which `ulpscope check` judges under the profile (the ORIGINAL module is
+the reference) and, when it is a defect, `ulpscope signature` ranks.  The
+right answer is the mutated op (matched through the metadata op_name XLA
+keeps for it in the optimized module) and the mutation kind.
+
+One JSON line per mutant in OUT/mutants.jsonl (resumable: a seed already
+there is skipped); the totals in OUT/inject.json and on stdout.  Exit
+status 0, or 1 when a tool failed, 2 usage.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "capture"))
+
+import numpy as np  # noqa: E402
+
+OPNAME = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*metadata=\{[^}]*op_name=\"([^\"]*)\"",
+                    re.M)
+ENTRY = re.compile(r"^ENTRY\s+%?([\w.\-]+)", re.M)
+CONST = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\w+\[\]\S*\s+constant\(([^)]*)\)", re.M)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def check(ulpscope, case, profile):
+    r = sh([ulpscope, "check", case, "--profile", profile, "--json"])
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return {"verdict": "error", "reason": r.stderr.strip()[:300]}
+
+
+def outside(doc):
+    """Elements check put outside the envelope (defect, NaN/Inf/sign
+    mismatches) and the undecided ones, over every output."""
+    n, und = 0, 0
+    for out in doc.get("outputs", []):
+        c = out.get("classes", {})
+        n += sum(c.get(k, 0) for k in ("defect", "nan-mismatch", "inf-mismatch",
+                                       "sign-mismatch"))
+        und += c.get("undecided", 0)
+    return n, und
+
+
+CONVERT = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+convert\(%?([\w.\-]+)\)",
+                     re.M)
+
+
+def op_names(kernel_text):
+    """{instruction of the optimized module: the generated op it came
+    from} through XLA's metadata op_name.  A convert XLA added without
+    one (the rounding of a bf16/f16 op it computes in f32) belongs to the
+    op it converts."""
+    names = {name: op for name, op in OPNAME.findall(kernel_text)}
+    for name, operand in CONVERT.findall(kernel_text):
+        if name not in names and operand in names:
+            names[name] = names[operand]
+    return names
+
+
+def constants(text):
+    """{scalar constant: its value}; XLA writes no op_name for the
+    constants it moves into a fusion, so a constant is matched by value."""
+    out = {}
+    for name, v in CONST.findall(text):
+        try:
+            out[name] = float(v)
+        except ValueError:
+            pass
+    return out
+
+
+INSTR = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+([\w\-]+)\(", re.M)
+
+
+def unique_opcodes(gen_text):
+    """The opcodes that occur once in the generated module's entry."""
+    entry = gen_text[gen_text.rfind("ENTRY"):]
+    count = {}
+    for _, opcode in INSTR.findall(entry):
+        count[opcode] = count.get(opcode, 0) + 1
+    return {k for k, v in count.items() if v == 1}
+
+
+def same_unique_opcode(o, op, unique):
+    """An optimized op XLA gave no op_name (a reduce-window it wrapped)
+    is the generated op when both are named after one opcode
+    ("reduce-window.1", "reduce-window.19") that occurs once in the
+    generated module."""
+    base = re.sub(r"\.\d+$", "", o)
+    return base == re.sub(r"\.\d+$", "", op) and base in unique
+
+
+RANKED = re.compile(r"^(\S+) \((.*)\) ([\w\-]+)/\d+( =)?$")
+
+
+def rescore(ulpscope, path):
+    """Scores mutants.jsonl again from its 'ranked' lines, adding the
+    unique-opcode rule to the op_name mapping they record (rows of the
+    constant kinds, matched by value when they ran, keep their scores)."""
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    texts = {}
+    for r in rows:
+        if r.get("verdict") != "defect" or r["kind"] in ("wrong-constant", "constant-ulps"):
+            continue
+        if r["seed"] not in texts:
+            texts[r["seed"]] = unique_opcodes(run_gen(ulpscope, r["seed"]))
+        unique = texts[r["seed"]]
+        right, tie = [], []
+        for line in r.get("ranked", []):
+            m = RANKED.match(line)
+            if not m:
+                right.append(False)
+                tie.append(False)
+                continue
+            o, mapped, mut, eq = m.groups()
+            hit = mapped == r["op"] or (mapped == "?" and (o == r["op"] or
+                                                            same_unique_opcode(o, r["op"], unique)))
+            right.append(hit and mut == r["kind"])
+            tie.append(bool(eq))
+        tied = [i for i in range(len(right)) if i == 0 or (tie[i] and tie[0])]
+        r["top1"] = bool(right[:1] and right[0])
+        r["top3"] = any(right[:3])
+        r["top1_tied"] = any(right[i] for i in tied)
+        r["top3_tied"] = r["top3"] or r["top1_tied"]
+    with open(path, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def run_gen(ulpscope, seed, ops=12):
+    r = sh([ulpscope, "gen", "--seed", str(seed), "--ops", str(ops)])
+    return r.stdout
+
+
+def same_outputs(case_dir, outputs):
+    for k, y in enumerate(outputs):
+        x = np.load(os.path.join(case_dir, f"device_{k}.npy"), allow_pickle=False)
+        if x.tobytes() != np.ascontiguousarray(y).tobytes():
+            return False
+    return True
+
+
+def write_device(case_dir, outputs):
+    for k, y in enumerate(outputs):
+        path = os.path.join(case_dir, f"device_{k}.npy")
+        x = np.load(path, allow_pickle=False)
+        y = np.ascontiguousarray(y)
+        if y.dtype != x.dtype and y.dtype.itemsize == x.dtype.itemsize:
+            y = y.view(x.dtype)
+        np.save(path, y.reshape(x.shape))
+
+
+def inputs_of(case_dir, case):
+    import capture
+    out = []
+    for rec in case["inputs"]:
+        x = np.load(os.path.join(case_dir, rec["file"]), allow_pickle=False)
+        out.append(x.view(capture._np_dtype(rec["type"].split("[")[0])))  # noqa: SLF001
+    return out
+
+
+def one_seed(args, seed, profile, log):
+    import capture
+    import run
+    work = os.path.join(args.out, "work", f"seed_{seed}")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    text, _ = run.gen_text(args.ulpscope, seed, args.ops, "")
+    gpath = os.path.join(work, "generated.hlo")
+    with open(gpath, "w") as f:
+        f.write(text)
+    orig = os.path.join(work, "original")
+    dist = run.distribution_of(seed, args.distribution)
+    try:
+        case = run.capture_text(text, orig, dist=dist, seed=seed)
+    except Exception as e:  # noqa: BLE001
+        log({"seed": seed, "skipped": f"original not captured: {type(e).__name__}"})
+        return
+    doc = check(args.ulpscope, orig, profile)
+    if doc.get("verdict") != "legit":
+        log({"seed": seed, "skipped": f"original is {doc.get('verdict')}"})
+        return
+    entry = ENTRY.search(text).group(1)
+    listing = sh([args.ulpscope, "signature", gpath, "--list-mutants"])
+    by_kind = {}
+    for line in listing.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[1] == entry:
+            kind = parts[2].split("/")[0]
+            by_kind.setdefault(kind, []).append((parts[0], parts[2]))
+    rng = random.Random(seed * 7919 + args.mutant_seed)
+    kinds = sorted(by_kind)
+    rng.shuffle(kinds)
+    with open(os.path.join(orig, "kernel.hlo")) as f:
+        ktext = f.read()
+    names, kconst, gconst = op_names(ktext), constants(ktext), constants(text)
+
+    unique = unique_opcodes(text)
+
+    def is_op(o, op):
+        if o in names:
+            return names[o] == op
+        if o in kconst:
+            return gconst.get(op) == kconst[o]
+        return o == op or same_unique_opcode(o, op, unique)
+    inputs = inputs_of(orig, case)
+    for kind in kinds[:args.per_kernel]:
+        op, mut = rng.choice(by_kind[kind])
+        rec = {"seed": seed, "distribution": dist, "op": op, "kind": kind, "mutant": mut}
+        t0 = time.time()
+        mpath = os.path.join(work, "mutant.hlo")
+        r = sh([args.ulpscope, "signature", gpath, "--mutant", op, mut, "-o", mpath])
+        if r.returncode != 0:
+            rec["outcome"] = "not written"
+            rec["error"] = r.stderr.strip()[:300]
+            log(rec)
+            continue
+        with open(mpath) as f:
+            mtext = f.read()
+        try:
+            exe = capture.compile_hlo_text(mtext)
+            outs = capture._run_executable(exe, inputs)  # noqa: SLF001
+        except Exception as e:  # noqa: BLE001
+            rec["outcome"] = "XLA refused"
+            rec["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+            log(rec)
+            continue
+        if same_outputs(orig, outs):
+            rec["outcome"] = "no effect"
+            rec["seconds"] = round(time.time() - t0, 2)
+            log(rec)
+            continue
+        mcase = os.path.join(work, "mutated")
+        shutil.rmtree(mcase, ignore_errors=True)
+        shutil.copytree(orig, mcase)
+        write_device(mcase, outs)
+        t1 = time.time()
+        doc = check(args.ulpscope, mcase, profile)
+        rec["check_seconds"] = round(time.time() - t1, 2)
+        rec["verdict"] = doc.get("verdict")
+        rec["outside"], rec["undecided"] = outside(doc)
+        rec["outcome"] = "changed"
+        if rec["verdict"] == "defect":
+            t2 = time.time()
+            s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
+                    "--top", "10", "--max-seconds", str(args.max_seconds)])
+            rec["signature_seconds"] = round(time.time() - t2, 2)
+            try:
+                cands = json.loads(s.stdout).get("candidates", [])
+            except ValueError:
+                cands = []
+                rec["signature_error"] = s.stderr.strip()[:300]
+            right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
+            # Candidates tied with the first (signature's "1="): mutations
+            # that explain the output equally well, often equivalent ones
+            # (EQ<->NE of a compare feeding a select is its branches swapped).
+            tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
+                                                                 cands[0].get("tied_best"))]
+            rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
+                             f"{c.get('mutation')}/{c.get('variant')}"
+                             f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
+            rec["tied"] = len(tied)
+            rec["top1"] = bool(right[:1] and right[0])
+            rec["top3"] = any(right[:3])
+            rec["top1_tied"] = any(right[i] for i in tied)
+            rec["top3_tied"] = rec["top3"] or rec["top1_tied"]
+            rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
+        rec["seconds"] = round(time.time() - t0, 2)
+        log(rec)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def summarise(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            rows.append(json.loads(line))
+    muts = [r for r in rows if "outcome" in r]
+    changed = [r for r in muts if r["outcome"] == "changed"]
+    leaves = [r for r in changed if r.get("outside", 0) > 0]
+    caught = [r for r in leaves if r["verdict"] == "defect"]
+    defects = [r for r in changed if r["verdict"] == "defect"]
+    s = {
+        "kernels": len({r["seed"] for r in rows}),
+        "kernels_skipped": sum(1 for r in rows if "skipped" in r),
+        "mutants": len(muts),
+        "by_outcome": {},
+        "changed_by_verdict": {},
+        "leaving_envelope": len(leaves),
+        "caught": len(caught),
+        "recall": round(len(caught) / len(leaves), 4) if leaves else None,
+        "defects_ranked": len(defects),
+        "top1": sum(1 for r in defects if r.get("top1")),
+        "top3": sum(1 for r in defects if r.get("top3")),
+        "top1_op": sum(1 for r in defects if r.get("top1_op")),
+        "top1_tied": sum(1 for r in defects if r.get("top1_tied")),
+        "top3_tied": sum(1 for r in defects if r.get("top3_tied")),
+        "misses_by_kind": {},
+        "seconds_per_mutant": round(sum(r.get("seconds", 0) for r in muts) / len(muts), 2)
+        if muts else None,
+        "signature_seconds_median": None,
+    }
+    for r in muts:
+        s["by_outcome"][r["outcome"]] = s["by_outcome"].get(r["outcome"], 0) + 1
+    for r in changed:
+        s["changed_by_verdict"][r["verdict"]] = s["changed_by_verdict"].get(r["verdict"], 0) + 1
+    for r in defects:
+        k = s["misses_by_kind"].setdefault(r["kind"], {"ranked": 0, "top1_miss": 0,
+                                                       "top3_miss": 0})
+        k["ranked"] += 1
+        k["top1_miss"] += not r.get("top1")
+        k["top3_miss"] += not r.get("top3")
+        k["top1_tied_miss"] = k.get("top1_tied_miss", 0) + (not r.get("top1_tied"))
+    for r in leaves:
+        if r["verdict"] != "defect":
+            k = s["misses_by_kind"].setdefault(r["kind"], {"ranked": 0, "top1_miss": 0,
+                                                           "top3_miss": 0})
+            k["not_caught"] = k.get("not_caught", 0) + 1
+    sig = sorted(r["signature_seconds"] for r in defects if "signature_seconds" in r)
+    if sig:
+        s["signature_seconds_median"] = sig[len(sig) // 2]
+    if defects:
+        s["top1_rate"] = round(s["top1"] / len(defects), 4)
+        s["top3_rate"] = round(s["top3"] / len(defects), 4)
+        s["top1_tied_rate"] = round(s["top1_tied"] / len(defects), 4)
+        s["top3_tied_rate"] = round(s["top3_tied"] / len(defects), 4)
+    return s
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ulpscope", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--seeds", default="0-99", help="e.g. 0-499 (run.py's syntax)")
+    ap.add_argument("--ops", type=int, default=12)
+    ap.add_argument("--per-kernel", type=int, default=2, help="mutants per kernel (2)")
+    ap.add_argument("--fast-math", choices=("off", "on"), default="off")
+    ap.add_argument("--distribution", default="normal,uniform,large,ties",
+                    help="input distributions, taken in turn by seed")
+    ap.add_argument("--mutant-seed", type=int, default=0, help="varies the mutants drawn")
+    ap.add_argument("--max-seconds", type=float, default=10,
+                    help="signature --max-seconds per mutant (10)")
+    ap.add_argument("--summary-only", action="store_true")
+    ap.add_argument("--rescore", action="store_true",
+                    help="score OUT/mutants.jsonl again (runs made before the unique-opcode "
+                         "rule), then total")
+    args = ap.parse_args(argv)
+    import run
+    args.distribution = [d for d in args.distribution.split(",") if d]
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "mutants.jsonl")
+    if args.rescore:
+        rescore(args.ulpscope, path)
+    elif not args.summary_only:
+        import capture
+        capture.setup(fast_math=args.fast_math == "on", extra_flags=run.DUMP_FLAGS)
+        profile = "xla-cpu-fast-math" if args.fast_math == "on" else "xla-cpu"
+        done = set()
+        if os.path.exists(path):
+            with open(path) as f:
+                done = {json.loads(line)["seed"] for line in f if line.strip()}
+        with open(path, "a") as f:
+            def log(rec):
+                f.write(json.dumps(rec) + "\n")
+                f.flush()
+            for seed in run.parse_seeds(args.seeds):
+                if seed not in done:
+                    one_seed(args, seed, profile, log)
+        shutil.rmtree(os.path.join(args.out, "work"), ignore_errors=True)
+    s = summarise(path)
+    with open(os.path.join(args.out, "inject.json"), "w") as f:
+        json.dump(s, f, indent=1)
+        f.write("\n")
+    print(json.dumps(s, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
