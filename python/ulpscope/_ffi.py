@@ -113,6 +113,7 @@ typedef struct usc_check_request {
     bool stream;
     size_t stream_piece;
     size_t tile_elements;
+    size_t threads;
 } usc_check_request;
 
 typedef struct usc_check_report usc_check_report;
