@@ -27,7 +27,10 @@
  * evaluations its double path could not decide, over all of them) come
  * from the check's report.
  *
- * Usage: bench_check [--quick] [--no-mpfr] [--n N] [--reps R] [KERNEL...]
+ * Usage: bench_check [--quick] [--no-mpfr] [--threads N] [--n N] [--reps R]
+ *                    [KERNEL...]
+ *   --threads N (default 2; 0 or 1: none): also the check on N threads,
+ *   right after the one-thread one, and the speed-up of their wall times;
  *   --quick: 2^12 elements, one repetition; --no-mpfr: skip the two MPFR
  *   columns (their ratios print 0).  The kernels directory is
  *   $USC_KERNELS_DIR, else the source tree's.
@@ -78,16 +81,19 @@ static double time_eval(usc_eval *ev)
 /* ---------------------------------------------------------- the check */
 
 /*
- * One unclassified, streamed check (the command line's way); its time,
- * and the reference's counts of functions and escalations.
+ * One unclassified, streamed check (the command line's way) on `threads`
+ * threads: the CPU time of the calling thread, its wall time in wall[0]
+ * (with threads, the only one that counts them all) and the process's
+ * CPU time in wall[1], and the reference's
+ * counts of functions and escalations.
  */
-static double time_check(const bench_files *cf, bool mpfr, uint64_t *fns,
-			 uint64_t *esc)
+static double time_check(const bench_files *cf, bool mpfr, size_t threads,
+			 uint64_t *fns, uint64_t *esc, double wall[2])
 {
 	usc_check_request req = usc_check_request_default();
 	usc_check_report *rep;
 	usc_error err;
-	double t;
+	double t, w, pc;
 
 	req.hlo_path = cf->hlo;
 	req.input_count = cf->nin;
@@ -95,12 +101,19 @@ static double time_check(const bench_files *cf, bool mpfr, uint64_t *fns,
 	req.device_count = 1;
 	req.devices = cf->devices;
 	req.stream = true;
+	req.threads = threads;
 	if (mpfr)
 		setenv("USC_REFERENCE_MPFR", "1", 1);
+	w = bench_wall();
+	pc = bench_process_cpu();
 	t = bench_now();
 	if (usc_check_run(&req, &rep, &err) != USC_OK)
 		bench_die("check", &err);
 	t = bench_now() - t;
+	if (wall) {
+		wall[0] = bench_wall() - w;
+		wall[1] = bench_process_cpu() - pc;
+	}
 	unsetenv("USC_REFERENCE_MPFR");
 	if (fns) {
 		*fns = rep->reference_functions;
@@ -113,6 +126,7 @@ static double time_check(const bench_files *cf, bool mpfr, uint64_t *fns,
 /* --------------------------------------------------------------- main */
 
 static int no_mpfr;
+static size_t threads = 2; /* the threaded check's; 0: none */
 
 static void run_kernel(const bench_kernel *k, long n, int reps)
 {
@@ -125,9 +139,10 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	const usc_tensor *out_r;
 	bench_files cf;
 	double b_64 = 1e300, b_t = 1e300, b_r = 1e300, b_rm = 1e300;
-	double b_c = 1e300, b_cm = 1e300;
-	double q_c[BENCH_MAX_REPS], q_t[BENCH_MAX_REPS], q_r[BENCH_MAX_REPS], q_rm[BENCH_MAX_REPS];
-	double q_cm[BENCH_MAX_REPS];
+	double b_c = 1e300, b_cm = 1e300, b_j = 1e300;
+	double q_c[BENCH_MAX_REPS], q_t[BENCH_MAX_REPS], q_r[BENCH_MAX_REPS];
+	double q_rm[BENCH_MAX_REPS], q_cm[BENCH_MAX_REPS], q_j[BENCH_MAX_REPS];
+	double q_w[BENCH_MAX_REPS];
 	uint64_t elems, fns = 0, esc = 0;
 	usc_error err;
 	int nr = 0;
@@ -147,11 +162,19 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
 		double t64 = time_eval(ev_64), tt = time_eval(ev_t);
 		double tr = time_eval(ev_r), trm = 0, tc, tcm = 0;
+		double w1[2], wj[2] = {0, 0};
 
-		tc = time_check(&cf, false, &fns, &esc);
+		tc = time_check(&cf, false, 1, &fns, &esc, w1);
+		/* The same check on threads, right after: their wall times. */
+		if (threads > 1) {
+			time_check(&cf, false, threads, NULL, NULL, wj);
+			b_j = fmin(b_j, wj[0]);
+		}
+		q_j[i] = wj[0] > 0 ? w1[0] / wj[0] : 0;
+		q_w[i] = wj[0] > 0 ? wj[1] / w1[1] : 0;
 		if (!no_mpfr) {
 			trm = time_eval(ev_rm);
-			tcm = time_check(&cf, true, NULL, NULL);
+			tcm = time_check(&cf, true, 1, NULL, NULL, NULL);
 			b_rm = fmin(b_rm, trm);
 			b_cm = fmin(b_cm, tcm);
 		}
@@ -167,12 +190,14 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 		nr = i + 1;
 	}
 #define RATE(t) ((t) < 1e300 && (t) > 0 ? (double)elems / (t) : 0.0)
-	printf("%-16s %8llu %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %8.2f %8.2f "
-	       "%8.2f %8.1f %8.1f %9.2e\n",
+	printf("%-16s %8llu %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %8.2f "
+	       "%8.2f %8.2f %8.1f %8.1f %6.2f %6.2f %9.2e\n",
 	       k->name, (unsigned long long)elems, RATE(b_64), RATE(b_t),
-	       RATE(b_r), RATE(b_rm), RATE(b_c), RATE(b_cm), bench_median(q_c, nr),
-	       bench_median(q_t, nr), bench_median(q_r, nr), bench_median(q_rm, nr),
-	       bench_median(q_cm, nr), fns ? (double)esc / (double)fns : 0.0);
+	       RATE(b_r), RATE(b_rm), RATE(b_c), RATE(b_cm), RATE(b_j),
+	       bench_median(q_c, nr), bench_median(q_t, nr),
+	       bench_median(q_r, nr), bench_median(q_rm, nr),
+	       bench_median(q_cm, nr), bench_median(q_j, nr),
+	       bench_median(q_w, nr), fns ? (double)esc / (double)fns : 0.0);
 #undef RATE
 	fflush(stdout);
 	bench_files_remove(&cf);
@@ -199,6 +224,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--quick")) {
 			n = 1L << 12;
 			reps = 1;
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			threads = (size_t)atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--no-mpfr")) {
 			no_mpfr = 1;
 		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
@@ -213,10 +240,12 @@ int main(int argc, char **argv)
 	printf("unclassified check against plain f64, ~%ld elements per "
 	       "kernel, thread CPU time; rates (elements/s): best of %d, "
 	       "ratios: median of the repetitions' ratios\n\n", n, reps);
-	printf("%-16s %8s %9s %9s %9s %9s %9s %9s %8s %8s %8s %8s %8s %9s\n",
+	printf("%-16s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %8s %8s "
+	       "%6s %6s %9s\n",
 	       "kernel", "elements", "f64/s", "tier/s", "ref/s", "refmpfr/s",
-	       "check/s", "chkmpfr/s", "chk/f64", "tier/f64", "ref/f64",
-	       "mpfr/ref", "mpfr/chk", "escalated");
+	       "check/s", "chkmpfr/s", "chk-jN/s", "chk/f64", "tier/f64",
+	       "ref/f64", "mpfr/ref", "mpfr/chk", "j1/jN", "cpu",
+	       "escalated");
 	for (size_t i = 0; i < bench_kernel_count; i++)
 		if (bench_selected(&bench_kernels[i], sel, nsel))
 			run_kernel(&bench_kernels[i], n, reps);
@@ -226,6 +255,11 @@ int main(int argc, char **argv)
 	       "reference over plain f64\n");
 	printf("mpfr/ref, mpfr/chk: the MPFR reference over the fast one, "
 	       "alone and inside the check (speed-ups)\n");
+	printf("chk-jN/s, j1/jN: the same check on --threads N threads (2), "
+	       "wall time, and its speed-up over one thread, run back to back "
+	       "(goal >= 1.8 at N = 2)\n");
+	printf("cpu: the N-thread check's process CPU time over the "
+	       "one-thread one's (the work threads add)\n");
 	printf("escalated: the reference's function evaluations sent to "
 	       "MPFR, over all of them\n");
 	return 0;

@@ -30,6 +30,14 @@ double bench_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bench_process_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void bench_die(const char *what, const usc_error *err)
 {
 	fprintf(stderr, "%s: %s: %s\n", bench_name, what,

@@ -28,6 +28,12 @@ double bench_now(void);
 /* Monotonic wall time: what a run on several threads is timed in. */
 double bench_wall(void);
 
+/*
+ * The process's CPU time, over all its threads: with bench_wall, how much
+ * work a run on several threads did besides how long it took.
+ */
+double bench_process_cpu(void);
+
 /* Prints "BENCH: what: message" and exits 1. */
 void bench_die(const char *what, const usc_error *err);
 
