@@ -28,3 +28,8 @@ target_link_libraries(bench_envelope PRIVATE bench_kernels)
 # The unclassified check against plain f64 (issue 15): the fast reference.
 usc_add_bench(bench_check ${CMAKE_CURRENT_LIST_DIR}/bench_check.c)
 target_link_libraries(bench_check PRIVATE bench_kernels)
+# The signature search against one check of the same case (issue 15).
+usc_add_bench(bench_signature ${CMAKE_CURRENT_LIST_DIR}/bench_signature.c)
+target_link_libraries(bench_signature PRIVATE bench_kernels)
+target_compile_definitions(bench_signature PRIVATE
+  USC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
