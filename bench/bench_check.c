@@ -142,7 +142,7 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	double b_c = 1e300, b_cm = 1e300, b_j = 1e300;
 	double q_c[BENCH_MAX_REPS], q_t[BENCH_MAX_REPS], q_r[BENCH_MAX_REPS];
 	double q_rm[BENCH_MAX_REPS], q_cm[BENCH_MAX_REPS], q_j[BENCH_MAX_REPS];
-	double q_w[BENCH_MAX_REPS];
+	double q_w[BENCH_MAX_REPS], q_e[BENCH_MAX_REPS];
 	uint64_t elems, fns = 0, esc = 0;
 	usc_error err;
 	int nr = 0;
@@ -162,14 +162,17 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
 		double t64 = time_eval(ev_64), tt = time_eval(ev_t);
 		double tr = time_eval(ev_r), trm = 0, tc, tcm = 0;
-		double w1[2], wj[2] = {0, 0};
+		double w1[2], wj[2] = {0, 0}, tj = 0;
 
 		tc = time_check(&cf, false, 1, &fns, &esc, w1);
 		/* The same check on threads, right after: their wall times. */
 		if (threads > 1) {
-			time_check(&cf, false, threads, NULL, NULL, wj);
+			tj = time_check(&cf, false, threads, NULL, NULL, wj);
 			b_j = fmin(b_j, wj[0]);
 		}
+		q_e[i] = wj[0] > 0 ? bench_thread_estimate(w1[1], tj, wj[1],
+							   threads)
+				   : 0;
 		q_j[i] = wj[0] > 0 ? w1[0] / wj[0] : 0;
 		q_w[i] = wj[0] > 0 ? wj[1] / w1[1] : 0;
 		if (!no_mpfr) {
@@ -191,13 +194,13 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	}
 #define RATE(t) ((t) < 1e300 && (t) > 0 ? (double)elems / (t) : 0.0)
 	printf("%-16s %8llu %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %9.3g %8.2f "
-	       "%8.2f %8.2f %8.1f %8.1f %6.2f %6.2f %9.2e\n",
+	       "%8.2f %8.2f %8.1f %8.1f %6.2f %6.2f %6.2f %9.2e\n",
 	       k->name, (unsigned long long)elems, RATE(b_64), RATE(b_t),
 	       RATE(b_r), RATE(b_rm), RATE(b_c), RATE(b_cm), RATE(b_j),
 	       bench_median(q_c, nr), bench_median(q_t, nr),
 	       bench_median(q_r, nr), bench_median(q_rm, nr),
 	       bench_median(q_cm, nr), bench_median(q_j, nr),
-	       bench_median(q_w, nr), fns ? (double)esc / (double)fns : 0.0);
+	       bench_median(q_w, nr), bench_median(q_e, nr), fns ? (double)esc / (double)fns : 0.0);
 #undef RATE
 	fflush(stdout);
 	bench_files_remove(&cf);
@@ -241,11 +244,11 @@ int main(int argc, char **argv)
 	       "kernel, thread CPU time; rates (elements/s): best of %d, "
 	       "ratios: median of the repetitions' ratios\n\n", n, reps);
 	printf("%-16s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %8s %8s %8s "
-	       "%6s %6s %9s\n",
+	       "%6s %6s %6s %9s\n",
 	       "kernel", "elements", "f64/s", "tier/s", "ref/s", "refmpfr/s",
 	       "check/s", "chkmpfr/s", "chk-jN/s", "chk/f64", "tier/f64",
 	       "ref/f64", "mpfr/ref", "mpfr/chk", "j1/jN", "cpu",
-	       "escalated");
+	       "est", "escalated");
 	for (size_t i = 0; i < bench_kernel_count; i++)
 		if (bench_selected(&bench_kernels[i], sel, nsel))
 			run_kernel(&bench_kernels[i], n, reps);
@@ -260,6 +263,8 @@ int main(int argc, char **argv)
 	       "(goal >= 1.8 at N = 2)\n");
 	printf("cpu: the N-thread check's process CPU time over the "
 	       "one-thread one's (the work threads add)\n");
+	printf("est: the speed-up N idle cores would give, from CPU times "
+	       "(bench_kernels.h: an estimate, not a measurement)\n");
 	printf("escalated: the reference's function evaluations sent to "
 	       "MPFR, over all of them\n");
 	return 0;

@@ -38,6 +38,14 @@ double bench_process_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bench_thread_estimate(double one1, double main, double all, size_t n)
+{
+	double spread = all / (double)(n ? n : 1);
+	double wall = main > spread ? main : spread;
+
+	return wall > 0 ? one1 / wall : 0;
+}
+
 void bench_die(const char *what, const usc_error *err)
 {
 	fprintf(stderr, "%s: %s: %s\n", bench_name, what,

@@ -110,7 +110,10 @@ typedef struct usc_check_request {
 	size_t threads;
 } usc_check_request;
 
-/* The defaults: sequential reductions, a 4096-bit cap, 5 worst elements. */
+/*
+ * The defaults: sequential reductions, a 4096-bit cap, 5 worst elements,
+ * one thread.
+ */
 usc_check_request usc_check_request_default(void);
 
 /* One element, as the report lists the worst ones. */

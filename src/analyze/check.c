@@ -56,6 +56,7 @@ usc_check_request usc_check_request_default(void)
 	r.reduce_order = USC_REDUCE_SEQUENTIAL;
 	r.oracle_precision_max = ORACLE_PREC_CAP_DEFAULT;
 	r.worst = WORST_DEFAULT;
+	r.threads = 1;
 	return r;
 }
 
@@ -1007,48 +1008,6 @@ static usc_status check_whole(check_run *c, usc_error *err)
 	return st;
 }
 
-/* Starts the result file of a streamed check: the kernel begun. */
-static usc_status stream_begin_file(check_run *c, usc_error *err)
-{
-	const usc_check_report *r = c->r;
-	usc_hlo_print_options po = usc_hlo_print_options_default();
-	usc_results_output *outs;
-	usc_results_kernel k;
-	char *text = NULL;
-	usc_status st;
-
-	outs = usc__calloc(r->output_count ? r->output_count : 1,
-			   sizeof *outs);
-	if (!outs)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->output_count; i++)
-		outs[i].device = r->outputs[i].device;
-	memset(&k, 0, sizeof k);
-	k.name = r->kernel_name;
-	k.hlo_file = r->hlo_path;
-	k.fusion = r->fusion;
-	k.computation = r->computation;
-	k.output_count = r->output_count;
-	k.outputs = outs;
-	st = usc_hlo_module_print(usc_hlo_file_module(r->kernel, 0), &po,
-				  &text, NULL, err);
-	k.hlo_text = text;
-	if (st == USC_OK)
-		st = c->req->results_append
-			     ? usc_results_open_append(c->req->results_path,
-						       &c->w, err)
-			     : usc_results_create_ex(c->req->results_path,
-						     c->req->results_force
-							     ? USC_RESULTS_FORCE
-							     : 0,
-						     &c->w, err);
-	if (st == USC_OK)
-		st = usc_results_begin_kernel(c->w, &k, r->classified, err);
-	usc_hlo_text_free(text);
-	usc__free(outs);
-	return st;
-}
-
 /* Rows [r0, r0 + n) of a tensor whose leading dimension is the rows. */
 static usc_status slice_rows(const usc_tensor *t, int64_t r0, int64_t n,
 			     usc_tensor **out, usc_error *err)
@@ -1182,7 +1141,7 @@ static usc_status check_streamed(check_run *c, usc_error *err)
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	if (st == USC_OK && c->req->results_path)
-		st = stream_begin_file(c, err);
+		st = usc__check_stream_begin_file(c, err);
 	c->total = n;
 	if (st == USC_OK)
 		st = run_pieces(c, err);
@@ -1287,7 +1246,7 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	if (st == USC_OK && c->req->results_path)
-		st = stream_begin_file(c, err);
+		st = usc__check_stream_begin_file(c, err);
 	c->rows = rows;
 	c->block = block;
 	c->row_kernels = kernels;
@@ -1372,46 +1331,6 @@ static usc_status finish(check_run *c, usc_error *err)
 	return st;
 }
 
-/* Ends the result file of a streamed check. */
-static usc_status stream_end_file(check_run *c, usc_error *err)
-{
-	usc_check_report *r = c->r;
-	usc_results_summary *sums;
-	usc_classify_counts *counts;
-	usc_results_kernel_end e;
-	usc_status st;
-
-	sums = usc__calloc(r->output_count ? r->output_count : 1,
-			   sizeof *sums);
-	counts = usc__calloc(r->output_count ? r->output_count : 1,
-			     sizeof *counts);
-	if (!sums || !counts) {
-		usc__free(sums);
-		usc__free(counts);
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < r->output_count; i++) {
-		sums[i] = r->outputs[i].summary;
-		counts[i] = r->outputs[i].counts;
-	}
-	memset(&e, 0, sizeof e);
-	e.oracle_precision_max = (int64_t)r->oracle_precision;
-	if (r->classified) {
-		e.verdict = usc_verdict_name(r->verdict);
-		e.verdict_reason = r->reason;
-		e.profile = r->profile.name;
-		e.class_counts = counts;
-	}
-	e.summaries = sums;
-	st = usc_results_end_kernel(c->w, &e, err);
-	if (st == USC_OK)
-		st = usc_results_close(c->w, err);
-	c->w = NULL;
-	usc__free(sums);
-	usc__free(counts);
-	return st;
-}
-
 /* One check, streamed when asked and possible; see usc_check_run. */
 static usc_status check_once(const usc_check_request *req, bool stream,
 			     size_t threads, usc_check_report **out,
@@ -1487,7 +1406,7 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 	if (st == USC_OK && !c.restart && !c.serial)
 		st = finish(&c, err);
 	if (st == USC_OK && !c.restart && !c.serial && c.w)
-		st = stream_end_file(&c, err);
+		st = usc__check_stream_end_file(&c, err);
 	*restart = c.restart;
 	*serial = c.serial;
 	run_clear(&c);
@@ -1540,105 +1459,5 @@ usc_status usc_check_run(const usc_check_request *req,
 		usc_check_report_destroy(*out);
 		*out = NULL;
 	}
-	return st;
-}
-
-static usc_results_output results_view(const usc_check_output *o)
-{
-	usc_results_output v;
-
-	memset(&v, 0, sizeof v);
-	v.device = o->device;
-	v.reference = o->reference;
-	v.oracle_mid = o->oracle_mid;
-	v.oracle_rad = o->oracle_rad;
-	v.ulp_error_oracle = o->ulp_oracle;
-	v.ulp_error_reference = o->ulp_reference;
-	v.undecided = o->undecided;
-	return v;
-}
-
-usc_status usc_check_write(const usc_check_report *r, const char *path,
-			   bool append, usc_error *err)
-{
-	return usc_check_write_ex(r, path, append, 0, err);
-}
-
-usc_status usc_check_write_ex(const usc_check_report *r, const char *path,
-			      bool append, unsigned flags, usc_error *err)
-{
-	usc_results_output *outs;
-	usc_results_kernel k;
-	usc_results_attribution *attr = NULL;
-	usc_results *w = NULL;
-	usc_status st;
-
-	if (r->streamed)
-		return usc__fail(err, USC_EINVAL,
-				 "%s: the check of %s was streamed: its "
-				 "per-element results went to its own result "
-				 "file (usc_check_request.results_path)",
-				 path, r->kernel_name);
-	outs = usc__calloc(r->output_count ? r->output_count : 1,
-			   sizeof *outs);
-	if (!outs)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->output_count; i++)
-		outs[i] = results_view(&r->outputs[i]);
-	st = usc__check_envelope_arrays(r, outs, err);
-	if (st != USC_OK) {
-		usc__check_envelope_arrays_free(r, outs);
-		usc__free(outs);
-		return st;
-	}
-	memset(&k, 0, sizeof k);
-	if (r->classified) {
-		k.verdict = usc_verdict_name(r->verdict);
-		k.verdict_reason = r->reason;
-		k.profile = r->profile.name;
-	}
-	k.name = r->kernel_name;
-	k.hlo_file = r->hlo_path;
-	k.fusion = r->fusion;
-	k.computation = r->computation;
-	k.oracle_precision_max = (int64_t)r->oracle_precision;
-	k.output_count = r->output_count;
-	k.outputs = outs;
-	/* Attribution (src/analyze/attribution.c), when the caller made one. */
-	if (r->attribution) {
-		st = usc_attribution_results(r->attribution, &attr, outs,
-					     r->output_count, err);
-		if (st != USC_OK) {
-			usc__check_envelope_arrays_free(r, outs);
-			usc__free(outs);
-			return st;
-		}
-		k.attribution = attr;
-	}
-	{
-		/* The kernel's text as evaluated (the isolated fusion). */
-		char *text = NULL;
-		usc_hlo_print_options po = usc_hlo_print_options_default();
-
-		st = usc_hlo_module_print(usc_hlo_file_module(r->kernel, 0),
-					  &po, &text, NULL, err);
-		k.hlo_text = text;
-		if (st == USC_OK)
-			st = append ? usc_results_open_append(path, &w, err)
-				    : usc_results_create_ex(path, flags, &w,
-							    err);
-		if (st == USC_OK)
-			st = usc_results_add_kernel(w, &k, err);
-		if (st == USC_OK) {
-			st = usc_results_close(w, err);
-			w = NULL;
-		}
-		if (w)
-			usc_results_abort(w);
-		usc_hlo_text_free(text);
-	}
-	usc__check_envelope_arrays_free(r, outs);
-	usc__free(outs);
-	usc_attribution_results_free(attr);
 	return st;
 }

@@ -226,6 +226,14 @@ usc_status usc__check_piece_compute(usc__check_run *c, bool first_piece,
 usc_status usc__check_piece_fold(usc__check_run *c, usc__check_part *parts,
 				 usc_error *err);
 
+/*
+ * The result file of a streamed check (src/analyze/check_write.c): begun
+ * with the kernel before the first piece, ended with the summaries, the
+ * class counts and the verdict after the last.
+ */
+usc_status usc__check_stream_begin_file(usc__check_run *c, usc_error *err);
+usc_status usc__check_stream_end_file(usc__check_run *c, usc_error *err);
+
 /* A part's arrays for cap elements (the reference tensor is the caller's). */
 usc_status usc__check_part_alloc(usc__check_part *p, size_t cap,
 				 bool classified, usc_error *err);
