@@ -255,10 +255,16 @@ void bench_files_write(bench_files *cf, const char *text, usc_tensor **in,
 
 void bench_files_remove(bench_files *cf)
 {
+	char lock[sizeof cf->out + 8];
+
 	for (size_t i = 0; i < cf->nin; i++)
 		unlink(cf->inp[i]);
 	unlink(cf->dev);
 	unlink(cf->hlo);
 	unlink(cf->out);
+	/* The result file's writer leaves its lock file (docs/results.md). */
+	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", cf->out) <
+	    sizeof lock)
+		unlink(lock);
 	rmdir(cf->dir);
 }
