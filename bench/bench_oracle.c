@@ -48,169 +48,11 @@
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
 
-#ifndef USC_KERNEL_DIR
-#define USC_KERNEL_DIR "kernels"
-#endif
+#include "bench_kernels.h"
+
 
 #define NAIVE_PREC 256
 #define ORACLE_PREC 128
-
-/*
- * The calling thread's CPU time: everything timed here runs on this one
- * thread, and CPU time moves less than wall time when other jobs share the
- * cores (it still moves with their cache and memory traffic).
- */
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, const usc_error *err)
-{
-	fprintf(stderr, "bench_oracle: %s: %s\n", what,
-		err ? err->message : "failed");
-	exit(1);
-}
-
-/* ------------------------------------------------------------ kernels */
-
-/*
- * A catalogue kernel and how to enlarge it: every occurrence of from[i] in
- * the text becomes "[R" followed by to[i], R the batch size.  rowlen is
- * the number of elements per unit of R in the (largest) output.
- */
-typedef struct kernel_def {
-	const char *name;
-	size_t nsub;
-	const char *from[3];
-	const char *to[3]; /* what follows "[R" in the replacement */
-	long rowlen;
-} kernel_def;
-
-static const kernel_def kernels[] = {
-	{"gelu_tanh_f32", 1, {"[1024]"}, {"]"}, 1},
-	{"silu_bf16", 1, {"[1024]"}, {"]"}, 1},
-	{"swiglu_f16", 1, {"[8,128]"}, {",128]"}, 128},
-	{"softmax_f32", 3, {"[4,256]", "[4,8]", "[4]"},
-	 {",256]", ",8]", "]"}, 256},
-	{"layer_norm_bf16", 3, {"[8,128]", "[8,4]", "[8]"},
-	 {",128]", ",4]", "]"}, 128},
-};
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	buf[n] = 0;
-	fclose(f);
-	return buf;
-}
-
-/* Replaces every occurrence of from by to; the result is malloc'ed. */
-static char *replace(const char *s, const char *from, const char *to)
-{
-	size_t lf = strlen(from), lt = strlen(to), n = 0;
-	const char *p;
-	char *out, *q;
-
-	for (p = s; (p = strstr(p, from)); p += lf)
-		n++;
-	out = malloc(strlen(s) + n * lt + 1);
-	if (!out)
-		return NULL;
-	for (q = out; (p = strstr(s, from)); s = p + lf) {
-		memcpy(q, s, (size_t)(p - s));
-		q += p - s;
-		memcpy(q, to, lt);
-		q += lt;
-	}
-	strcpy(q, s);
-	return out;
-}
-
-static char *scaled_text(const kernel_def *k, long r)
-{
-	char path[4096], to[64], *text, *t;
-	const char *dir = getenv("USC_KERNELS_DIR");
-
-	snprintf(path, sizeof path, "%s/%s.hlo", dir ? dir : USC_KERNEL_DIR,
-		 k->name);
-	text = slurp(path);
-	if (!text) {
-		fprintf(stderr, "bench_oracle: cannot read %s\n", path);
-		exit(1);
-	}
-	for (size_t i = 0; i < k->nsub; i++) {
-		snprintf(to, sizeof to, "[%ld%s", r, k->to[i]);
-		t = replace(text, k->from[i], to);
-		free(text);
-		text = t;
-	}
-	return text;
-}
-
-static usc_hlo_file *parse_text(const char *text, const char *name)
-{
-	usc_hlo_file *f;
-	usc_error err;
-
-	if (usc_hlo_parse(text, strlen(text), name, &f, &err) != USC_OK)
-		die("parse", &err);
-	return f;
-}
-
-/* Inputs: uniform in [-3, 3] (normal-ish activations), rounded to type. */
-static usc_tensor **make_inputs(const usc_hlo_module *m, uint64_t seed)
-{
-	const usc_hlo_computation *e = m->entry;
-	usc_tensor **in = calloc(e->param_count, sizeof *in);
-	usc_error err;
-
-	for (size_t i = 0; i < e->param_count; i++) {
-		const usc_hlo_shape *s = &e->params[i].shape;
-		usc_dtype t = s->dtype;
-		uint64_t x = seed + 7919 * i, n;
-
-		if (usc_tensor_create(t, s->rank, s->dims, &in[i], &err))
-			die("tensor", &err);
-		n = usc_tensor_count(in[i]);
-		for (uint64_t j = 0; j < n; j++) {
-			double v;
-			uint64_t bits;
-
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			v = ((double)(x >> 11) * 0x1p-53) * 6.0 - 3.0;
-			usc_encode_double(s->dtype, v, NULL, &bits, NULL);
-			usc_tensor_set_bits(in[i], j, bits);
-		}
-	}
-	return in;
-}
-
-static void free_inputs(usc_tensor **in, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		usc_tensor_destroy(in[i]);
-	free(in);
-}
 
 /* ------------------------------------------------- the naive baseline */
 
@@ -467,31 +309,14 @@ static usc_eval *make_eval(const usc_hlo_module *m, usc_eval_domain d,
 	o.domain = d;
 	o.oracle_precision = ORACLE_PREC;
 	if (usc_eval_create(m, &o, &ev, &err) != USC_OK)
-		die("eval create", &err);
+		bench_die("eval create", &err);
 	for (size_t i = 0; i < m->entry->param_count; i++)
 		if (usc_eval_bind(ev, i, in[i], &err) != USC_OK)
-			die("bind", &err);
+			bench_die("bind", &err);
 	return ev;
 }
 
-/* The most repetitions whose ratios are kept. */
-#define MAX_REPS 64
-
-/* The median of n values (sorted in place); 0 for none. */
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#define MAX_REPS BENCH_MAX_REPS
 
 static double time_eval(usc_eval *ev, int reps)
 {
@@ -499,11 +324,11 @@ static double time_eval(usc_eval *ev, int reps)
 	usc_error err;
 
 	for (int r = 0; r < reps; r++) {
-		double t = now();
+		double t = bench_now();
 
 		if (usc_eval_run(ev, &err) != USC_OK)
-			die("run", &err);
-		t = now() - t;
+			bench_die("run", &err);
+		t = bench_now() - t;
 		if (t < best)
 			best = t;
 	}
@@ -515,53 +340,29 @@ static double time_eval(usc_eval *ev, int reps)
 static double time_check(const char *text, usc_tensor **in, size_t nin,
 			 const usc_tensor *device, int reps)
 {
-	char dir[] = "/tmp/bench_oracle.XXXXXX", hlo[256], dev[256];
-	char inp[16][256];
-	const char *inputs[16], *devices[1];
 	usc_check_request req = usc_check_request_default();
 	usc_check_report *rep;
 	usc_error err;
 	double best = 1e300;
-	FILE *f;
+	bench_files cf;
 
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		exit(1);
-	}
-	snprintf(hlo, sizeof hlo, "%s/kernel.hlo", dir);
-	f = fopen(hlo, "w");
-	fputs(text, f);
-	fclose(f);
-	for (size_t i = 0; i < nin; i++) {
-		snprintf(inp[i], sizeof inp[i], "%s/input_%zu.npy", dir, i);
-		if (usc_tensor_write_npy(in[i], inp[i], &err) != USC_OK)
-			die("write npy", &err);
-		inputs[i] = inp[i];
-	}
-	snprintf(dev, sizeof dev, "%s/device_0.npy", dir);
-	if (usc_tensor_write_npy(device, dev, &err) != USC_OK)
-		die("write npy", &err);
-	devices[0] = dev;
-	req.hlo_path = hlo;
+	bench_files_write(&cf, text, in, nin, device);
+	req.hlo_path = cf.hlo;
 	req.input_count = nin;
-	req.inputs = inputs;
+	req.inputs = cf.inputs;
 	req.device_count = 1;
-	req.devices = devices;
+	req.devices = cf.devices;
 	for (int r = 0; r < reps; r++) {
-		double t = now();
+		double t = bench_now();
 
 		if (usc_check_run(&req, &rep, &err) != USC_OK)
-			die("check", &err);
-		t = now() - t;
+			bench_die("check", &err);
+		t = bench_now() - t;
 		usc_check_report_destroy(rep);
 		if (t < best)
 			best = t;
 	}
-	for (size_t i = 0; i < nin; i++)
-		unlink(inp[i]);
-	unlink(dev);
-	unlink(hlo);
-	rmdir(dir);
+	bench_files_remove(&cf);
 	return best;
 }
 
@@ -571,14 +372,14 @@ static double gelu_oracle_rate; /* set by run_kernel, elements/s */
 static double gelu_f64_rate, gelu_tier_rate;
 static int tier_only; /* --tier-only: no oracle, no check */
 
-static void run_kernel(const kernel_def *k, long n, int reps)
+static void run_kernel(const bench_kernel *k, long n, int reps)
 {
 	long r = n / k->rowlen > 0 ? n / k->rowlen : 1;
-	char *text = scaled_text(k, r);
-	usc_hlo_file *f = parse_text(text, k->name);
+	char *text = bench_scaled_text(k, r);
+	usc_hlo_file *f = bench_parse(text, k->name);
 	usc_hlo_module *m = usc_hlo_file_module(f, 0);
 	size_t np = m->entry->param_count;
-	usc_tensor **in = make_inputs(m, 0x9e3779b97f4a7c15u);
+	usc_tensor **in = bench_make_inputs(m, 0x9e3779b97f4a7c15u);
 	usc_eval *ev_o = NULL, *ev_r, *ev_64, *ev_t;
 	const usc_tensor *out_t, *out_r;
 	double t_naive = 1e300, t_o = 0, t_64, t_t, t_chk = 0, maxrel = 0;
@@ -606,10 +407,10 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 		if (!tier_only)
 			c = time_eval(ev_o, 1);
 		b = time_eval(ev_t, 1);
-		t = now();
+		t = bench_now();
 		nval_free(nv);
 		nv = naive_run(m, in);
-		t = now() - t;
+		t = bench_now() - t;
 		t_64 = fmin(t_64, a);
 		t_t = fmin(t_t, b);
 		t_naive = fmin(t_naive, t);
@@ -641,8 +442,8 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %11.0f %9.1f %9.1f "
 	       "%9.1f %9.2f %8.1e\n",
 	       k->name, (unsigned long long)elems, RATE(t_naive), RATE(t_o),
-	       RATE(t_t), RATE(t_64), RATE(t_chk), median(r_no, nr),
-	       median(r_o64, nr), median(r_nt, nr), median(r_t64, nr),
+	       RATE(t_t), RATE(t_64), RATE(t_chk), bench_median(r_no, nr),
+	       bench_median(r_o64, nr), bench_median(r_nt, nr), bench_median(r_t64, nr),
 	       maxrel);
 #undef RATE
 	fflush(stdout);
@@ -657,7 +458,7 @@ static void run_kernel(const kernel_def *k, long n, int reps)
 	usc_eval_destroy(ev_r);
 	usc_eval_destroy(ev_64);
 	usc_eval_destroy(ev_t);
-	free_inputs(in, np);
+	bench_free_inputs(in, np);
 	usc_hlo_file_destroy(f);
 	free(text);
 }
@@ -685,13 +486,13 @@ static void run_native_gelu(long n, int reps)
 		x[i] = (float)(((double)(s >> 11) * 0x1p-53) * 6.0 - 3.0);
 	}
 	for (int r = 0; r < reps * 10; r++) {
-		t = now();
+		t = bench_now();
 		for (long i = 0; i < n; i++) {
 			double v = x[i], p = v * v * v * 0.044715;
 
 			y[i] = v * ((tanh((v + p) * 0.797884583) + 1.0) * 0.5);
 		}
-		t = now() - t;
+		t = bench_now() - t;
 		sink = y[n / 2];
 		if (t < best)
 			best = t;
@@ -716,6 +517,7 @@ int main(int argc, char **argv)
 	int reps = 3, nsel = 0;
 	const char *sel[16];
 
+	bench_name = "bench_oracle";
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tier-only")) {
 			tier_only = 1;
@@ -741,14 +543,9 @@ int main(int argc, char **argv)
 	       "kernel", "elements", "naive/s", "oracle/s", "tier/s", "f64/s",
 	       "check/s", "naive/or", "or/f64", "naive/tr", "tier/f64",
 	       "agree");
-	for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
-		int want = nsel == 0;
-
-		for (int j = 0; j < nsel; j++)
-			want |= !strcmp(sel[j], kernels[i].name);
-		if (want)
-			run_kernel(&kernels[i], n, reps);
-	}
+	for (size_t i = 0; i < bench_kernel_count; i++)
+		if (bench_selected(&bench_kernels[i], sel, nsel))
+			run_kernel(&bench_kernels[i], n, reps);
 	run_native_gelu(n, reps);
 	printf("\nnaive/or: oracle speed-up over the naive baseline "
 	       "(issue goal >= 100)\n");

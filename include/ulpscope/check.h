@@ -101,9 +101,19 @@ typedef struct usc_check_request {
 	size_t stream_piece;
 	/* The evaluator's tile (usc_eval_options.tile_elements); 0: default. */
 	size_t tile_elements;
+	/*
+	 * Threads for a streamed check's pieces (docs/check.md, "Threads"):
+	 * each evaluates whole pieces in every domain, and the pieces are
+	 * folded in order, so the report and the result file are the same
+	 * bit for bit as with one thread.  0 and 1: the calling thread alone.
+	 */
+	size_t threads;
 } usc_check_request;
 
-/* The defaults: sequential reductions, a 4096-bit cap, 5 worst elements. */
+/*
+ * The defaults: sequential reductions, a 4096-bit cap, 5 worst elements,
+ * one thread.
+ */
 usc_check_request usc_check_request_default(void);
 
 /* One element, as the report lists the worst ones. */

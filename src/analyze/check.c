@@ -44,8 +44,6 @@
 #define ORACLE_PREC_GROWTH 4
 #define ORACLE_PREC_CAP_DEFAULT 4096
 #define WORST_DEFAULT 5
-/* Elements per piece of a streamed check (a multiple of the tile). */
-#define CHECK_PIECE_DEFAULT 65536
 
 /* The resolution at which an error against the oracle counts as decided. */
 static const usc__oracle_resolution resolution = {0.125, 0};
@@ -58,6 +56,7 @@ usc_check_request usc_check_request_default(void)
 	r.reduce_order = USC_REDUCE_SEQUENTIAL;
 	r.oracle_precision_max = ORACLE_PREC_CAP_DEFAULT;
 	r.worst = WORST_DEFAULT;
+	r.threads = 1;
 	return r;
 }
 
@@ -260,7 +259,7 @@ static usc_status bind_all(usc_eval *ev, const usc_check_report *r,
 
 /* ------------------------------------------------------------ parts */
 
-static void part_free(usc__check_part *p)
+void usc__check_part_free(usc__check_part *p)
 {
 	usc_tensor_destroy(p->reference);
 	usc__free(p->oracle_mid);
@@ -278,7 +277,7 @@ static void part_free(usc__check_part *p)
  * Allocates a part's arrays for cap elements (and the envelope's and the
  * classes' when classified).  The reference tensor is the caller's.
  */
-static usc_status part_alloc(usc__check_part *p, size_t cap, bool classified,
+usc_status usc__check_part_alloc(usc__check_part *p, size_t cap, bool classified,
 			     usc_error *err)
 {
 	size_t m = cap ? cap : 1;
@@ -375,51 +374,7 @@ static void set_enclosure(usc__check_part *p, size_t j,
 
 /* ------------------------------------------------------------ the run */
 
-/* One check: its request, report, evaluators and what it folds. */
-typedef struct check_run {
-	const usc_check_request *req;
-	usc_check_report *r;
-	/*
-	 * Streaming: the one output is checked a piece of `piece` elements
-	 * at a time (a multiple of the tile), and the report keeps no
-	 * per-element arrays.
-	 */
-	bool stream;
-	size_t piece;
-	size_t tile;
-	/*
-	 * How a piece is evaluated: a range of the loop kernel's output
-	 * (ranges), or the kernel of a block of rows on those rows of the
-	 * inputs (comp and in; docs/check.md, "Streaming").  Otherwise comp
-	 * is the kernel and in its inputs.
-	 */
-	bool ranges;
-	const usc_hlo_computation *comp;
-	usc_tensor **in;
-	usc__check_part *parts; /* one per output */
-	usc_eval *ref, *tier, *env;
-	size_t oracle_count;     /* precision levels */
-	unsigned long *oracle_prec;
-	usc_eval **oracle;       /* one per level, made when first needed */
-	bool tier_off;           /* the tier cannot evaluate the kernel */
-	bool env_refused;        /* the envelope domain refused it */
-	/*
-	 * A streamed check met, after its first piece, a refusal that the
-	 * whole check handles for every element at once: it runs again
-	 * whole (usc_check_run).
-	 */
-	bool restart;
-	usc_results_stats_acc **acc; /* two per output: oracle, reference */
-	/*
-	 * The verdict's element: the worst of each output (why_out), then of
-	 * the kernel (why) once every piece is in.
-	 */
-	usc__check_reason *why_out;
-	usc__check_reason why;
-	usc_results *w;              /* streaming to the result file */
-	double *col_lo, *col_hi;     /* the envelope's columns of a piece */
-	uint8_t *col_flags;
-} check_run;
+typedef usc__check_run check_run;
 
 /* An evaluator of the computation in a domain, bound to the inputs. */
 static usc_status make_eval(check_run *c, usc_eval_domain domain,
@@ -776,10 +731,10 @@ static void offer_worst(const check_run *c, usc__check_part *p, size_t j)
 	o->worst_count = m;
 }
 
-/* Writes a streamed piece of output i to the result file. */
-static usc_status write_piece(check_run *c, size_t i, usc_error *err)
+/* Writes a streamed piece p of output i to the result file. */
+static usc_status write_piece(check_run *c, const usc__check_part *p,
+			      size_t i, usc_error *err)
 {
-	usc__check_part *p = &c->parts[i];
 	usc_results_rows rows;
 
 	memset(&rows, 0, sizeof rows);
@@ -801,12 +756,12 @@ static usc_status write_piece(check_run *c, size_t i, usc_error *err)
 }
 
 /*
- * Checks the current piece of every output (parts set up): the reference
- * (streamed pieces only: a whole check ran it already), the tier, the
- * oracle for what it leaves, the envelope and the classes, and then folds
- * the figures into the summaries, the worst lists and the reason.
+ * Evaluates the current piece of every output (parts set up): the
+ * reference (streamed pieces only: a whole check ran it already), the
+ * tier, the oracle for what it leaves, the envelope and the classes.
  */
-static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
+usc_status usc__check_piece_compute(check_run *c, bool first_piece,
+				    usc_error *err)
 {
 	usc_check_report *r = c->r;
 	usc_status st = USC_OK;
@@ -850,10 +805,21 @@ static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
 			st = usc__check_classify_part(c->req, &c->parts[i],
 						      err);
 	}
-	if (st != USC_OK || c->restart)
-		return st;
+	return st;
+}
+
+/*
+ * Folds a computed piece into the summaries, the worst lists, the
+ * reason and the result file, in the order of the pieces.
+ */
+usc_status usc__check_piece_fold(check_run *c, usc__check_part *parts,
+				 usc_error *err)
+{
+	usc_check_report *r = c->r;
+	usc_status st = USC_OK;
+
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
-		usc__check_part *p = &c->parts[i];
+		usc__check_part *p = &parts[i];
 		usc_check_output *o = p->o;
 		size_t w = (size_t)usc_format_of(usc_tensor_dtype(o->device))
 				   ->container_bytes;
@@ -883,9 +849,19 @@ static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
 		}
 		o->tier_decided += p->tier_decided;
 		if (st == USC_OK && c->w)
-			st = write_piece(c, i, err);
+			st = write_piece(c, p, i, err);
 	}
 	return st;
+}
+
+/* Checks the current piece: computed, then folded. */
+static usc_status check_piece(check_run *c, bool first_piece, usc_error *err)
+{
+	usc_status st = usc__check_piece_compute(c, first_piece, err);
+
+	if (st != USC_OK || c->restart)
+		return st;
+	return usc__check_piece_fold(c, c->parts, err);
 }
 
 /*
@@ -909,7 +885,7 @@ static void run_clear(check_run *c)
 {
 	ref_counts_take(c);
 	for (size_t i = 0; c->parts && i < c->r->output_count; i++)
-		part_free(&c->parts[i]);
+		usc__check_part_free(&c->parts[i]);
 	usc__free(c->parts);
 	for (size_t i = 0; c->acc && i < 2 * c->r->output_count; i++)
 		usc_results_stats_acc_free(c->acc[i]);
@@ -1006,7 +982,7 @@ static usc_status check_whole(check_run *c, usc_error *err)
 			st = read_device(c, i, usc_tensor_spec_of(p->reference),
 					 err);
 		if (st == USC_OK)
-			st = part_alloc(p, (size_t)usc_tensor_count(p->reference),
+			st = usc__check_part_alloc(p, (size_t)usc_tensor_count(p->reference),
 					r->classified, err);
 		if (st == USC_OK)
 			part_reset(p, 0, (size_t)usc_tensor_count(p->reference));
@@ -1032,45 +1008,97 @@ static usc_status check_whole(check_run *c, usc_error *err)
 	return st;
 }
 
-/* Starts the result file of a streamed check: the kernel begun. */
-static usc_status stream_begin_file(check_run *c, usc_error *err)
+/* Rows [r0, r0 + n) of a tensor whose leading dimension is the rows. */
+static usc_status slice_rows(const usc_tensor *t, int64_t r0, int64_t n,
+			     usc_tensor **out, usc_error *err)
 {
-	const usc_check_report *r = c->r;
-	usc_hlo_print_options po = usc_hlo_print_options_default();
-	usc_results_output *outs;
-	usc_results_kernel k;
-	char *text = NULL;
+	int64_t dims[USC_TENSOR_MAX_RANK];
+	size_t rank = usc_tensor_rank(t), row;
 	usc_status st;
 
-	outs = usc__calloc(r->output_count ? r->output_count : 1,
-			   sizeof *outs);
-	if (!outs)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->output_count; i++)
-		outs[i].device = r->outputs[i].device;
-	memset(&k, 0, sizeof k);
-	k.name = r->kernel_name;
-	k.hlo_file = r->hlo_path;
-	k.fusion = r->fusion;
-	k.computation = r->computation;
-	k.output_count = r->output_count;
-	k.outputs = outs;
-	st = usc_hlo_module_print(usc_hlo_file_module(r->kernel, 0), &po,
-				  &text, NULL, err);
-	k.hlo_text = text;
+	memcpy(dims, usc_tensor_dims(t), rank * sizeof *dims);
+	row = usc_tensor_nbytes(t) / (size_t)dims[0];
+	dims[0] = n;
+	st = usc_tensor_create(usc_tensor_dtype(t), rank, dims, out, err);
 	if (st == USC_OK)
-		st = c->req->results_append
-			     ? usc_results_open_append(c->req->results_path,
-						       &c->w, err)
-			     : usc_results_create_ex(c->req->results_path,
-						     c->req->results_force
-							     ? USC_RESULTS_FORCE
-							     : 0,
-						     &c->w, err);
+		memcpy(usc_tensor_data(*out),
+		       (const unsigned char *)usc_tensor_cdata(t) +
+			       (size_t)r0 * row,
+		       (size_t)n * row);
+	return st;
+}
+
+size_t usc__check_piece_count(const check_run *c)
+{
+	if (c->ranges)
+		return (size_t)((c->total + c->piece - 1) / c->piece);
+	return (size_t)((c->rows + c->block - 1) / c->block);
+}
+
+usc_status usc__check_piece_setup(check_run *c, size_t k, usc_error *err)
+{
+	usc_check_report *r = c->r;
+	usc_status st = USC_OK;
+	int64_t r0, nb;
+
+	if (c->ranges) {
+		uint64_t first = (uint64_t)k * c->piece;
+
+		part_reset(&c->parts[0], first,
+			   (size_t)(c->total - first < c->piece
+					    ? c->total - first
+					    : c->piece));
+		/* A worker's run makes its own reference evaluator. */
+		return c->ref ? USC_OK
+			      : make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref,
+					  err);
+	}
+	/* A block of rows: its kernel, on its rows, in new evaluators. */
+	r0 = (int64_t)k * c->block;
+	nb = c->rows - r0 < c->block ? c->rows - r0 : c->block;
+	usc__check_evals_clear(c);
+	c->comp = usc_hlo_file_module(c->row_kernels[nb == c->block ? 0 : 1],
+				      0)
+			  ->entry;
+	for (size_t i = 0; st == USC_OK && i < r->input_count; i++) {
+		const usc_tensor *t = r->inputs[i];
+
+		usc_tensor_destroy(c->row_in[i] != t ? c->row_in[i] : NULL);
+		c->row_in[i] = NULL;
+		if (usc_tensor_rank(t) >= 1 && usc_tensor_dims(t)[0] == c->rows)
+			st = slice_rows(t, r0, nb, &c->row_in[i], err);
+		else
+			c->row_in[i] = r->inputs[i];
+	}
+	c->in = c->row_in;
 	if (st == USC_OK)
-		st = usc_results_begin_kernel(c->w, &k, r->classified, err);
-	usc_hlo_text_free(text);
-	usc__free(outs);
+		st = make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref, err);
+	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
+		part_reset(&c->parts[i], (uint64_t)r0 * c->row_per[i],
+			   (size_t)((uint64_t)nb * c->row_per[i]));
+		c->parts[i].visit_base = c->parts[i].base;
+	}
+	return st;
+}
+
+/*
+ * Every piece of a streamed check in order, on the calling thread or on
+ * c->threads threads (src/analyze/check_threads.c).
+ */
+static usc_status run_pieces(check_run *c, usc_error *err)
+{
+	size_t n = usc__check_piece_count(c);
+	usc_status st = USC_OK;
+
+	if (c->threads > 1 && n > 1)
+		return usc__check_pieces_threaded(c, err);
+	for (size_t k = 0; st == USC_OK && k < n; k++) {
+		st = usc__check_piece_setup(c, k, err);
+		if (st == USC_OK)
+			st = check_piece(c, k == 0, err);
+		if (c->restart)
+			break;
+	}
 	return st;
 }
 
@@ -1104,7 +1132,7 @@ static usc_status check_streamed(check_run *c, usc_error *err)
 	dim = (int64_t)c->piece;
 	st = usc_tensor_create(shape->dtype, 1, &dim, &p->reference, err);
 	if (st == USC_OK)
-		st = part_alloc(p, c->piece, r->classified, err);
+		st = usc__check_part_alloc(p, c->piece, r->classified, err);
 	if (st == USC_OK && r->classified && c->req->results_path) {
 		c->col_lo = usc__malloc(c->piece * sizeof *c->col_lo);
 		c->col_hi = usc__malloc(c->piece * sizeof *c->col_hi);
@@ -1113,16 +1141,10 @@ static usc_status check_streamed(check_run *c, usc_error *err)
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	if (st == USC_OK && c->req->results_path)
-		st = stream_begin_file(c, err);
-	for (uint64_t first = 0; st == USC_OK && first < n;
-	     first += c->piece) {
-		part_reset(p, first,
-			   (size_t)(n - first < c->piece ? n - first
-							 : c->piece));
-		st = check_piece(c, first == 0, err);
-		if (c->restart)
-			break;
-	}
+		st = usc__check_stream_begin_file(c, err);
+	c->total = n;
+	if (st == USC_OK)
+		st = run_pieces(c, err);
 	return st;
 }
 
@@ -1154,28 +1176,8 @@ static int64_t rows_block(const usc_check_report *r, int64_t rows,
 	return per <= 0 || (int64_t)want / per < 1 ? 1 : (int64_t)want / per;
 }
 
-/* Rows [r0, r0 + n) of a tensor whose leading dimension is the rows. */
-static usc_status slice_rows(const usc_tensor *t, int64_t r0, int64_t n,
-			     usc_tensor **out, usc_error *err)
-{
-	int64_t dims[USC_TENSOR_MAX_RANK];
-	size_t rank = usc_tensor_rank(t), row;
-	usc_status st;
-
-	memcpy(dims, usc_tensor_dims(t), rank * sizeof *dims);
-	row = usc_tensor_nbytes(t) / (size_t)dims[0];
-	dims[0] = n;
-	st = usc_tensor_create(usc_tensor_dtype(t), rank, dims, out, err);
-	if (st == USC_OK)
-		memcpy(usc_tensor_data(*out),
-		       (const unsigned char *)usc_tensor_cdata(t) +
-			       (size_t)r0 * row,
-		       (size_t)n * row);
-	return st;
-}
-
 /* Destroys the evaluators of a run (a new block kernel needs new ones). */
-static void evals_clear(check_run *c)
+void usc__check_evals_clear(check_run *c)
 {
 	ref_counts_take(c);
 	usc_eval_destroy(c->ref);
@@ -1232,7 +1234,7 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 			st = usc_tensor_create(leaf[i]->dtype, 1, &dim,
 					       &p->reference, err);
 		if (st == USC_OK)
-			st = part_alloc(p, (size_t)dim, r->classified, err);
+			st = usc__check_part_alloc(p, (size_t)dim, r->classified, err);
 		if ((size_t)dim > widest)
 			widest = (size_t)dim;
 	}
@@ -1244,41 +1246,18 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	if (st == USC_OK && c->req->results_path)
-		st = stream_begin_file(c, err);
-	for (int64_t r0 = 0; st == USC_OK && r0 < rows; r0 += block) {
-		int64_t nb = rows - r0 < block ? rows - r0 : block;
-		size_t which = nb == block ? 0 : 1;
-
-		evals_clear(c);
-		c->comp = usc_hlo_file_module(kernels[which], 0)->entry;
-		for (size_t k = 0; st == USC_OK && k < r->input_count; k++) {
-			const usc_tensor *t = r->inputs[k];
-
-			usc_tensor_destroy(in[k] != t ? in[k] : NULL);
-			in[k] = NULL;
-			if (usc_tensor_rank(t) >= 1 &&
-			    usc_tensor_dims(t)[0] == rows)
-				st = slice_rows(t, r0, nb, &in[k], err);
-			else
-				in[k] = r->inputs[k];
-		}
-		c->in = in;
-		if (st == USC_OK)
-			st = make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref,
-				       err);
-		for (size_t i = 0; st == USC_OK && i < n; i++) {
-			part_reset(&c->parts[i], (uint64_t)r0 * per[i],
-				   (size_t)((uint64_t)nb * per[i]));
-			c->parts[i].visit_base = c->parts[i].base;
-		}
-		if (st == USC_OK)
-			st = check_piece(c, r0 == 0, err);
-		if (c->restart)
-			break;
-	}
-	evals_clear(c);
+		st = usc__check_stream_begin_file(c, err);
+	c->rows = rows;
+	c->block = block;
+	c->row_kernels = kernels;
+	c->row_per = per;
+	c->row_in = in;
+	if (st == USC_OK)
+		st = run_pieces(c, err);
+	usc__check_evals_clear(c);
 	c->comp = r->computation;
 	c->in = r->inputs;
+	c->row_in = NULL;
 	for (size_t k = 0; in && k < r->input_count; k++)
 		if (in[k] != r->inputs[k])
 			usc_tensor_destroy(in[k]);
@@ -1352,50 +1331,10 @@ static usc_status finish(check_run *c, usc_error *err)
 	return st;
 }
 
-/* Ends the result file of a streamed check. */
-static usc_status stream_end_file(check_run *c, usc_error *err)
-{
-	usc_check_report *r = c->r;
-	usc_results_summary *sums;
-	usc_classify_counts *counts;
-	usc_results_kernel_end e;
-	usc_status st;
-
-	sums = usc__calloc(r->output_count ? r->output_count : 1,
-			   sizeof *sums);
-	counts = usc__calloc(r->output_count ? r->output_count : 1,
-			     sizeof *counts);
-	if (!sums || !counts) {
-		usc__free(sums);
-		usc__free(counts);
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < r->output_count; i++) {
-		sums[i] = r->outputs[i].summary;
-		counts[i] = r->outputs[i].counts;
-	}
-	memset(&e, 0, sizeof e);
-	e.oracle_precision_max = (int64_t)r->oracle_precision;
-	if (r->classified) {
-		e.verdict = usc_verdict_name(r->verdict);
-		e.verdict_reason = r->reason;
-		e.profile = r->profile.name;
-		e.class_counts = counts;
-	}
-	e.summaries = sums;
-	st = usc_results_end_kernel(c->w, &e, err);
-	if (st == USC_OK)
-		st = usc_results_close(c->w, err);
-	c->w = NULL;
-	usc__free(sums);
-	usc__free(counts);
-	return st;
-}
-
 /* One check, streamed when asked and possible; see usc_check_run. */
 static usc_status check_once(const usc_check_request *req, bool stream,
-			     usc_check_report **out, bool *restart,
-			     usc_error *err)
+			     size_t threads, usc_check_report **out,
+			     bool *restart, bool *serial, usc_error *err)
 {
 	usc_check_report *r;
 	check_run c;
@@ -1403,16 +1342,18 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 	bool streams = false;
 	int64_t rows = 0, block = 0;
 	size_t want = req->stream_piece ? req->stream_piece
-					: CHECK_PIECE_DEFAULT;
+					: USC__CHECK_PIECE_DEFAULT;
 
 	*out = NULL;
 	*restart = false;
+	*serial = false;
 	r = usc__calloc(1, sizeof *r);
 	if (!r)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	memset(&c, 0, sizeof c);
 	c.req = req;
 	c.r = r;
+	c.threads = threads;
 	r->hlo_path = usc__strdup(req->hlo_path);
 	r->fusion = usc__strdup(req->fusion);
 	if (!r->hlo_path || (req->fusion && !r->fusion)) {
@@ -1460,13 +1401,16 @@ static usc_status check_once(const usc_check_request *req, bool stream,
 	} else if (st == USC_OK) {
 		st = check_whole(&c, err);
 	}
-	if (st == USC_OK && !c.restart)
+	if (c.serial)
+		c.restart = false;
+	if (st == USC_OK && !c.restart && !c.serial)
 		st = finish(&c, err);
-	if (st == USC_OK && !c.restart && c.w)
-		st = stream_end_file(&c, err);
+	if (st == USC_OK && !c.restart && !c.serial && c.w)
+		st = usc__check_stream_end_file(&c, err);
 	*restart = c.restart;
+	*serial = c.serial;
 	run_clear(&c);
-	if (st != USC_OK || c.restart) {
+	if (st != USC_OK || c.restart || c.serial) {
 		usc_check_report_destroy(r);
 		return st;
 	}
@@ -1480,21 +1424,30 @@ usc_status usc_check_run(const usc_check_request *req,
 			 usc_check_report **out, usc_error *err)
 {
 	usc_status st;
-	bool restart;
+	bool restart, serial;
 
 	if (!req || !req->hlo_path || !out ||
 	    (req->input_count && !req->inputs && !req->input_tensors) ||
 	    (req->device_count && !req->devices && !req->device_tensors))
 		return usc__fail(err, USC_EINVAL, "incomplete check request");
 	*out = NULL;
-	st = check_once(req, req->stream, out, &restart, err);
+	st = check_once(req, req->stream, req->threads, out, &restart,
+			&serial, err);
+	/*
+	 * Threads, when piece 0 changed what the later pieces do (which
+	 * they had begun without knowing): again on one thread, which
+	 * carries it into every piece.
+	 */
+	if (st == USC_OK && serial)
+		st = check_once(req, req->stream, 1, out, &restart, &serial,
+				err);
 	/*
 	 * A refusal after the first piece: every element must see it, as
 	 * a whole check sees it, so the check runs again whole (its result
 	 * file from scratch: the streamed one was never completed).
 	 */
 	if (st == USC_OK && restart)
-		st = check_once(req, false, out, &restart, err);
+		st = check_once(req, false, 1, out, &restart, &serial, err);
 	/* A streamed check wrote its result file as it went. */
 	if (st == USC_OK && req->results_path && !(*out)->streamed)
 		st = usc_check_write_ex(*out, req->results_path,
@@ -1506,105 +1459,5 @@ usc_status usc_check_run(const usc_check_request *req,
 		usc_check_report_destroy(*out);
 		*out = NULL;
 	}
-	return st;
-}
-
-static usc_results_output results_view(const usc_check_output *o)
-{
-	usc_results_output v;
-
-	memset(&v, 0, sizeof v);
-	v.device = o->device;
-	v.reference = o->reference;
-	v.oracle_mid = o->oracle_mid;
-	v.oracle_rad = o->oracle_rad;
-	v.ulp_error_oracle = o->ulp_oracle;
-	v.ulp_error_reference = o->ulp_reference;
-	v.undecided = o->undecided;
-	return v;
-}
-
-usc_status usc_check_write(const usc_check_report *r, const char *path,
-			   bool append, usc_error *err)
-{
-	return usc_check_write_ex(r, path, append, 0, err);
-}
-
-usc_status usc_check_write_ex(const usc_check_report *r, const char *path,
-			      bool append, unsigned flags, usc_error *err)
-{
-	usc_results_output *outs;
-	usc_results_kernel k;
-	usc_results_attribution *attr = NULL;
-	usc_results *w = NULL;
-	usc_status st;
-
-	if (r->streamed)
-		return usc__fail(err, USC_EINVAL,
-				 "%s: the check of %s was streamed: its "
-				 "per-element results went to its own result "
-				 "file (usc_check_request.results_path)",
-				 path, r->kernel_name);
-	outs = usc__calloc(r->output_count ? r->output_count : 1,
-			   sizeof *outs);
-	if (!outs)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->output_count; i++)
-		outs[i] = results_view(&r->outputs[i]);
-	st = usc__check_envelope_arrays(r, outs, err);
-	if (st != USC_OK) {
-		usc__check_envelope_arrays_free(r, outs);
-		usc__free(outs);
-		return st;
-	}
-	memset(&k, 0, sizeof k);
-	if (r->classified) {
-		k.verdict = usc_verdict_name(r->verdict);
-		k.verdict_reason = r->reason;
-		k.profile = r->profile.name;
-	}
-	k.name = r->kernel_name;
-	k.hlo_file = r->hlo_path;
-	k.fusion = r->fusion;
-	k.computation = r->computation;
-	k.oracle_precision_max = (int64_t)r->oracle_precision;
-	k.output_count = r->output_count;
-	k.outputs = outs;
-	/* Attribution (src/analyze/attribution.c), when the caller made one. */
-	if (r->attribution) {
-		st = usc_attribution_results(r->attribution, &attr, outs,
-					     r->output_count, err);
-		if (st != USC_OK) {
-			usc__check_envelope_arrays_free(r, outs);
-			usc__free(outs);
-			return st;
-		}
-		k.attribution = attr;
-	}
-	{
-		/* The kernel's text as evaluated (the isolated fusion). */
-		char *text = NULL;
-		usc_hlo_print_options po = usc_hlo_print_options_default();
-
-		st = usc_hlo_module_print(usc_hlo_file_module(r->kernel, 0),
-					  &po, &text, NULL, err);
-		k.hlo_text = text;
-		if (st == USC_OK)
-			st = append ? usc_results_open_append(path, &w, err)
-				    : usc_results_create_ex(path, flags, &w,
-							    err);
-		if (st == USC_OK)
-			st = usc_results_add_kernel(w, &k, err);
-		if (st == USC_OK) {
-			st = usc_results_close(w, err);
-			w = NULL;
-		}
-		if (w)
-			usc_results_abort(w);
-		usc_hlo_text_free(text);
-	}
-	usc__check_envelope_arrays_free(r, outs);
-	usc__free(outs);
-	usc_attribution_results_free(attr);
 	return st;
 }

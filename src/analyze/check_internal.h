@@ -10,6 +10,7 @@
 
 #include "ulpscope/check.h"
 #include "ulpscope/eval.h"
+#include "ulpscope/results.h"
 
 /*
  * The per-element figures of one output over its elements [base, base +
@@ -123,6 +124,133 @@ void usc__check_envelope_arrays_free(const usc_check_report *r,
  */
 void usc__check_envelope_columns(const usc_envelope *e, size_t n,
 				 double *lo, double *hi, uint8_t *flags);
+
+/* ------------------------------------------------- the run of a check */
+
+/* One check: its request, report, evaluators and what it folds. */
+typedef struct usc__check_run {
+	const usc_check_request *req;
+	usc_check_report *r;
+	/*
+	 * Streaming: the one output is checked a piece of `piece` elements
+	 * at a time (a multiple of the tile), and the report keeps no
+	 * per-element arrays.
+	 */
+	bool stream;
+	size_t piece;
+	size_t tile;
+	/*
+	 * How a piece is evaluated: a range of the loop kernel's output
+	 * (ranges), or the kernel of a block of rows on those rows of the
+	 * inputs (comp and in; docs/check.md, "Streaming").  Otherwise comp
+	 * is the kernel and in its inputs.
+	 */
+	bool ranges;
+	const usc_hlo_computation *comp;
+	usc_tensor **in;
+	usc__check_part *parts; /* one per output */
+	usc_eval *ref, *tier, *env;
+	size_t oracle_count;     /* precision levels */
+	unsigned long *oracle_prec;
+	usc_eval **oracle;       /* one per level, made when first needed */
+	bool tier_off;           /* the tier cannot evaluate the kernel */
+	bool env_refused;        /* the envelope domain refused it */
+	/*
+	 * A streamed check met, after its first piece, a refusal that the
+	 * whole check handles for every element at once: it runs again
+	 * whole (usc_check_run).
+	 */
+	bool restart;
+	usc_results_stats_acc **acc; /* two per output: oracle, reference */
+	/*
+	 * The verdict's element: the worst of each output (why_out), then of
+	 * the kernel (why) once every piece is in.
+	 */
+	usc__check_reason *why_out;
+	usc__check_reason why;
+	usc_results *w;              /* streaming to the result file */
+	double *col_lo, *col_hi;     /* the envelope's columns of a piece */
+	uint8_t *col_flags;
+	/*
+	 * The pieces of a streamed check (usc__check_piece_setup): of the
+	 * one output's `total` elements (ranges), or of `rows` rows a
+	 * `block` at a time, evaluated by row_kernels[0] (a full block) or
+	 * [1] (the shorter last one), on this run's row_in (the block's rows
+	 * of the row-shaped inputs, the others whole); output i has
+	 * row_per[i] elements per row.
+	 */
+	uint64_t total;
+	int64_t rows, block;
+	usc_hlo_file **row_kernels;
+	const uint64_t *row_per;
+	usc_tensor **row_in;
+	/* Threads for the pieces (src/analyze/check_threads.c). */
+	size_t threads;
+	/*
+	 * A worker's run of piece 0 changed what later pieces do (the tier
+	 * or the envelope refused the kernel): the check runs again on one
+	 * thread, which carries that into every piece as before.
+	 */
+	bool serial;
+} usc__check_run;
+
+/* Elements per piece of a streamed check (a multiple of the tile). */
+#define USC__CHECK_PIECE_DEFAULT 65536
+
+/*
+ * The pieces of a streamed check c (its geometry set): how many, and
+ * piece k set up on c: its parts reset to the piece's elements and, for
+ * a kernel that splits into rows, c's evaluators made anew for the
+ * block's kernel on the block's rows of the inputs (c->row_in).
+ */
+size_t usc__check_piece_count(const usc__check_run *c);
+usc_status usc__check_piece_setup(usc__check_run *c, size_t k,
+				  usc_error *err);
+
+/*
+ * Evaluates the piece set up on c in every domain (the reference, the
+ * tier, the oracle for what it leaves, the envelope and the classes)
+ * into c->parts; nothing is folded.  It touches nothing shared with
+ * other runs but what it reads: the request, the report's inputs and
+ * device outputs (c->parts[i].o need only hold the device, the class
+ * counts and oracle_elements it adds to), the kernels.
+ */
+usc_status usc__check_piece_compute(usc__check_run *c, bool first_piece,
+				    usc_error *err);
+
+/*
+ * Folds a computed piece (parts: one per output, each part's o the
+ * report's output) into c's summaries, worst lists, the verdict's element
+ * and the result file.
+ */
+usc_status usc__check_piece_fold(usc__check_run *c, usc__check_part *parts,
+				 usc_error *err);
+
+/*
+ * The result file of a streamed check (src/analyze/check_write.c): begun
+ * with the kernel before the first piece, ended with the summaries, the
+ * class counts and the verdict after the last.
+ */
+usc_status usc__check_stream_begin_file(usc__check_run *c, usc_error *err);
+usc_status usc__check_stream_end_file(usc__check_run *c, usc_error *err);
+
+/* A part's arrays for cap elements (the reference tensor is the caller's). */
+usc_status usc__check_part_alloc(usc__check_part *p, size_t cap,
+				 bool classified, usc_error *err);
+void usc__check_part_free(usc__check_part *p);
+
+/*
+ * Destroys c's evaluators (ref, tier, env, the oracle's levels), adding
+ * the counts they keep (the fast reference's, the envelope's) to c->r.
+ */
+void usc__check_evals_clear(usc__check_run *c);
+
+/*
+ * The pieces of c (geometry set, the result file begun, piece 0 not yet
+ * run) on c->threads threads (src/analyze/check_threads.c), folded in
+ * order into c; c->restart or c->serial set as the pieces say.
+ */
+usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err);
 
 /*
  * Row blocks (src/analyze/check_rows.c): *rows receives the kernel's rows

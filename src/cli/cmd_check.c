@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"--device SRC... [options]\n"
 	"options: --profile NAME|FILE --no-profile --lambda X --out FILE.h5 "
 	"[--append | --force] --json --worst K --pairwise --precision-max BITS "
-	"--quantize --strict-oracle --input-raw "
+	"--quantize --strict-oracle --input-raw -j N --piece N "
 	"--attribute [--top-k K] [--attr-max-ops N]";
 
 enum {
@@ -33,7 +33,9 @@ enum {
 	CHECK_PRECISION_MAX,
 	CHECK_LAMBDA,
 	CHECK_TOP_K,
-	CHECK_ATTR_MAX_OPS
+	CHECK_ATTR_MAX_OPS,
+	CHECK_THREADS,
+	CHECK_PIECE
 };
 
 /*
@@ -61,6 +63,14 @@ const usc_cli_num_opt usc_cli_check_nums[] = {
 					       1000000,
 					       "attribute at most N ops, one "
 					       "oracle run each (64)"),
+	[CHECK_THREADS] = USC_CLI_INT_OPT("-j", "N", 1, 256,
+					  "threads for the pieces of a "
+					  "streamed check; the same output "
+					  "as one (1)"),
+	[CHECK_PIECE] = USC_CLI_INT_OPT("--piece", "N", 1, 1073741824,
+					"elements per piece of a streamed "
+					"check, rounded to the tile or to "
+					"whole rows (65536)"),
 	USC_CLI_NUM_END,
 };
 
@@ -573,9 +583,20 @@ int usc_cli_check(int argc, char **argv)
 				req.lambda = num.d;
 			else if (k == CHECK_WORST)
 				req.worst = (size_t)num.u;
+			else if (k == CHECK_THREADS)
+				req.threads = (size_t)num.u;
+			else if (k == CHECK_PIECE)
+				req.stream_piece = (size_t)num.u;
 			else
 				req.oracle_precision_max =
 					(unsigned long)num.u;
+			list = 0;
+		} else if (strncmp(a, "-j", 2) == 0 && a[2]) {
+			/* -j4, as make takes it */
+			if (usc_cli_num_parse(&usc_cli_check_nums[CHECK_THREADS],
+					      a + 2, &num) != 0)
+				return USC_EXIT_USAGE;
+			req.threads = (size_t)num.u;
 			list = 0;
 		} else if (strcmp(a, "--no-profile") == 0)
 			req.no_profile = true, req.profile = NULL, list = 0;

@@ -51,7 +51,7 @@ static const usc_cli_command commands[] = {
 	 "KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--device SRC...) [--out FILE.h5 [--append | --force]] [--json] [--worst K] "
 	 "[--pairwise] [--precision-max BITS] [--quantize] [--strict-oracle] "
-	 "[--input-raw]",
+	 "[--input-raw] [-j N] [--piece N]",
 	 "the device output's error in ULPs against the certified oracle and "
 	 "the strict reference, element by element"},
 	{"audit", usc_cli_audit,

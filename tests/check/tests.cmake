@@ -22,3 +22,8 @@ usc_add_test(test_case_json check/test_case_json.c)
 usc_add_test(test_check_stream check/test_check_stream.c)
 usc_add_test(test_check_rows check/test_check_rows.c)
 target_include_directories(test_check_rows PRIVATE ${PROJECT_SOURCE_DIR}/src)
+# check -j N: the same report and result file as on one thread.
+usc_add_test(test_check_threads check/test_check_threads.c)
+add_test(NAME cli_check_threads
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check/cli_threads.sh
+    $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})

@@ -1,0 +1,240 @@
+/*
+ * A streamed check on several threads (usc_check_request.threads, `check
+ * -j N`) against the same check on one, on every captured case under
+ * data/examples/.
+ *
+ * The threads evaluate whole pieces and the calling thread folds them in
+ * order (docs/check.md, "Threads"), so nothing may differ: every figure
+ * of the report (summaries bit for bit, the tier's and the oracle's
+ * element counts, the reference's and the envelope's escalation counts,
+ * the worst lists, the class counts, the verdict and its reason, the
+ * oracle's precision) and every dataset and attribute of the result file.
+ * Small tiles (64 elements) and pieces (128; 1000, which leaves a short
+ * last piece) make the 1024-element loop kernels stream in 8 to 16
+ * pieces, and the kernels that split into rows (softmax, the norms,
+ * Adam's three outputs, fp8 quantize) a block of one to a few rows at a
+ * time; 2 and 3 threads (3 does not divide the pieces) are each compared
+ * with 1.  Settings: the case's own profile, and no profile with the tier
+ * off (every element through the oracle on the worker threads, which
+ * exercises MPFR there).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ulpscope/check.h"
+#include "ulpscope/profile.h"
+#include "ulpscope/results.h"
+
+#include "check/examples_walk.h"
+
+static void same_element(const usc_check_element *a,
+			 const usc_check_element *b)
+{
+	assert_int_equal(a->index, b->index);
+	assert_int_equal(a->device_bits, b->device_bits);
+	assert_int_equal(a->reference_bits, b->reference_bits);
+	assert_memory_equal(&a->oracle_mid, &b->oracle_mid, sizeof(double));
+	assert_memory_equal(&a->oracle_rad, &b->oracle_rad, sizeof(double));
+	assert_memory_equal(&a->ulp_oracle, &b->ulp_oracle, sizeof(double));
+	assert_memory_equal(&a->ulp_reference, &b->ulp_reference,
+			    sizeof(double));
+	assert_int_equal(a->undecided, b->undecided);
+	assert_int_equal(a->cls, b->cls);
+	assert_int_equal(a->envelope.flags, b->envelope.flags);
+	if (a->envelope.flags & USC_ENV_FINITE) {
+		assert_true(a->envelope.lo == b->envelope.lo);
+		assert_true(a->envelope.hi == b->envelope.hi);
+	}
+	assert_memory_equal(&a->outside_ulps, &b->outside_ulps,
+			    sizeof(double));
+}
+
+/* Two streamed reports, one thread against several: equal in everything. */
+static void same_report(const usc_check_report *a, const usc_check_report *b)
+{
+	assert_int_equal(a->streamed, b->streamed);
+	assert_int_equal(a->output_count, b->output_count);
+	assert_int_equal(a->oracle_precision, b->oracle_precision);
+	assert_int_equal(a->reference_functions, b->reference_functions);
+	assert_int_equal(a->reference_escalated, b->reference_escalated);
+	assert_int_equal(a->envelope_fast, b->envelope_fast);
+	assert_int_equal(a->envelope_escalated, b->envelope_escalated);
+	assert_int_equal(a->classified, b->classified);
+	assert_int_equal(a->verdict, b->verdict);
+	assert_string_equal(a->reason, b->reason);
+	for (size_t i = 0; i < a->output_count; i++) {
+		const usc_check_output *x = &a->outputs[i], *y = &b->outputs[i];
+
+		assert_memory_equal(&x->summary, &y->summary,
+				    sizeof x->summary);
+		assert_int_equal(x->tier_decided, y->tier_decided);
+		assert_int_equal(x->oracle_elements, y->oracle_elements);
+		assert_memory_equal(&x->counts, &y->counts, sizeof x->counts);
+		assert_int_equal(x->worst_count, y->worst_count);
+		for (size_t k = 0; k < x->worst_count; k++)
+			same_element(&x->worst[k], &y->worst[k]);
+	}
+}
+
+static void same_array(const void *a, const void *b, size_t bytes)
+{
+	assert_true((a == NULL) == (b == NULL));
+	if (a)
+		assert_memory_equal(a, b, bytes);
+}
+
+/* Every dataset and figure of the two files' one kernel. */
+static void same_file(const char *pw, const char *ps)
+{
+	usc_results_reader *rw = NULL, *rs = NULL;
+	usc_results_kernel_info *kw = NULL, *ks = NULL;
+	usc_error err;
+
+	assert_int_equal(usc_results_open(pw, &rw, &err), USC_OK);
+	assert_int_equal(usc_results_open(ps, &rs, &err), USC_OK);
+	assert_int_equal(usc_results_kernel_count(rs), 1);
+	assert_int_equal(usc_results_read_kernel(
+				 rw, usc_results_kernel_name(rw, 0), &kw, &err),
+			 USC_OK);
+	assert_int_equal(usc_results_read_kernel(
+				 rs, usc_results_kernel_name(rs, 0), &ks, &err),
+			 USC_OK);
+	assert_string_equal(kw->name, ks->name);
+	assert_string_equal(kw->verdict, ks->verdict);
+	assert_string_equal(kw->verdict_reason, ks->verdict_reason);
+	assert_string_equal(kw->profile, ks->profile);
+	assert_string_equal(kw->hlo_text, ks->hlo_text);
+	assert_int_equal(kw->oracle_precision_max, ks->oracle_precision_max);
+	assert_int_equal(kw->element_count, ks->element_count);
+	assert_int_equal(kw->output_count, ks->output_count);
+	assert_int_equal(kw->op_count, ks->op_count);
+	for (size_t i = 0; i < kw->output_count; i++) {
+		usc_results_output_data *a = NULL, *b = NULL;
+		size_t n;
+
+		assert_int_equal(usc_results_read_output(rw, kw->name, i, &a,
+							 &err),
+				 USC_OK);
+		assert_int_equal(usc_results_read_output(rs, ks->name, i, &b,
+							 &err),
+				 USC_OK);
+		n = (size_t)a->count;
+		assert_int_equal(a->count, b->count);
+		assert_true(usc_tensor_equal(a->device, b->device));
+		assert_true(usc_tensor_equal(a->reference, b->reference));
+		same_array(a->oracle_mid, b->oracle_mid, n * sizeof(double));
+		same_array(a->oracle_rad, b->oracle_rad, n * sizeof(double));
+		same_array(a->ulp_error_oracle, b->ulp_error_oracle,
+			   n * sizeof(double));
+		same_array(a->ulp_error_reference, b->ulp_error_reference,
+			   n * sizeof(double));
+		same_array(a->undecided, b->undecided, n);
+		same_array(a->envelope_lo, b->envelope_lo, n * sizeof(double));
+		same_array(a->envelope_hi, b->envelope_hi, n * sizeof(double));
+		same_array(a->envelope_flags, b->envelope_flags, n);
+		same_array(a->cls, b->cls, n);
+		assert_memory_equal(&a->summary, &b->summary,
+				    sizeof a->summary);
+		usc_results_output_data_free(a);
+		usc_results_output_data_free(b);
+	}
+	usc_results_kernel_info_free(kw);
+	usc_results_kernel_info_free(ks);
+	usc_results_reader_close(rw);
+	usc_results_reader_close(rs);
+}
+
+/* One case in one setting: streamed on 1, 2 and 3 threads; whether it streamed. */
+static bool run_threads(const char *dir, const usc_check_request *base,
+			size_t piece)
+{
+	char p1[] = "/tmp/usc_threads_1_XXXXXX";
+	usc_check_request q = *base;
+	usc_check_report *one = NULL;
+	usc_error err;
+	int fd = mkstemp(p1);
+	bool streamed;
+
+	assert_true(fd >= 0);
+	close(fd);
+	q.tile_elements = 64;
+	q.stream = true;
+	q.stream_piece = piece;
+	q.results_path = p1;
+	q.results_force = true;
+	q.threads = 1;
+	if (usc_check_case(dir, &q, &one, &err) != USC_OK)
+		fail_msg("%s: %s", dir, err.message);
+	for (size_t t = 2; t <= 3; t++) {
+		char pn[] = "/tmp/usc_threads_n_XXXXXX";
+		usc_check_report *many = NULL;
+
+		fd = mkstemp(pn);
+		assert_true(fd >= 0);
+		close(fd);
+		q.threads = t;
+		q.results_path = pn;
+		if (usc_check_case(dir, &q, &many, &err) != USC_OK)
+			fail_msg("%s (%zu threads): %s", dir, t, err.message);
+		same_report(one, many);
+		same_file(p1, pn);
+		usc_check_report_destroy(many);
+		unlink(pn);
+	}
+	streamed = one->streamed;
+	usc_check_report_destroy(one);
+	unlink(p1);
+	return streamed;
+}
+
+/* What test_examples counts over the cases. */
+typedef struct walk_ctx {
+	size_t streamed;
+} walk_ctx;
+
+static void one_case(const char *dir, const char *kernel, const char *name,
+		     void *ctx)
+{
+	walk_ctx *w = ctx;
+	usc_check_request q = usc_check_request_default();
+	bool st;
+
+	q.worst = 7;
+	st = run_threads(dir, &q, 128);
+	q.no_profile = true;
+	q.strict_oracle = true;
+	run_threads(dir, &q, 1000);
+	w->streamed += st;
+	printf("%s/%-30s %s\n", kernel, name, st ? "streamed" : "whole");
+}
+
+static void test_examples(void **state)
+{
+	walk_ctx w;
+	size_t cases;
+
+	(void)state;
+	memset(&w, 0, sizeof w);
+	cases = for_each_example(one_case, &w);
+	printf("%zu cases, %zu streamed\n", cases, w.streamed);
+	/* The loop kernels and those that split into rows must stream. */
+	assert_true(cases >= 20);
+	assert_true(w.streamed >= 19);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
