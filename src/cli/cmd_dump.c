@@ -57,6 +57,11 @@ static bool is_dir_with_module_files(const char *path)
 	return found;
 }
 
+bool usc_cli_is_dump_dir(const char *path)
+{
+	return is_dir_with_module_files(path);
+}
+
 bool usc_cli_is_dump(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
