@@ -34,6 +34,7 @@ int usc_cli_hlo(int argc, char **argv);
 int usc_cli_import(int argc, char **argv);
 bool usc_cli_is_dump(int argc, char **argv);
 int usc_cli_check_dump(int argc, char **argv);
+int usc_cli_bisect_dump(int argc, char **argv);
 /* Whether path is an XLA dump directory (module_* files, no kernel.hlo). */
 bool usc_cli_is_dump_dir(const char *path);
 /*
