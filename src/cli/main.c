@@ -73,7 +73,8 @@ static const usc_cli_command commands[] = {
 	 "--xla_dump_hlo_snapshots) as a case directory, "
 	 "CASES_DIR/NAME/execution_K (docs/dumps.md)"},
 	{"bisect", usc_cli_bisect,
-	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "bisect (CASE_DIR | DUMP_DIR --module NAME_OR_ID [--execution K] | "
+	 "KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "
 	 "NAME|FILE] [--json] [--pairwise] [--input-raw]",
 	 "compare each captured intermediate with its own legitimate "
