@@ -129,7 +129,9 @@ int usc_cli_batch_dump_roots(const char **roots, size_t n, const char *out,
 			}
 		if (import_all(roots[i], dest) != 0)
 			return -1;
-		made[i] = strdup(dest);
+		made[i] = malloc(strlen(dest) + 1);
+		if (made[i])
+			memcpy(made[i], dest, strlen(dest) + 1);
 		if (!made[i]) {
 			usc_cli_error("out of memory");
 			return -1;
