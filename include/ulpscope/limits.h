@@ -31,12 +31,24 @@ extern "C" {
  * 8 GiB already.
  */
 #define USC_LIMIT_ELEMENTS_DEFAULT (UINT64_C(1) << 28)
+/*
+ * 10^6 iterations: far more than the loops of the programs we have seen
+ * (a scan over a sequence, an optimizer's steps), few enough that a
+ * runaway loop of a small body ends in seconds.
+ */
+#define USC_LIMIT_ITERATIONS_DEFAULT UINT64_C(1000000)
 
 typedef struct usc_limits {
 	/* The largest text file (HLO, case.json, profile) read, in bytes. */
 	uint64_t max_file_bytes;
 	/* The most elements of any one tensor read or evaluated. */
 	uint64_t max_elements;
+	/*
+	 * The most times the evaluator runs the body of one execution of a
+	 * while loop (docs/limits.md): a loop whose condition still holds
+	 * then is an error naming it, not a hang.
+	 */
+	uint64_t max_iterations;
 } usc_limits;
 
 /* The defaults above. */

@@ -970,6 +970,13 @@ static usc_status check_whole(check_run *c, usc_error *err)
 	size_t n;
 
 	st = usc_eval_run(c->ref, err);
+	if (st != USC_OK && err && c->req->hlo_path) {
+		/* A run's error (a loop over its bound) names the line. */
+		char msg[USC_ERROR_MESSAGE_SIZE];
+
+		snprintf(msg, sizeof msg, "%s", err->message);
+		return usc__fail(err, st, "%s: %s", c->req->hlo_path, msg);
+	}
 	if (st != USC_OK)
 		return st;
 	n = usc_eval_output_count(c->ref);

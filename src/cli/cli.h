@@ -34,6 +34,16 @@ int usc_cli_hlo(int argc, char **argv);
 int usc_cli_import(int argc, char **argv);
 bool usc_cli_is_dump(int argc, char **argv);
 int usc_cli_check_dump(int argc, char **argv);
+int usc_cli_bisect_dump(int argc, char **argv);
+/* Whether path is an XLA dump directory (module_* files, no kernel.hlo). */
+bool usc_cli_is_dump_dir(const char *path);
+/*
+ * Imports the roots of a batch that are dump directories into
+ * OUT.dumps/<name>/ and points them there (cmd_batch_dump.c); made[i]
+ * receives the path given to root i (to free), or NULL.  0 or -1.
+ */
+int usc_cli_batch_dump_roots(const char **roots, size_t n, const char *out,
+			     char **made);
 /* Reads HLO text or XLA's .pb dumps (HloProto, HloSnapshot) by name. */
 usc_status usc_cli_load_hlo(const char *path, usc_hlo_file **f,
 			    usc_error *err);

@@ -25,6 +25,8 @@ static const char usage_text[] =
 	"[--cases-per-worker N] [--shard K/N] "
 	"[--retry-failed] [--restart] [--force] [--top K] [--json] "
 	"[--quiet]\n"
+	"a ROOT is a directory of cases, a list file, or an XLA dump "
+	"directory (imported into RESULTS.h5.dumps/ first; docs/dumps.md)\n"
 	"'ulpscope batch --help' lists the numeric ranges";
 
 static const char merge_usage[] =
@@ -312,6 +314,7 @@ int usc_cli_batch(int argc, char **argv)
 	usc_batch_options o = usc_batch_options_default();
 	const char **roots = calloc((size_t)argc, sizeof *roots);
 	usc_batch_result *b = NULL;
+	char **made = NULL;
 	progress_state ps = {false, false};
 	bool json = false, quiet = false;
 	size_t top = 20;
@@ -387,6 +390,13 @@ int usc_cli_batch(int argc, char **argv)
 		usc_cli_error("--profile and --no-profile exclude each other");
 		goto done;
 	}
+	/* Dump directories become case trees beside the index. */
+	made = calloc(o.root_count, sizeof *made);
+	if (!made || usc_cli_batch_dump_roots(roots, o.root_count, o.out,
+					      made) != 0) {
+		rc = USC_EXIT_FAIL;
+		goto done;
+	}
 	if (!quiet) {
 		ps.tty = isatty(2);
 		o.progress = progress;
@@ -406,6 +416,9 @@ int usc_cli_batch(int argc, char **argv)
 	rc = b->rank == 0 ? report(o.out, b, top, json) : USC_EXIT_OK;
 done:
 	usc_batch_result_destroy(b);
+	for (size_t i = 0; made && i < o.root_count; i++)
+		free(made[i]);
+	free(made);
 	free(roots);
 	return rc;
 }

@@ -174,6 +174,10 @@ int usc_cli_bisect(int argc, char **argv)
 	int list = 0; /* 1: --input, 2: --device, 3: --intermediate */
 	int rc;
 
+	/* An XLA dump directory becomes a case first (cmd_dump.c). */
+	if (usc_cli_is_dump(argc, argv))
+		return usc_cli_bisect_dump(argc, argv);
+
 	req.inputs = inputs;
 	req.devices = devices;
 	req.captures = caps;

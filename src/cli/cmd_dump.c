@@ -57,6 +57,11 @@ static bool is_dir_with_module_files(const char *path)
 	return found;
 }
 
+bool usc_cli_is_dump_dir(const char *path)
+{
+	return is_dir_with_module_files(path);
+}
+
 bool usc_cli_is_dump(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -89,7 +94,13 @@ static void remove_case(const char *dir)
 	rmdir(dir);
 }
 
-int usc_cli_check_dump(int argc, char **argv)
+/*
+ * check or bisect (fn, named cmd) on one execution of a dump directory:
+ * imported into a temporary case directory, which replaces DUMP_DIR in
+ * the arguments, and removed afterwards.
+ */
+static int run_on_dump(int argc, char **argv, const char *cmd,
+		       int (*fn)(int, char **))
 {
 	dump_args a = {NULL, false, 0};
 	char **rest = calloc((size_t)argc + 1, sizeof *rest);
@@ -134,8 +145,9 @@ int usc_cli_check_dump(int argc, char **argv)
 		return USC_EXIT_USAGE;
 	}
 	if (!dir || !a.module) {
-		usc_cli_error("usage: ulpscope check DUMP_DIR --module "
-			      "NAME_OR_ID [--execution K] [check options]");
+		usc_cli_error("usage: ulpscope %s DUMP_DIR --module "
+			      "NAME_OR_ID [--execution K] [%s options]",
+			      cmd, cmd);
 		free(rest);
 		return USC_EXIT_USAGE;
 	}
@@ -167,12 +179,22 @@ int usc_cli_check_dump(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		if (!rest[i])
 			rest[i] = tmpl;
-	rc = usc_cli_check(n, rest);
+	rc = fn(n, rest);
 	remove_case(tmpl);
 done:
 	usc_dump_close(d);
 	free(rest);
 	return rc;
+}
+
+int usc_cli_check_dump(int argc, char **argv)
+{
+	return run_on_dump(argc, argv, "check", usc_cli_check);
+}
+
+int usc_cli_bisect_dump(int argc, char **argv)
+{
+	return run_on_dump(argc, argv, "bisect", usc_cli_bisect);
 }
 
 static int import_usage(void)

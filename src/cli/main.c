@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "ulpscope/ulpscope.h"
 
-enum { LIMIT_FILE_SIZE, LIMIT_ELEMENTS };
+enum { LIMIT_FILE_SIZE, LIMIT_ELEMENTS, LIMIT_ITERATIONS };
 
 /*
  * The limits on what is read (include/ulpscope/limits.h), which every
@@ -21,6 +21,9 @@ const usc_cli_num_opt usc_cli_limit_nums[] = {
 		"--max-elements", "N", 1, UINT64_C(1) << 50,
 		"the most elements of any one tensor read or evaluated (256M, "
 		"i.e. 2^28)"),
+	[LIMIT_ITERATIONS] = USC_CLI_SIZE_OPT(
+		"--max-iterations", "N", 1, UINT64_C(1) << 50,
+		"the most iterations of one while loop evaluated (1M)"),
 	USC_CLI_NUM_END,
 };
 
@@ -70,7 +73,8 @@ static const usc_cli_command commands[] = {
 	 "--xla_dump_hlo_snapshots) as a case directory, "
 	 "CASES_DIR/NAME/execution_K (docs/dumps.md)"},
 	{"bisect", usc_cli_bisect,
-	 "bisect (CASE_DIR | KERNEL.hlo [--fusion NAME] --input SRC... "
+	 "bisect (CASE_DIR | DUMP_DIR --module NAME_OR_ID [--execution K] | "
+	 "KERNEL.hlo [--fusion NAME] --input SRC... "
 	 "--intermediate NAME=SRC... [--device SRC...]) [--profile "
 	 "NAME|FILE] [--json] [--pairwise] [--input-raw]",
 	 "compare each captured intermediate with its own legitimate "
@@ -214,6 +218,8 @@ static int take_limits(int *argc, char **argv)
 			lim.max_file_bytes = v.u;
 		else if (k == LIMIT_ELEMENTS)
 			lim.max_elements = v.u;
+		else if (k == LIMIT_ITERATIONS)
+			lim.max_iterations = v.u;
 		else
 			argv[n++] = argv[i];
 	}
@@ -232,7 +238,7 @@ static void usage(FILE *out)
 	fprintf(out, "\nulpscope --help | --version | COMMAND --help (its "
 		     "options and their ranges)\n"
 		     "every command takes --max-file-size BYTES and "
-		     "--max-elements N (docs/limits.md)\n");
+		     "--max-elements N, --max-iterations N (docs/limits.md)\n");
 }
 
 int main(int argc, char **argv)

@@ -12,6 +12,7 @@ list(APPEND USC_CLI_SOURCES
   src/cli/cmd_batch.c
   src/cli/cmd_report.c
   src/cli/cmd_dump.c
+  src/cli/cmd_batch_dump.c
   src/cli/cmd_gen.c
   src/cli/cmd_reduce.c
   src/cli/cli_util.c)

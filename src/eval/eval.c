@@ -13,6 +13,7 @@
 #include "ulpscope/dtype.h"
 #include "ulpscope/limits.h"
 
+#include "control.h"
 #include "eval_values.h"
 #include "../../oracles/oracle.h"
 #include "../../oracles/tier.h"
@@ -104,6 +105,10 @@ bool usc_eval_supports_opcode(usc_hlo_opcode op)
 	case USC_HLO_OP_CALL:
 	case USC_HLO_OP_MAP:
 	case USC_HLO_OP_OPTIMIZATION_BARRIER:
+	case USC_HLO_OP_WHILE:
+	case USC_HLO_OP_CONDITIONAL:
+	case USC_HLO_OP_SORT:
+	case USC_HLO_OP_CUSTOM_CALL: /* XLA's TopK only (control.c) */
 		return true;
 	default:
 		return false;
@@ -825,6 +830,11 @@ static usc_status eval_instr(usc_eval *ev, const usc_hlo_instr *in,
 	}
 	case USC_HLO_OP_OPTIMIZATION_BARRIER:
 		return share(res, ops[0].leaves, ops[0].n, err);
+	case USC_HLO_OP_WHILE:
+	case USC_HLO_OP_CONDITIONAL:
+	case USC_HLO_OP_SORT:
+	case USC_HLO_OP_CUSTOM_CALL:
+		return usc__ctl_eval(ev, in, ops, res, err);
 	case USC_HLO_OP_FUSION:
 	case USC_HLO_OP_CALL:
 		if (in->called_count < 1)
@@ -1499,6 +1509,30 @@ done:
 	return st;
 }
 
+/* The driver's pieces that control.c calls (control.h). */
+usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
+				 const usc__evalue *args, size_t nargs,
+				 usc__evalue *result, usc_error *err)
+{
+	return eval_computation(ev, c, args, nargs, result, err);
+}
+
+usc_status usc__evalue_alloc(usc__evalue *v, size_t n, usc_error *err)
+{
+	return evalue_alloc(v, n, err);
+}
+
+void usc__evalue_clear(usc_eval *ev, usc__evalue *v)
+{
+	evalue_clear(ev, v);
+}
+
+usc_status usc__evalue_share(usc__evalue *res, usc__ebuf *const *leaves,
+			     size_t n, usc_error *err)
+{
+	return share(res, leaves, n, err);
+}
+
 /* ---------------------------------------------------------- checking */
 
 static usc_status check_computation(usc_eval *ev, const usc_hlo_computation *c,
@@ -1625,6 +1659,16 @@ static usc_status check_instr(usc_eval *ev, const usc_hlo_instr *in,
 					      "bitcast that changes the element "
 					      "type or count");
 	}
+	if (in->opcode == USC_HLO_OP_WHILE ||
+	    in->opcode == USC_HLO_OP_CONDITIONAL ||
+	    in->opcode == USC_HLO_OP_SORT ||
+	    in->opcode == USC_HLO_OP_CUSTOM_CALL) {
+		st = usc__ctl_check(ev, in, err);
+		/* A comparator is compiled as a scalar computation. */
+		if (st != USC_OK || in->opcode == USC_HLO_OP_SORT ||
+		    in->opcode == USC_HLO_OP_CUSTOM_CALL)
+			return st;
+	}
 	for (k = 0; k < in->called_count; k++) {
 		const usc_hlo_computation *c = in->called[k];
 
@@ -1714,6 +1758,7 @@ void usc_eval_destroy(usc_eval *ev)
 	usc__free(ev->keep);
 	usc__free(ev->keep_vals);
 	usc__sfn_free_all(ev);
+	usc__ctl_free(ev);
 	if (ev->dom && ev->dstate)
 		ev->dom->destroy(ev->dstate);
 	usc__free(ev->params);
@@ -2186,6 +2231,10 @@ usc_status usc__eval_run_stream(usc_eval *ev, const usc__eval_stream *s,
 			return usc__fail(err, USC_EINVAL,
 					 "parameter %zu ('%s') is not bound",
 					 i, ev->params[i]->name);
+	/* Control flow follows the reference's path (control.h). */
+	st = usc__ctl_prepare(ev, err);
+	if (st != USC_OK)
+		return st;
 	tile = ev->opts.tile_elements ? ev->opts.tile_elements
 				      : USC_EVAL_TILE_DEFAULT;
 	if (tile != USC_EVAL_NO_TILES && ev->noutputs == 1 &&

@@ -84,6 +84,8 @@ struct usc_eval {
 	size_t nkeep;
 	const usc_hlo_instr **keep;
 	usc__evalue *keep_vals;
+	/* Control flow: the reference's trace (control.h); NULL: none. */
+	struct usc__ctl *ctl;
 };
 
 #define USC__VAL(ev, buf, i)                                                 \

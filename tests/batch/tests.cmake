@@ -39,3 +39,9 @@ if(USC_HAVE_MPI AND NOT USC_SANITIZE)
   set_tests_properties(cli_batch_mpi PROPERTIES SKIP_RETURN_CODE 77
     TIMEOUT 600 ENVIRONMENT "${USC_BATCH_ENV}")
 endif()
+
+# batch on an XLA dump directory: the same report as import, then batch.
+add_test(NAME test_batch_dump COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/batch/test_batch_dump.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_batch_dump PROPERTIES ENVIRONMENT "${USC_TEST_ENV}")

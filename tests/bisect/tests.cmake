@@ -33,3 +33,9 @@ add_test(NAME check_cases_examples
           ${PROJECT_SOURCE_DIR}/data/examples)
 set_tests_properties(check_cases_examples PROPERTIES PASS_REGULAR_EXPRESSION
   "^25/25 cases ok\n$")
+
+# bisect on an XLA dump directory: the report of the same run as a case.
+add_test(NAME test_bisect_dump COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/bisect/test_bisect_dump.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_bisect_dump PROPERTIES ENVIRONMENT "${USC_TEST_ENV}")

@@ -713,7 +713,8 @@ static void test_errors(void **state)
 			 USC_EUNSUPPORTED);
 	assert_string_equal(err.message,
 			    "unsupported op custom-call at 3:8 (instruction "
-			    "'c')");
+			    "'c'): its target 'foo' is not XLA's TopK, the "
+			    "one custom call the evaluator runs");
 	assert_null(ev);
 	usc_hlo_file_destroy(f);
 

@@ -4,6 +4,16 @@ usc_add_test(test_eval_interp eval/test_eval_interp.c)
 usc_add_test(test_eval_reference eval/test_eval_reference.c)
 target_include_directories(test_eval_reference PRIVATE ${PROJECT_SOURCE_DIR})
 usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
+# Control flow (while, conditional, sort, TopK) in every domain, the
+# reference's path followed, the loop bound and bad modules.
+usc_add_test(test_eval_control eval/test_eval_control.c)
+# Real XLA:CPU programs with control flow (data/control_flow/) judged
+# under xla-cpu: legit, not one defect; a wrong value caught; the bound.
+add_test(NAME test_control_flow_cases COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/eval/test_control_flow_cases.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_control_flow_cases PROPERTIES
+  ENVIRONMENT "${USC_TEST_ENV}")
 
 # The CLI on a kernel without parameters: exp(0), exp(1), exp(2) in f32,
 # correctly rounded (e = 2.71828175 and e^2 = 7.38905621 to 9 digits).

@@ -59,7 +59,7 @@ static int teardown(void **state)
 	unlink(path);
 	rmdir(dir);
 	usc_limits_set(&(usc_limits){USC_LIMIT_FILE_BYTES_DEFAULT,
-				     USC_LIMIT_ELEMENTS_DEFAULT});
+				     USC_LIMIT_ELEMENTS_DEFAULT, 0});
 	return 0;
 }
 
@@ -143,7 +143,7 @@ static void test_file_size(void **state)
 	assert_int_equal(n, 105);
 	snprintf(path, sizeof path, "%s/text.hlo", dir);
 	write_file(path, big_hlo);
-	usc_limits_set(&(usc_limits){104, 0});
+	usc_limits_set(&(usc_limits){104, 0, 0});
 	assert_int_equal(usc_limits_get().max_file_bytes, 104);
 	snprintf(want, sizeof want,
 		 "%s: 105 bytes, more than the limit of 104 bytes on a text "
@@ -156,7 +156,7 @@ static void test_file_size(void **state)
 	assert_string_equal(err.message, want);
 	assert_int_equal(usc__alloc_live(), 0);
 	/* The limit is inclusive. */
-	usc_limits_set(&(usc_limits){105, 0});
+	usc_limits_set(&(usc_limits){105, 0, 0});
 	assert_int_equal(usc__read_file(path, &text, &len, &err), USC_OK);
 	assert_int_equal(len, 105);
 	assert_memory_equal(text, big_hlo, 105);
@@ -165,7 +165,7 @@ static void test_file_size(void **state)
 	{
 		FILE *fp = fopen(path, "rb");
 
-		usc_limits_set(&(usc_limits){100, 0});
+		usc_limits_set(&(usc_limits){100, 0, 0});
 		assert_int_equal(usc__read_stream(fp, "<stdin>", 0, &text, &len,
 						  &err),
 				 USC_ERANGE);
@@ -175,7 +175,7 @@ static void test_file_size(void **state)
 				    "--max-file-size, or usc_limits_set; "
 				    "docs/limits.md)");
 		rewind(fp);
-		usc_limits_set(&(usc_limits){105, 0});
+		usc_limits_set(&(usc_limits){105, 0, 0});
 		assert_int_equal(usc__read_stream(fp, "<stdin>", 0, &text, &len,
 						  &err),
 				 USC_OK);
@@ -183,7 +183,7 @@ static void test_file_size(void **state)
 		usc__free(text);
 		fclose(fp);
 	}
-	usc_limits_set(&(usc_limits){USC_LIMIT_FILE_BYTES_DEFAULT, 0});
+	usc_limits_set(&(usc_limits){USC_LIMIT_FILE_BYTES_DEFAULT, 0, 0});
 	assert_int_equal(usc__alloc_live(), 0);
 }
 
@@ -219,7 +219,7 @@ static void test_tensor_elements(void **state)
 	FILE *fp;
 
 	(void)state;
-	usc_limits_set(&(usc_limits){0, 5});
+	usc_limits_set(&(usc_limits){0, 5, 0});
 	assert_int_equal(usc_tensor_read_npy_mem(npy, n, "m.npy", &spec, &t,
 						 &err),
 			 USC_ERANGE);
@@ -243,7 +243,7 @@ static void test_tensor_elements(void **state)
 	assert_string_equal(err.message, want);
 	assert_int_equal(usc__alloc_live(), 0);
 	/* Six is enough for six. */
-	usc_limits_set(&(usc_limits){0, 6});
+	usc_limits_set(&(usc_limits){0, 6, 0});
 	assert_int_equal(usc_tensor_read_npy_mem(npy, n, "m.npy", &spec, &t,
 						 &err),
 			 USC_OK);
@@ -254,7 +254,7 @@ static void test_tensor_elements(void **state)
 						    &err),
 			 USC_OK);
 	usc_tensor_destroy(t);
-	usc_limits_set(&(usc_limits){0, USC_LIMIT_ELEMENTS_DEFAULT});
+	usc_limits_set(&(usc_limits){0, USC_LIMIT_ELEMENTS_DEFAULT, 0});
 	assert_int_equal(usc__alloc_live(), 0);
 }
 
@@ -284,12 +284,12 @@ static void test_eval_elements(void **state)
 			    "than the limit of 268435456 on one tensor (raise "
 			    "it with --max-elements, or usc_limits_set; "
 			    "docs/limits.md) at 4:8 (instruction 'b')");
-	usc_limits_set(&(usc_limits){0, 1610612736});
+	usc_limits_set(&(usc_limits){0, 1610612736, 0});
 	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), NULL, &ev,
 					 &err),
 			 USC_OK);
 	usc_eval_destroy(ev);
-	usc_limits_set(&(usc_limits){0, USC_LIMIT_ELEMENTS_DEFAULT});
+	usc_limits_set(&(usc_limits){0, USC_LIMIT_ELEMENTS_DEFAULT, 0});
 	usc_hlo_file_destroy(f);
 	assert_int_equal(usc__alloc_live(), 0);
 }

@@ -1,0 +1,120 @@
+"""Whole XLA:CPU programs with control flow, captured as case directories.
+
+Real JAX programs whose optimized modules keep what fused kernels lack:
+`while` (lax.scan, lax.fori_loop, a jax.random loop, a while_loop whose
+condition reads floats), `sort` (jnp.sort, jnp.argsort), XLA:CPU's TopK
+custom call (lax.top_k) and `conditional` (lax.cond, lax.switch).  Each
+becomes OUT/<name>/ (kernel.hlo, input_i.npy, device_i.npy, case.json) by
+capture.capture_function, for `ulpscope check` (docs/evaluator.md,
+"Control flow"; the test test_control_flow_cases).
+
+    python3 tools/capture/control_flow.py data/control_flow
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import capture  # noqa: E402  (sets XLA_FLAGS before jax is imported)
+
+
+def programs():
+    """(name, function, arguments, notes) of every program."""
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+
+    def normal(*shape):
+        return rng.standard_normal(shape).astype(f32)
+
+    def scan_rnn(xs, w):
+        def step(h, x):
+            h = jnp.tanh(h * w + x)
+            return h, h * 2.0
+        return lax.scan(step, jnp.zeros(xs.shape[1], jnp.float32), xs)[1]
+
+    def fori_sine(x):
+        return lax.fori_loop(0, 6, lambda i, v: jnp.sin(v) * 1.5 + i * 0.25,
+                             x)
+
+    def rng_dropout_loop(key, x):
+        def body(i, c):
+            k, v = c
+            k, s = jax.random.split(k)
+            keep = jax.random.bernoulli(s, 0.8, v.shape)
+            return k, jnp.where(keep, v / 0.8, 0.0) * 0.5 + jnp.exp(-v * v)
+        return lax.fori_loop(0, 12, body, (key, x))[1]
+
+    def halve_until_small(x):
+        # The condition reads floats: max |x| > 1.
+        return lax.while_loop(lambda v: jnp.max(jnp.abs(v)) > 1.0,
+                              lambda v: v * 0.5 + 0.01, x)
+
+    def sort_rows(x):
+        return jnp.sort(x, axis=-1)
+
+    def argsort_cols(x):
+        return jnp.argsort(x, axis=0)
+
+    def top_k(x):
+        v, i = lax.top_k(x, 5)
+        return v * 2.0, i
+
+    def cond_exp_cos(p, x):
+        return lax.cond(p > 0, lambda v: jnp.exp(v), lambda v: jnp.cos(v) * 2,
+                        x)
+
+    def switch3(i, x):
+        return lax.switch(i, [jnp.sin, jnp.tanh, lambda v: v * v], x)
+
+    key = np.asarray(jax.random.PRNGKey(7), dtype=np.uint32)
+    return [
+        ("scan_rnn_f32", scan_rnn, [normal(16, 32), normal(32)],
+         "lax.scan of h = tanh(h*w + x) over 16 steps: a while loop"),
+        ("fori_sine_f32", fori_sine, [normal(8, 32)],
+         "lax.fori_loop of v = sin(v)*1.5 + i/4, 6 iterations"),
+        ("rng_dropout_loop_f32", rng_dropout_loop, [key, normal(8, 16)],
+         "lax.fori_loop of 12 steps, each drawing a dropout mask with "
+         "jax.random (threefry in integer ops) inside the loop"),
+        ("while_float_cond_f32", halve_until_small,
+         [(normal(8, 32) * 40).astype(f32)],
+         "lax.while_loop whose condition is a float reduction"),
+        ("sort_rows_f32", sort_rows, [normal(8, 64)], "jnp.sort on rows"),
+        ("argsort_cols_f32", argsort_cols, [normal(32, 8)],
+         "jnp.argsort on columns: a sort of (values, iota)"),
+        ("top_k_f32", top_k, [normal(8, 64)],
+         "lax.top_k(x, 5): XLA:CPU's TopK custom call"),
+        ("cond_f32", cond_exp_cos, [np.asarray(0.5, f32), normal(8, 32)],
+         "lax.cond on a scalar: a conditional with a pred"),
+        ("switch_f32", switch3, [np.asarray(2, np.int32), normal(8, 32)],
+         "lax.switch over three branches: a conditional with an index"),
+    ]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(__doc__)
+        return 2
+    out = argv[0]
+    capture.setup()
+    for name, fn, args, notes in programs():
+        d = os.path.join(out, name)
+        shutil.rmtree(d, ignore_errors=True)
+        capture.capture_function(fn, args, d, name=name, notes=notes)
+        size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+        print(f"{d}: {size} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
