@@ -380,6 +380,23 @@ bool usc__sig_narrowing_convert(const usc_hlo_instr *in)
 		    usc__sig_fbits(in->operands[0]->shape.dtype));
 }
 
+/*
+ * Whether a float convert can overflow: the operand's type reaches past
+ * the largest finite value of the target.  A convert narrowed in precision
+ * only (f16 to bf16, f8e4m3fn to f8e5m2) never overflows, so a mutation of
+ * its overflow is the convert itself, and its clamp bounds would not even
+ * be values of the operand's type.
+ */
+static bool convert_can_overflow(const usc_hlo_instr *in)
+{
+	usc_float_info fs, ft;
+
+	return usc_float_info_of(in->operands[0]->shape.dtype, &fs) ==
+		       USC_OK &&
+	       usc_float_info_of(in->shape.dtype, &ft) == USC_OK &&
+	       ft.max_finite < fs.max_finite;
+}
+
 bool usc__sig_mut_convert_saturate(usc__sig_ctx *c)
 {
 	const usc_hlo_instr *in = c->in;
@@ -387,7 +404,7 @@ bool usc__sig_mut_convert_saturate(usc__sig_ctx *c)
 	usc_float_info fi;
 	char ss[256], st[256], args[512], lo[160], hi[160], cl[160], val[64];
 
-	if (!usc__sig_narrowing_convert(in) ||
+	if (!usc__sig_narrowing_convert(in) || !convert_can_overflow(in) ||
 	    usc_float_info_of(t, &fi) != USC_OK)
 		return false;
 	s = in->operands[0]->shape.dtype;
@@ -412,7 +429,7 @@ bool usc__sig_mut_convert_nan(usc__sig_ctx *c)
 	char st[256], sp[256], args[512], y[160], f1[160], f2[160], n2[160];
 	char cnd[160], nan[160];
 
-	if (!usc__sig_narrowing_convert(in))
+	if (!usc__sig_narrowing_convert(in) || !convert_can_overflow(in))
 		return false;
 	f = usc_format_of(in->shape.dtype);
 	if (!f || f->inf == USC_INF_NONE || f->nan == USC_NAN_NONE)

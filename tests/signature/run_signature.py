@@ -229,6 +229,41 @@ ENTRY main {
 """
 
 
+def test_overflow_free_converts(tmp):
+    """A convert that cannot overflow has no overflow to mutate.
+
+    f16 -> bf16 and f8e4m3fn -> f8e5m2 narrow the precision only: the
+    target's largest finite value (bf16 3.39e38, f8e5m2 57344) is beyond
+    the operand's (f16 65504, f8e4m3fn 448), published in the formats'
+    definitions.  convert-saturate and convert-nan must not apply there
+    (the saturating clamp would need bounds the operand's type cannot hold,
+    which XLA's parser refuses); f32 -> f16 keeps both.
+    """
+    k = os.path.join(tmp, "cv.hlo")
+    with open(k, "w") as f:
+        f.write("HloModule cv\n\n"
+                "ENTRY %main (x: f16[4], w: f8e4m3fn[4], y: f32[4]) -> "
+                "(bf16[4], f8e5m2[4], f16[4]) {\n"
+                "  %x = f16[4] parameter(0)\n"
+                "  %w = f8e4m3fn[4] parameter(1)\n"
+                "  %y = f32[4] parameter(2)\n"
+                "  %cvb = bf16[4] convert(f16[4] %x)\n"
+                "  %cv8 = f8e5m2[4] convert(f8e4m3fn[4] %w)\n"
+                "  %cvh = f16[4] convert(f32[4] %y)\n"
+                "  ROOT %t = (bf16[4], f8e5m2[4], f16[4]) tuple(bf16[4] %cvb, "
+                "f8e5m2[4] %cv8, f16[4] %cvh)\n}\n")
+    m = os.path.join(tmp, "cv_m.hlo")
+    for kind in ("convert-saturate", "convert-nan"):
+        for op in ("cvb", "cv8"):
+            r = subprocess.run([CLI, "signature", k, "--mutant", op, kind,
+                                "-o", m], capture_output=True, text=True)
+            if r.returncode == 0 or "does not apply" not in r.stderr:
+                fail("%s of %s (no overflow possible): applied (exit %d, "
+                     "%r)" % (kind, op, r.returncode, r.stderr.strip()))
+        run([CLI, "signature", k, "--mutant", "cvh", kind, "-o", m])
+        run([CLI, "hlo", m, "--verify"])
+
+
 def test_wrong_reduce_dimension(tmp):
     """A row sum computed over the columns: numpy's sum over axis 0.  No
     catalogue kernel has a reduce with two dimensions of one size (the
@@ -670,7 +705,7 @@ def test_results_table(tmp):
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
         for t in (test_new_mutations, test_real_xla, test_mutant_bits,
-                  test_wrong_reduce_dimension,
+                  test_wrong_reduce_dimension, test_overflow_free_converts,
                   test_c_vs_python, test_stale, test_search,
                   test_unexplained, test_legit, test_results_table):
             try:
