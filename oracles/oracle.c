@@ -542,6 +542,22 @@ static bool domain_edge(value *r, const value *x, long edge, bool open,
 	return true;
 }
 
+/*
+ * Whether the interval x is at least 7 wide: more than a period of sine
+ * and cosine (2 pi) and of tangent (pi), so that its image is known
+ * without reducing its endpoints.  Reducing them is what would cost: an
+ * endpoint of binary exponent E takes about E bits of pi, and the exact
+ * values of a kernel reach exponents of hundreds of millions (expm1 of exp
+ * of 20 is about 2^700000000, where a device has long overflowed).  The
+ * width is rounded down, so "at least 7" is certain.
+ */
+static bool spans_period(orc_state *s, const value *x)
+{
+	mpfr_set_prec(s->t, 53);
+	mpfr_sub(s->t, &x->x->right, &x->x->left, MPFR_RNDD);
+	return mpfr_cmp_ui(s->t, 7) >= 0;
+}
+
 static usc_status unary(orc_state *s, const usc__dom_op *op, value *r,
 			const value *x)
 {
@@ -592,9 +608,24 @@ static usc_status unary(orc_state *s, const usc__dom_op *op, value *r,
 	case USC_HLO_OP_EXPONENTIAL_MINUS_ONE: mpfi_expm1(r->x, x->x); break;
 	case USC_HLO_OP_TANH: mpfi_tanh(r->x, x->x); break;
 	case USC_HLO_OP_CBRT: mpfi_cbrt(r->x, x->x); break;
-	case USC_HLO_OP_SINE: mpfi_sin(r->x, x->x); break;
-	case USC_HLO_OP_COSINE: mpfi_cos(r->x, x->x); break;
-	case USC_HLO_OP_TAN: mpfi_tan(r->x, x->x); break;
+	case USC_HLO_OP_SINE:
+	case USC_HLO_OP_COSINE:
+		if (spans_period(s, x))
+			mpfi_interv_si(r->x, -1, 1);
+		else if (op->op == USC_HLO_OP_SINE)
+			mpfi_sin(r->x, x->x);
+		else
+			mpfi_cos(r->x, x->x);
+		break;
+	case USC_HLO_OP_TAN:
+		/* A pole inside: every real, as MPFI's own tangent says. */
+		if (spans_period(s, x)) {
+			mpfr_set_inf(&r->x->left, -1);
+			mpfr_set_inf(&r->x->right, 1);
+		} else {
+			mpfi_tan(r->x, x->x);
+		}
+		break;
 	case USC_HLO_OP_LOGISTIC: usc__oracle_fn_logistic(r->x, x->x); break;
 	case USC_HLO_OP_ERF: usc__oracle_fn_erf(r->x, x->x); break;
 	case USC_HLO_OP_LOG:

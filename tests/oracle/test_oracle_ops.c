@@ -184,6 +184,62 @@ static void test_specials(void **state)
 	assert_true(usc__oracle_is_undecided(&f->v[3]));
 }
 
+/*
+ * Sine, cosine and tangent of an interval wider than their period.  The
+ * image of such an interval is the whole range: [-1, 1] for sine and
+ * cosine (a period is 2 pi < 7), every real for tangent (a pole every
+ * pi).  The oracle must say so without reducing the endpoints: at an
+ * exponent of 10^8 that reduction needs 10^8 bits of pi, and a kernel's
+ * exact values reach it (expm1 of exp of 20 is about 2^(7e8)).  Before
+ * the shortcut this test ran for hours; the narrow case must still be
+ * MPFI's tight enclosure, checked against MPFR's cos(1) directly.
+ */
+static void test_trig_wide(void **state)
+{
+	fixture *f = *state;
+	usc__dom_op co = ot_op(USC_HLO_OP_COSINE, USC_F32, 1, USC_F32,
+			       USC_F32, USC_F32);
+	usc__dom_op si = ot_op(USC_HLO_OP_SINE, USC_F32, 1, USC_F32, USC_F32,
+			       USC_F32);
+	usc__dom_op ta = ot_op(USC_HLO_OP_TAN, USC_F32, 1, USC_F32, USC_F32,
+			       USC_F32);
+	mpfr_t lo, hi, c;
+
+	mpfr_inits2(96, lo, hi, c, (mpfr_ptr)0);
+	/* [2^(10^8), 2^(10^8) (1 + 2^-60)]: a width of 2^(10^8 - 60). */
+	mpfr_set_ui_2exp(lo, 1, 100000000, MPFR_RNDN);
+	mpfr_set_ui_2exp(hi, 1, 100000000, MPFR_RNDN);
+	mpfr_nextabove(hi);
+	usc__oracle_value_set_interval(&f->v[0], lo, hi);
+	run(f, &co, &f->v[3]);
+	assert_int_equal(f->v[3].kind, USC__ORC_FINITE);
+	assert_true(mpfr_cmp_si(&f->v[3].x->left, -1) == 0 &&
+		    mpfr_cmp_si(&f->v[3].x->right, 1) == 0);
+	run(f, &si, &f->v[3]);
+	assert_true(mpfr_cmp_si(&f->v[3].x->left, -1) == 0 &&
+		    mpfr_cmp_si(&f->v[3].x->right, 1) == 0);
+	run(f, &ta, &f->v[3]);
+	assert_true(mpfr_inf_p(&f->v[3].x->left) &&
+		    mpfr_sgn(&f->v[3].x->left) < 0 &&
+		    mpfr_inf_p(&f->v[3].x->right) &&
+		    mpfr_sgn(&f->v[3].x->right) > 0);
+	/* [0, 7]: wide by a small margin, the same whole range. */
+	ot_set(&f->v[0], 0.0, 7.0);
+	run(f, &co, &f->v[3]);
+	assert_true(mpfr_cmp_si(&f->v[3].x->left, -1) == 0 &&
+		    mpfr_cmp_si(&f->v[3].x->right, 1) == 0);
+	/* [1, 1 + 2^-40]: cos(1) = 0.5403... lies inside, tightly. */
+	ot_set(&f->v[0], 1.0, 1.0 + 0x1p-40);
+	run(f, &co, &f->v[3]);
+	mpfr_set_ui(c, 1, MPFR_RNDN);
+	mpfr_cos(c, c, MPFR_RNDN);
+	assert_true(mpfr_cmp(&f->v[3].x->left, c) <= 0 &&
+		    mpfr_cmp(&f->v[3].x->right, c) >= 0);
+	mpfr_sub(c, &f->v[3].x->right, &f->v[3].x->left, MPFR_RNDU);
+	assert_true(mpfr_cmp_d(c, 0x1p-39) < 0);
+	mpfr_clears(lo, hi, c, (mpfr_ptr)0);
+}
+
 static void test_discrete(void **state)
 {
 	fixture *f = *state;
@@ -329,6 +385,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ulp_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_specials, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trig_wide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_discrete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_encodings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output_and_options, setup,
