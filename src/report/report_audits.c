@@ -425,7 +425,8 @@ usc_status usc__report_audits(usc__html *h, usc_results_reader *r,
 			usc__html_text(h, names[i]);
 			usc__html_printf(h, ": skipped, not an audit of the "
 					    "layout this report reads "
-					    "(docs/results.md, docs/audit.md): ");
+					    "(docs/results.md, "
+					    "docs/audit.md): ");
 			usc__html_text(h, why.message);
 			usc__html_printf(h, "</p>\n");
 		}

@@ -231,7 +231,8 @@ static void precision_plot(usc__html *h, const stage_row *rows, size_t n)
 	static const char *const series[3] = {"max", "p99", "median"};
 	static const char *const colors[3] = {"#d62728", "#e08a1e",
 					      "#3b6fb6"};
-	double top = 1, plot_w = PL_W - PL_L - PL_R, plot_h = PL_H - PL_T - PL_B;
+	double top = 1, plot_w = PL_W - PL_L - PL_R;
+	double plot_h = PL_H - PL_T - PL_B;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < n; i++) {
