@@ -361,6 +361,32 @@ static void audit_section(usc__html *h, usc__h5_file *f, const char *g,
 	usc__html_printf(h, "</section>\n");
 }
 
+/* Whether group g has the string attribute name. */
+static bool has_string(usc__h5_file *f, const char *g, const char *name)
+{
+	char *v = NULL;
+	usc_error probe;
+	bool yes = usc__h5_attr_get_string(f, g, name, &v, &probe) == USC_OK;
+
+	usc__free(v);
+	return yes;
+}
+
+usc_status usc__report_audit_group(usc__html *h, usc__h5_file *f,
+				   const char *g, const char *name, size_t id,
+				   usc_error *err)
+{
+	audit a;
+	usc_status st;
+
+	memset(&a, 0, sizeof(a));
+	st = read_audit(f, g, &a, err);
+	if (st == USC_OK)
+		audit_section(h, f, g, name, id, &a);
+	audit_free(&a);
+	return st;
+}
+
 usc_status usc__report_audits(usc__html *h, usc_results_reader *r,
 			      usc_error *err)
 {
@@ -379,14 +405,19 @@ usc_status usc__report_audits(usc__html *h, usc_results_reader *r,
 		return st;
 	usc__html_printf(h, "<h2 id=\"audits\">audits</h2>\n");
 	for (size_t i = 0; i < n; i++) {
-		audit a;
 		usc_error why;
+		usc_status ok;
+		bool pipe;
 
-		memset(&a, 0, sizeof(a));
 		usc__results_path(g, sizeof g, "/audits/%s", names[i]);
-		if (read_audit(f, g, &a, &why) == USC_OK) {
-			audit_section(h, f, g, names[i], i, &a);
-		} else {
+		/* A pipeline's group has the "pipeline" attribute, a single
+		 * audit's none (docs/audit.md); its descent takes the anchor
+		 * after every group's. */
+		pipe = has_string(f, g, "pipeline");
+		ok = pipe ? usc__report_pipeline(h, f, g, names[i], i, n + i,
+						 &why)
+			  : usc__report_audit_group(h, f, g, names[i], i, &why);
+		if (ok != USC_OK) {
 			usc__html_printf(h, "<p class=\"note skipped\" "
 					    "data-skipped=\"");
 			usc__html_text(h, names[i]);
@@ -394,11 +425,11 @@ usc_status usc__report_audits(usc__html *h, usc_results_reader *r,
 			usc__html_text(h, names[i]);
 			usc__html_printf(h, ": skipped, not an audit of the "
 					    "layout this report reads "
-					    "(docs/results.md): ");
+					    "(docs/results.md, "
+					    "docs/audit.md): ");
 			usc__html_text(h, why.message);
 			usc__html_printf(h, "</p>\n");
 		}
-		audit_free(&a);
 	}
 	usc__h5_names_free(names, n);
 	return USC_OK;

@@ -26,6 +26,8 @@
 #include "ulpscope/report.h"
 #include "ulpscope/results.h"
 
+#include "store/h5_door.h"
+
 /* The page being written. */
 typedef struct usc__html {
 	FILE *f;
@@ -150,5 +152,27 @@ void usc__report_explain(usc__html *h, const usc_results_kernel_info *ki,
  */
 usc_status usc__report_audits(usc__html *h, usc_results_reader *r,
 			      usc_error *err);
+
+/*
+ * One single audit's group g (name and anchor id a<id> on the page): its
+ * section, or nothing written and the reason it is not an audit of that
+ * layout.
+ */
+usc_status usc__report_audit_group(usc__html *h, usc__h5_file *f,
+				   const char *g, const char *name, size_t id,
+				   usc_error *err);
+
+/* ---- Pipelines of audits (report_pipeline.c). ---- */
+
+/*
+ * A pipeline's group g (docs/audit.md, "The result file"): its
+ * attributes, the stage table, the per-pass precision plot and the
+ * descent (anchor a<descent_id>).  Nothing written and the reason when
+ * its attributes are not a pipeline's; a stage table or descent that does
+ * not read gets an error line naming it, and USC_OK.
+ */
+usc_status usc__report_pipeline(usc__html *h, usc__h5_file *f, const char *g,
+				const char *name, size_t id, size_t descent_id,
+				usc_error *err);
 
 #endif /* USC_REPORT_INTERNAL_H */

@@ -6,5 +6,6 @@ list(APPEND USC_LIB_SOURCES
   src/report/report_html.c
   src/report/report_kernel.c
   src/report/report_page.c
+  src/report/report_pipeline.c
   src/report/report_signatures.c
   src/report/report_svg.c)

@@ -604,7 +604,8 @@ AUDIT_PAIRS = os.path.join(os.environ.get("USC_SOURCE_DIR", os.path.join(
 
 def make_audits(res):
     """A result file with a kernel and three audits (one under a profile,
-    one of a changed function, one with --ops), and a group of a layout
+    one of a changed function, one with --ops), a pipeline of audits, and a
+    group of a layout
     the report does not know (as a later kind of audit may add), written
     with h5py."""
     pairs = [("narrowacc", ["--draw", "uniform,normal", "--samples", "2",
@@ -619,6 +620,13 @@ def make_audits(res):
         run("audit", os.path.join(AUDIT_PAIRS, f"{name}_before.hlo"),
             os.path.join(AUDIT_PAIRS, f"{name}_after.hlo"), *args, "--out",
             res, "--append")
+    # A pipeline's group (docs/audit.md, "The result file"): its stage
+    # table, the per-pass plot and its descent, a single audit's group.
+    run("audit", "--pipeline", os.path.join(os.path.dirname(AUDIT_PAIRS),
+                                            "..", "..", "data", "pipelines",
+                                            "softmax_f32"),
+        "--draw", "normal", "--samples", "1", "--out", res, "--append",
+        "--name", "softmax_pipe")
     with h5py.File(res, "a") as f:
         g = f.create_group("audits/some_pipeline/stages/0")
         g.attrs["pass"] = "algsimp"
@@ -636,62 +644,131 @@ def check_audits(page, f):
     layout has its line saying it was skipped."""
     expect(page.find("h2", id="audits") is not None, "no audits heading")
     for name, g in f["audits"].items():
-        sec = page.find("section", data_audit=name)
-        if "verdict" not in g.attrs or "outputs" not in g.attrs:
-            skip = page.find(data_skipped=name)
-            expect(sec is None and skip is not None and
-                   "skipped" in skip.text(),
-                   f"audit group {name}: no line saying it was skipped")
+        if "pipeline" in g.attrs:
+            check_pipeline(page, name, g)
             continue
-        if sec is None:
-            fail(f"audit {name}: no section")
-            continue
-        a = g.attrs
-        expect(cell(sec, "verdict") == text_of(a["verdict"]), f"{name}: verdict")
-        expect(cell(sec, "profile") == text_of(a["profile"]), f"{name}: profile")
-        expect(int(cell(sec, "samples")) == a["samples"], f"{name}: samples")
-        expect(int(cell(sec, "function_changed")) == a["function_changed"],
-               f"{name}: function_changed")
-        for k in ("threshold", "function_max_ulps"):
-            expect(same(cell(sec, k), a[k]), f"{name}: {k}")
-        expect(text_of(a["reason"]) in sec.text(), f"{name}: the reason")
-        outs = list(sec.find_all("div", **{"class": "audit-output"}))
-        expect(len(outs) == a["outputs"], f"{name}: {len(outs)} outputs")
-        for o in outs:
-            i = o.attrs["data-output"]
-            og = g["outputs"][i]
-            oa = og.attrs
-            expect(cell(o, "verdict") == text_of(oa["verdict"]),
-                   f"{name}/{i}: verdict")
-            for k in ("count", "better", "worse", "unchanged", "identical",
-                      "undecided", "fn_changed", "fn_special"):
-                expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
-            expect(same(cell(o, "fn_max_ulps"), oa["fn_max_ulps"]),
-                   f"{name}/{i}: fn_max_ulps")
-            for side in ("before", "after"):
-                for k in ("max", "p99", "median"):
-                    expect(same(cell(o, f"{k}_{side}"), oa[f"{side}_{k}"]),
-                           f"{name}/{i}: {side} {k}")
-                expect(same(cell(o, f"nan_{side}"), oa[f"{side}_nan"]),
-                       f"{name}/{i}: {side} NaN count")
-            if "env_known" in oa:
-                for k in ("env_known", "wider", "narrower",
-                          "after_outside_before"):
-                    expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
-                for side in ("before", "after"):
-                    expect(same(cell(o, f"width_median_{side}"),
-                                oa[f"width_{side}_median"]),
-                           f"{name}/{i}: width {side}")
+        check_audit(page, name, g)
+
+
+def check_pipeline(page, name, g):
+    """A pipeline's section: its attributes, the stage table and the
+    per-pass plot's points against what h5py reads from the group and its
+    stages table, and the descent as a single audit's section."""
+    sec = page.find("section", data_pipeline=name)
+    if sec is None:
+        fail(f"pipeline {name}: no section")
+        return
+    a = g.attrs
+    expect(cell(sec, "module") == text_of(a["module"]), f"{name}: module")
+    expect(int(cell(sec, "stage_count")) == a["stage_count"],
+           f"{name}: stage_count")
+    expect(same(cell(sec, "threshold"), a["threshold"]), f"{name}: threshold")
+    expect(int(cell(sec, "gate")) == a["gate"], f"{name}: gate")
+    if a["gate"]:
+        expect(int(cell(sec, "gate_stage")) == a["gate_stage"],
+               f"{name}: gate_stage")
+    expect(cell(sec, "biggest") == text_of(a["biggest"]), f"{name}: biggest")
+    stages = g["stages"][()]
+    expect(len(stages) == a["stage_count"] and len(stages) > 1,
+           f"{name}: {len(stages)} rows in the stages table")
+    table = sec.find("table", **{"class": "stages"})
+    rows = [] if table is None else [
+        r for r in table.find_all("tr") if "data-stage" in r.attrs]
+    expect(len(rows) == len(stages), f"{name}: {len(rows)} table rows")
+    points = {}
+    for c in sec.find_all("circle"):
+        points[(int(c.attrs["data-stage"]), c.attrs["data-series"])] = \
+            c.attrs["data-v"]
+    evaluated = 0
+    for r, st in zip(rows, stages):
+        k = int(st["index"])
+        expect(int(r.attrs["data-stage"]) == k, f"{name}: row of stage {k}")
+        for key in ("index", "evaluated", "same_as", "moved",
+                    "function_changed", "nan", "gate"):
+            expect(int(cell(r, key)) == int(st[key]), f"{name}/{k}: {key}")
+        for key in ("label", "pass", "gate_reason"):
+            expect(cell(r, key) == text_of(st[key]), f"{name}/{k}: {key}")
+        for key in ("max", "p99", "median"):
+            expect(same(cell(r, key), st[key]), f"{name}/{k}: {key}")
+            if st["evaluated"]:
+                expect((k, key) in points and same(points[(k, key)], st[key]),
+                       f"{name}/{k}: the plot's {key} point")
             else:
-                expect(cell(o, "env_known") is None,
-                       f"{name}/{i}: envelope figures without a profile")
+                expect((k, key) not in points,
+                       f"{name}/{k}: a {key} point of a stage not evaluated")
+        evaluated += int(st["evaluated"])
+    expect(evaluated > 0 and len(points) == 3 * evaluated,
+           f"{name}: {len(points)} plot points for {evaluated} stages")
+    if "descent" in g:
+        d = sec.find("section", data_audit=f"{name}/descent")
+        expect(d is not None, f"{name}: no descent section")
+        check_audit(page, f"{name}/descent", g["descent"])
+    else:
+        fail(f"{name}: the test's pipeline should have a descent")
+
+
+def check_audit(page, name, g):
+    """One audit group's section (or its skipped line)."""
+    sec = page.find("section", data_audit=name)
+    if "verdict" not in g.attrs or "outputs" not in g.attrs:
+        skip = page.find(data_skipped=name)
+        expect(sec is None and skip is not None and
+               "skipped" in skip.text(),
+               f"audit group {name}: no line saying it was skipped")
+        return
+    if sec is None:
+        fail(f"audit {name}: no section")
+        return
+    a = g.attrs
+    expect(cell(sec, "verdict") == text_of(a["verdict"]), f"{name}: verdict")
+    expect(cell(sec, "profile") == text_of(a["profile"]), f"{name}: profile")
+    expect(int(cell(sec, "samples")) == a["samples"], f"{name}: samples")
+    expect(int(cell(sec, "function_changed")) == a["function_changed"],
+           f"{name}: function_changed")
+    for k in ("threshold", "function_max_ulps"):
+        expect(same(cell(sec, k), a[k]), f"{name}: {k}")
+    expect(text_of(a["reason"]) in sec.text(), f"{name}: the reason")
+    outs = list(sec.find_all("div", **{"class": "audit-output"}))
+    expect(len(outs) == a["outputs"], f"{name}: {len(outs)} outputs")
+    for o in outs:
+        i = o.attrs["data-output"]
+        og = g["outputs"][i]
+        oa = og.attrs
+        expect(cell(o, "verdict") == text_of(oa["verdict"]),
+               f"{name}/{i}: verdict")
+        for k in ("count", "better", "worse", "unchanged", "identical",
+                  "undecided", "fn_changed", "fn_special"):
+            expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
+        expect(same(cell(o, "fn_max_ulps"), oa["fn_max_ulps"]),
+               f"{name}/{i}: fn_max_ulps")
+        for side in ("before", "after"):
+            for k in ("max", "p99", "median"):
+                expect(same(cell(o, f"{k}_{side}"), oa[f"{side}_{k}"]),
+                       f"{name}/{i}: {side} {k}")
+            expect(same(cell(o, f"nan_{side}"), oa[f"{side}_nan"]),
+                   f"{name}/{i}: {side} NaN count")
+        if "env_known" in oa:
+            for k in ("env_known", "wider", "narrower",
+                      "after_outside_before"):
+                expect(int(cell(o, k)) == oa[k], f"{name}/{i}: {k}")
             for side in ("before", "after"):
-                want, _ = hist(og[f"ulp_{side}"][()].ravel())
-                got = np.zeros(HIST_BINS, dtype=np.int64)
-                for r in o.find_all("rect", data_series=side):
-                    got[int(r.attrs["data-bin"])] = int(r.attrs["data-n"])
-                expect(np.array_equal(got, want),
-                       f"{name}/{i}: the {side} histogram")
+                expect(same(cell(o, f"width_median_{side}"),
+                            oa[f"width_{side}_median"]),
+                       f"{name}/{i}: width {side}")
+        else:
+            expect(cell(o, "env_known") is None,
+                   f"{name}/{i}: envelope figures without a profile")
+        for side in ("before", "after"):
+            want, _ = hist(og[f"ulp_{side}"][()].ravel())
+            got = np.zeros(HIST_BINS, dtype=np.int64)
+            for r in o.find_all("rect", data_series=side):
+                got[int(r.attrs["data-bin"])] = int(r.attrs["data-n"])
+            expect(np.array_equal(got, want),
+                   f"{name}/{i}: the {side} histogram")
+
+
+def page_has_pipeline(page):
+    return page.find("section", data_pipeline="softmax_pipe") is not None
 
 
 def test_audits(outdir):
@@ -702,10 +779,36 @@ def test_audits(outdir):
     run("report", res, "-o", page)
     tree = parse(page)
     with h5py.File(res, "r") as f:
-        expect(len(f["audits"]) == 4, "the file holds four audit groups")
+        expect(len(f["audits"]) == 5, "the file holds five audit groups")
+        expect(page_has_pipeline(tree), "no pipeline section")
         check_audits(tree, f)
         for name in f["kernels"]:
             check_kernel(tree, res, name, f["kernels"][name])
+    # A damaged stage table is named in an error line and the rest of the
+    # pipeline is still shown; a group with the "pipeline" attribute but
+    # not a pipeline's other attributes is skipped with its line.
+    bad = os.path.join(outdir, "A_bad.h5")
+    shutil.copyfile(res, bad)
+    with h5py.File(bad, "a") as f:
+        del f["audits/softmax_pipe/stages"]
+        f["audits/softmax_pipe/stages"] = np.arange(6.0)
+        f.create_group("audits/half_pipeline").attrs["pipeline"] = "dumps"
+    bad_page = os.path.join(outdir, "audits_bad.html")
+    run("report", bad, "-o", bad_page)
+    tree = parse(bad_page)
+    sec = tree.find("section", data_pipeline="softmax_pipe")
+    err = None if sec is None else sec.find(data_error="stages")
+    expect(err is not None and
+           "/audits/softmax_pipe/stages" in err.text() and
+           "compound" in err.text(),
+           "a damaged stage table: no error line naming the dataset")
+    expect(sec is not None and
+           sec.find("section", data_audit="softmax_pipe/descent") is not None,
+           "a damaged stage table: the descent is no longer shown")
+    skip = tree.find(data_skipped="half_pipeline")
+    expect(skip is not None and "skipped" in skip.text() and
+           tree.find("section", data_pipeline="half_pipeline") is None,
+           "a group with only a pipeline attribute: no skipped line")
 
 
 # ----------------------------------------------------------- explain trees
