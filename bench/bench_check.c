@@ -68,16 +68,6 @@ static usc_eval *make_eval(const usc_hlo_module *m, usc_eval_domain d,
 	return ev;
 }
 
-static double time_eval(usc_eval *ev)
-{
-	double t = bench_now();
-	usc_error err;
-
-	if (usc_eval_run(ev, &err) != USC_OK)
-		bench_die("run", &err);
-	return bench_now() - t;
-}
-
 /* ---------------------------------------------------------- the check */
 
 /*
@@ -155,13 +145,13 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	ev_t = make_eval(m, USC_DOMAIN_TIER, false, in);
 	ev_r = make_eval(m, USC_DOMAIN_REFERENCE, false, in);
 	ev_rm = make_eval(m, USC_DOMAIN_REFERENCE, true, in);
-	time_eval(ev_r);
+	bench_time_eval(ev_r);
 	usc_eval_output(ev_r, 0, &out_r, &err);
 	elems = usc_tensor_count(out_r);
 	bench_files_write(&cf, text, in, m->entry->param_count, out_r);
 	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
-		double t64 = time_eval(ev_64), tt = time_eval(ev_t);
-		double tr = time_eval(ev_r), trm = 0, tc, tcm = 0;
+		double t64 = bench_time_eval(ev_64), tt = bench_time_eval(ev_t);
+		double tr = bench_time_eval(ev_r), trm = 0, tc, tcm = 0;
 		double w1[2], wj[2] = {0, 0}, tj = 0;
 
 		tc = time_check(&cf, false, 1, &fns, &esc, w1);
@@ -176,7 +166,7 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 		q_j[i] = wj[0] > 0 ? w1[0] / wj[0] : 0;
 		q_w[i] = wj[0] > 0 ? wj[1] / w1[1] : 0;
 		if (!no_mpfr) {
-			trm = time_eval(ev_rm);
+			trm = bench_time_eval(ev_rm);
 			tcm = time_check(&cf, true, 1, NULL, NULL, NULL);
 			b_rm = fmin(b_rm, trm);
 			b_cm = fmin(b_cm, tcm);

@@ -72,16 +72,6 @@ static usc_eval *make_eval(const usc_hlo_module *m, usc_eval_domain d,
 	return ev;
 }
 
-static double time_eval(usc_eval *ev)
-{
-	double t = bench_now();
-	usc_error err;
-
-	if (usc_eval_run(ev, &err) != USC_OK)
-		bench_die("run", &err);
-	return bench_now() - t;
-}
-
 /* What one check reports that the bench prints. */
 typedef struct check_stats {
 	uint64_t env_fast, env_escalated;  /* the envelope's op elements */
@@ -172,13 +162,13 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 
 	memset(&cs, 0, sizeof cs);
 	cs.verdict = "";
-	(void)time_eval(ev_64);
+	(void)bench_time_eval(ev_64);
 	if (usc_eval_output(ev_64, 0, &out64, &err) != USC_OK)
 		bench_die("output", &err);
 	elems = usc_tensor_count(out64);
 	bench_files_write(&cf, text, in, np, out64);
 	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
-		double a = time_eval(ev_64), b = time_eval(ev_env), c = 0, d = 0;
+		double a = bench_time_eval(ev_64), b = bench_time_eval(ev_env), c = 0, d = 0;
 		double w1[2] = {0, 0}, wj[2] = {0, 0};
 
 		if (!no_check)
@@ -187,7 +177,7 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 		if (!no_check && threads > 1)
 			(void)time_check(&cf, threads, NULL, wj);
 		if (ev_mp)
-			d = time_eval(ev_mp);
+			d = bench_time_eval(ev_mp);
 		t_64 = fmin(t_64, a);
 		t_env = fmin(t_env, b);
 		if (!no_check)

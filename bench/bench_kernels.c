@@ -160,6 +160,16 @@ usc_hlo_file *bench_parse(const char *text, const char *name)
 	return f;
 }
 
+double bench_time_eval(usc_eval *ev)
+{
+	double t = bench_now();
+	usc_error err;
+
+	if (usc_eval_run(ev, &err) != USC_OK)
+		bench_die("run", &err);
+	return bench_now() - t;
+}
+
 usc_tensor **bench_make_inputs(const usc_hlo_module *m, uint64_t seed)
 {
 	const usc_hlo_computation *e = m->entry;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
 
@@ -89,6 +90,9 @@ usc_hlo_file *bench_parse(const char *text, const char *name);
  */
 usc_tensor **bench_make_inputs(const usc_hlo_module *m, uint64_t seed);
 void bench_free_inputs(usc_tensor **in, size_t n);
+
+/* The seconds of one usc_eval_run of ev; dies on an error. */
+double bench_time_eval(usc_eval *ev);
 
 /* The most repetitions whose ratios are kept. */
 #define BENCH_MAX_REPS 64
