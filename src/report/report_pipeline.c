@@ -14,47 +14,11 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "report/report_internal.h"
 #include "store/h5_door.h"
 #include "store/results_internal.h"
-
-/* One row of the stage table, as results_audit_pipeline.c writes it. */
-typedef struct stage_row {
-	uint64_t index;
-	char *label;
-	char *pass;
-	char *file;
-	uint64_t evaluated;
-	int64_t same_as;
-	uint64_t moved, function_moved, function_changed;
-	double max, p99, median;
-	uint64_t nan;
-	int64_t gate;
-	char *gate_reason;
-} stage_row;
-
-#define COL(name, kind) {#name, USC__H5_COL_##kind, offsetof(stage_row, name)}
-static const usc__h5_column stage_cols[] = {
-	COL(index, UINT64),	       COL(label, STRING),
-	COL(pass, STRING),	       COL(file, STRING),
-	COL(evaluated, UINT64),	       COL(same_as, INT64),
-	COL(moved, UINT64),	       COL(function_moved, UINT64),
-	COL(function_changed, UINT64), COL(max, DOUBLE),
-	COL(p99, DOUBLE),	       COL(median, DOUBLE),
-	COL(nan, UINT64),	       COL(gate, INT64),
-	COL(gate_reason, STRING),
-};
-#undef COL
-
-/*
- * A pipeline of XLA has a few dozen dumps; a table declaring far more
- * rows than any pipeline has is damaged, and reading it would only cost
- * memory.
- */
-enum { MAX_STAGES = 100000 };
 
 /* The group's attributes (docs/audit.md). */
 typedef struct pipeline {
@@ -100,50 +64,6 @@ static usc_status read_pipeline(usc__h5_file *f, const char *g, pipeline *p,
 	return st;
 }
 
-static void free_rows(stage_row *rows, size_t n)
-{
-	for (size_t i = 0; rows && i < n; i++) {
-		usc__free(rows[i].label);
-		usc__free(rows[i].pass);
-		usc__free(rows[i].file);
-		usc__free(rows[i].gate_reason);
-	}
-	usc__free(rows);
-}
-
-/* Reads the stage table at ds, refusing one of an implausible length. */
-static usc_status read_stages(usc__h5_file *f, const char *ds,
-			      stage_row **rows, size_t *n, usc_error *err)
-{
-	usc__h5_dataset *d = NULL;
-	int64_t dims[1] = {0};
-	size_t rank = 0;
-	bool all = false;
-	void *v = NULL;
-	usc_status st;
-
-	*rows = NULL;
-	*n = 0;
-	st = usc__h5_dataset_open(f, ds, &d, err);
-	if (st == USC_OK)
-		st = usc__h5_dataset_shape(d, 1, &rank, dims, err);
-	if (st == USC_OK)
-		st = usc__h5_dataset_stored(d, &all, err);
-	if (st == USC_OK && (rank != 1 || dims[0] > MAX_STAGES || !all))
-		st = usc__fail(err, USC_EPARSE,
-			       "%s:%s: expected a one-dimensional table of at "
-			       "most %d stages, every row stored",
-			       usc__h5_file_path(f), ds, MAX_STAGES);
-	if (d)
-		usc__h5_dataset_close(d);
-	if (st != USC_OK)
-		return st;
-	st = usc__h5_read_table(f, ds, stage_cols, USC__ARRAY_LEN(stage_cols),
-				sizeof(stage_row), &v, n, err);
-	*rows = v;
-	return st;
-}
-
 static void td_uint(usc__html *h, const char *key, uint64_t v)
 {
 	usc__html_printf(h, "<td data-k=\"%s\" data-v=\"%llu\">%llu</td>",
@@ -178,7 +98,7 @@ static void td_num(usc__html *h, const char *key, double v, bool shown)
 	usc__html_printf(h, "</td>");
 }
 
-static void stage_table(usc__html *h, const stage_row *rows, size_t n)
+static void stage_table(usc__html *h, const usc__stage_row *rows, size_t n)
 {
 	usc__html_printf(h, "<table class=\"stages\"><thead><tr><th>#</th>"
 			    "<th>stage</th><th>pass</th><th>evaluated</th>"
@@ -188,7 +108,7 @@ static void stage_table(usc__html *h, const stage_row *rows, size_t n)
 			    "<th>gate</th><th>reason</th></tr></thead>"
 			    "<tbody>");
 	for (size_t i = 0; i < n; i++) {
-		const stage_row *r = &rows[i];
+		const usc__stage_row *r = &rows[i];
 		bool shown = r->evaluated != 0;
 
 		usc__html_printf(h, "<tr data-stage=\"%llu\">",
@@ -226,7 +146,8 @@ static double plot_scale(double v)
 	return log10(1 + fabs(v));
 }
 
-static void precision_plot(usc__html *h, const stage_row *rows, size_t n)
+static void precision_plot(usc__html *h, const usc__stage_row *rows,
+			   size_t n)
 {
 	static const char *const series[3] = {"max", "p99", "median"};
 	static const char *const colors[3] = {"#d62728", "#e08a1e",
@@ -336,7 +257,7 @@ usc_status usc__report_pipeline(usc__html *h, usc__h5_file *f, const char *g,
 {
 	char ds[USC__RESULTS_PATH_SIZE + 32];
 	char dname[USC__RESULTS_PATH_SIZE + 32];
-	stage_row *rows = NULL;
+	usc__stage_row *rows = NULL;
 	size_t n = 0;
 	pipeline p;
 	usc_error why;
@@ -387,7 +308,7 @@ usc_status usc__report_pipeline(usc__html *h, usc__h5_file *f, const char *g,
 	usc__html_printf(h, "</span></p>\n");
 
 	usc__results_path(ds, sizeof ds, "%s/stages", g);
-	if (read_stages(f, ds, &rows, &n, &why) == USC_OK) {
+	if (usc__audit_stages_read(f, ds, &rows, &n, &why) == USC_OK) {
 		stage_table(h, rows, n);
 		precision_plot(h, rows, n);
 	} else {
@@ -396,7 +317,7 @@ usc_status usc__report_pipeline(usc__html *h, usc__h5_file *f, const char *g,
 		usc__html_text(h, why.message);
 		usc__html_printf(h, "</p>\n");
 	}
-	free_rows(rows, n);
+	usc__audit_stages_free(rows, n);
 
 	usc__results_path(ds, sizeof ds, "%s/descent", g);
 	if (usc__h5_exists(f, ds, &has_descent, NULL, &why) != USC_OK)

@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "store/results_internal.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,22 +16,8 @@
 
 #include "ulpscope/audit.h"
 
-/* One row of the stage table. */
-typedef struct stage_row {
-	uint64_t index;
-	const char *label;
-	const char *pass;
-	const char *file;
-	uint64_t evaluated;
-	int64_t same_as;
-	uint64_t moved, function_moved, function_changed;
-	double max, p99, median;
-	uint64_t nan;
-	int64_t gate;
-	const char *gate_reason;
-} stage_row;
-
-#define COL(name, kind) {#name, USC__H5_COL_##kind, offsetof(stage_row, name)}
+#define COL(name, kind)                                                        \
+	{#name, USC__H5_COL_##kind, offsetof(usc__stage_row, name)}
 static const usc__h5_column stage_cols[] = {
 	COL(index, UINT64),	     COL(label, STRING),
 	COL(pass, STRING),	     COL(file, STRING),
@@ -43,12 +30,19 @@ static const usc__h5_column stage_cols[] = {
 };
 #undef COL
 
+/*
+ * A pipeline of XLA has a few dozen dumps; a table declaring far more
+ * rows than any pipeline has is damaged, and reading it would only cost
+ * memory.
+ */
+enum { MAX_STAGES = 100000 };
+
 static usc_status write_stages(usc__h5_file *f, const char *g,
 			       const usc_audit_pipeline *p, double t,
 			       usc_error *err)
 {
 	char path[USC__RESULTS_PATH_SIZE];
-	stage_row *rows = usc__calloc(p->stage_count, sizeof *rows);
+	usc__stage_row *rows = usc__calloc(p->stage_count, sizeof *rows);
 	char(*reasons)[USC_ERROR_MESSAGE_SIZE] =
 		usc__calloc(p->stage_count, sizeof *reasons);
 	usc_status st;
@@ -61,8 +55,8 @@ static usc_status write_stages(usc__h5_file *f, const char *g,
 	for (size_t k = 0; k < p->stage_count; k++) {
 		const usc_audit_stage *s = &p->stages[k];
 		const usc_audit_report *a = usc_audit_stage_report(p, k);
-		const char *base = strrchr(s->path, '/');
-		stage_row *r = &rows[k];
+		char *base = strrchr(s->path, '/');
+		usc__stage_row *r = &rows[k];
 
 		r->index = k;
 		r->label = s->label;
@@ -157,4 +151,48 @@ usc_status usc_audit_pipeline_write(const usc_audit_pipeline *p, double t,
 		return st;
 	}
 	return usc_results_close(w, err);
+}
+
+usc_status usc__audit_stages_read(usc__h5_file *f, const char *ds,
+				  usc__stage_row **rows, size_t *n,
+				  usc_error *err)
+{
+	usc__h5_dataset *d = NULL;
+	int64_t dims[1] = {0};
+	size_t rank = 0;
+	bool all = false;
+	void *v = NULL;
+	usc_status st;
+
+	*rows = NULL;
+	*n = 0;
+	st = usc__h5_dataset_open(f, ds, &d, err);
+	if (st == USC_OK)
+		st = usc__h5_dataset_shape(d, 1, &rank, dims, err);
+	if (st == USC_OK)
+		st = usc__h5_dataset_stored(d, &all, err);
+	if (st == USC_OK && (rank != 1 || dims[0] > MAX_STAGES || !all))
+		st = usc__fail(err, USC_EPARSE,
+			       "%s:%s: expected a one-dimensional table of at "
+			       "most %d stages, every row stored",
+			       usc__h5_file_path(f), ds, MAX_STAGES);
+	if (d)
+		usc__h5_dataset_close(d);
+	if (st != USC_OK)
+		return st;
+	st = usc__h5_read_table(f, ds, stage_cols, USC__ARRAY_LEN(stage_cols),
+				sizeof(usc__stage_row), &v, n, err);
+	*rows = v;
+	return st;
+}
+
+void usc__audit_stages_free(usc__stage_row *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++) {
+		usc__free(rows[i].label);
+		usc__free(rows[i].pass);
+		usc__free(rows[i].file);
+		usc__free(rows[i].gate_reason);
+	}
+	usc__free(rows);
 }

@@ -110,4 +110,35 @@ usc_status usc__audit_open(const char *path, const char *name,
 			   unsigned flags, usc_results **w, char *g,
 			   usc_error *err);
 
+/*
+ * One row of a pipeline's stage table, /audits/<name>/stages (docs/audit.md,
+ * "The result file"), for its writer (results_audit_pipeline.c) and its
+ * readers (the report).  The writer points the strings at the pipeline's
+ * own, which it does not change; a row read back owns its strings
+ * (usc__audit_stages_free).
+ */
+typedef struct usc__stage_row {
+	uint64_t index;
+	char *label;
+	char *pass;
+	char *file;
+	uint64_t evaluated;
+	int64_t same_as;
+	uint64_t moved, function_moved, function_changed;
+	double max, p99, median;
+	uint64_t nan;
+	int64_t gate;
+	char *gate_reason;
+} usc__stage_row;
+
+/*
+ * Reads the stage table at dataset ds into *rows (usc__calloc) of *n rows,
+ * refusing a table that is not one-dimensional, not fully stored or longer
+ * than any pipeline is, and one whose columns are not the writer's.
+ */
+usc_status usc__audit_stages_read(usc__h5_file *f, const char *ds,
+				  usc__stage_row **rows, size_t *n,
+				  usc_error *err);
+void usc__audit_stages_free(usc__stage_row *rows, size_t n);
+
 #endif /* USC_STORE_RESULTS_INTERNAL_H */
