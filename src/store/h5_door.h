@@ -253,7 +253,7 @@ usc_status usc__h5_write_strings(usc__h5_file *f, const char *dataset,
 /*
  * Writes text as a scalar dataset of one fixed-length UTF-8 string (its
  * length and a NUL).  Fixed-length, never variable-length: see
- * fixed_string_type in h5_door.c.
+ * usc__h5_fixed_string_type in h5_write.c.
  */
 usc_status usc__h5_write_string(usc__h5_file *f, const char *dataset,
 				const char *text, usc_error *err);
