@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "analyze/attribution_internal.h"
 #include "analyze/check_internal.h"
+#include "analyze/explain_internal.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -1043,7 +1044,7 @@ static const char *kind_name(unsigned k)
 	}
 }
 
-static double decode_d(usc_dtype t, uint64_t bits)
+double usc__explain_decode(usc_dtype t, uint64_t bits)
 {
 	double d = NAN;
 
@@ -1106,7 +1107,7 @@ static usc_status fill_node(const walker *w, scratch *s, usc_explain_node *nd,
 						      &ebits, &env, err);
 		if (st != USC_OK)
 			return st;
-		ref = decode_d(kv[0].t, rbits);
+		ref = usc__explain_decode(kv[0].t, rbits);
 		figures(s, kv[0].t, (const usc__oracle_value *)ov, rbits,
 			nd->kind == USC_EXPLAIN_ELEMENT && rounds(nd->instr),
 			&local, &referr);
@@ -1186,7 +1187,7 @@ static bool product_value(const walker *w, scratch *s,
 	p->local = p->referr = NAN;
 	if (!usc_dtype_is_float(rt)) {
 		/* Integers: exact (within a double's range, for display). */
-		p->ref = decode_d(lr.t, ab) * decode_d(rr.t, bb);
+		p->ref = usc__explain_decode(lr.t, ab) * usc__explain_decode(rr.t, bb);
 		p->ref_bits = 0;
 		p->exact_kind = "finite";
 		p->lo = p->hi = p->mid = p->ref;
@@ -1208,7 +1209,7 @@ static bool product_value(const walker *w, scratch *s,
 	mpfr_mul(s->fp, s->fa, s->fb, MPFR_RNDN); /* exact */
 	if (usc_encode_mpfr(rt, s->fp, NULL, &p->ref_bits, &flags) != USC_OK)
 		return false;
-	p->ref = decode_d(rt, p->ref_bits);
+	p->ref = usc__explain_decode(rt, p->ref_bits);
 	/* The exact product. */
 	a = kept_at(&lo, lf);
 	b = kept_at(&ro, rf);
@@ -1273,127 +1274,6 @@ static void fill_products(const walker *w, scratch *s, usc_explain_node *nd,
 		}
 	}
 	nd->has_values = true;
-}
-
-/* ------------------------------------------------------ result files */
-
-/*
- * What a result file gives back for a kernel, laid out as a case
- * directory in a fresh temporary directory (kernel.hlo, device_<i>.npy),
- * because the check reads its kernel and device outputs from files.
- */
-typedef struct results_case {
-	char dir[512];
-	size_t nfiles;
-	char files[1 + 64][560];
-	const char *devices[64];
-	size_t device_count;
-	usc_profile profile;
-	bool have_profile;
-} results_case;
-
-static void results_case_remove(results_case *rc)
-{
-	for (size_t i = 0; i < rc->nfiles; i++)
-		(void)unlink(rc->files[i]);
-	if (rc->dir[0])
-		(void)rmdir(rc->dir);
-}
-
-static usc_status results_case_make(const char *path, const char *kernel,
-				    results_case *rc, usc_error *err)
-{
-	usc_results_reader *rd = NULL;
-	usc_results_kernel_info *info = NULL;
-	const char *tmp = getenv("TMPDIR");
-	FILE *f;
-	usc_status st;
-
-	memset(rc, 0, sizeof *rc);
-	st = usc_results_open(path, &rd, err);
-	if (st != USC_OK)
-		return st;
-	st = usc_results_read_kernel(rd, kernel, &info, err);
-	if (st != USC_OK)
-		goto done;
-	if (info->output_count > 64) {
-		st = usc__fail(err, USC_EUNSUPPORTED,
-			       "%s: kernel '%s' has %zu outputs, more than "
-			       "the 64 explain reads back",
-			       path, kernel, info->output_count);
-		goto done;
-	}
-	if (!info->hlo_text || !info->hlo_text_len) {
-		st = usc__fail(err, USC_EINVAL,
-			       "%s: kernel '%s' holds no HLO text", path,
-			       kernel);
-		goto done;
-	}
-	snprintf(rc->dir, sizeof rc->dir, "%s/ulpscope-explain-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(rc->dir)) {
-		rc->dir[0] = '\0';
-		st = usc__fail(err, USC_EIO,
-			       "cannot create a temporary directory for the "
-			       "kernel of %s",
-			       path);
-		goto done;
-	}
-	snprintf(rc->files[0], sizeof rc->files[0], "%s/kernel.hlo", rc->dir);
-	f = fopen(rc->files[0], "wb");
-	if (!f) {
-		st = usc__fail(err, USC_EIO, "%s: cannot write", rc->files[0]);
-		goto done;
-	}
-	rc->nfiles = 1;
-	if (fwrite(info->hlo_text, 1, info->hlo_text_len, f) !=
-		    info->hlo_text_len ||
-	    fclose(f) != 0) {
-		st = usc__fail(err, USC_EIO, "%s: cannot write", rc->files[0]);
-		goto done;
-	}
-	for (size_t i = 0; i < info->output_count; i++) {
-		usc_results_output_data *od = NULL;
-		char *fp = rc->files[rc->nfiles];
-
-		st = usc_results_read_output(rd, kernel, i, &od, err);
-		if (st != USC_OK)
-			goto done;
-		{
-			char dir[sizeof rc->dir];
-
-			/* A copy: rc->dir and fp lie in the same object. */
-			memcpy(dir, rc->dir, sizeof dir);
-			snprintf(fp, sizeof rc->files[0], "%s/device_%zu.npy",
-				 dir, i);
-		}
-		st = usc_tensor_write_npy(od->device, fp, err);
-		usc_results_output_data_free(od);
-		if (st != USC_OK)
-			goto done;
-		rc->nfiles++;
-		rc->devices[rc->device_count++] = fp;
-	}
-	if (info->profile && info->profile[0]) {
-		usc_error perr;
-
-		if (usc_profile_builtin(info->profile, &rc->profile, &perr) !=
-		    USC_OK) {
-			st = usc__fail(err, USC_EINVAL,
-				       "%s: kernel '%s' was classified under "
-				       "profile '%s', which is not a built-in "
-				       "profile: give it with --profile FILE",
-				       path, kernel, info->profile);
-			goto done;
-		}
-		rc->have_profile = true;
-	}
-done:
-	usc_results_kernel_info_free(info);
-	usc_results_reader_close(rd);
-	if (st != USC_OK)
-		results_case_remove(rc);
-	return st;
 }
 
 /* ----------------------------------------------------------- driver */
@@ -1503,7 +1383,7 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	walker w;
 	runs3 runs;
 	scratch s;
-	results_case *rc = NULL;
+	usc__explain_case *rc = NULL;
 	usc_status st;
 
 	if (!req || !out)
@@ -1533,7 +1413,7 @@ usc_status usc_explain_run(const usc_explain_request *req,
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 			goto done;
 		}
-		st = results_case_make(q.results_path, q.results_kernel, rc,
+		st = usc__explain_case_make(q.results_path, q.results_kernel, rc,
 				       err);
 		if (st != USC_OK) {
 			usc__free(rc);
@@ -1736,7 +1616,7 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	w.nodes = NULL;
 done:
 	if (rc) {
-		results_case_remove(rc);
+		usc__explain_case_remove(rc);
 		usc__free(rc);
 	}
 	for (int d = 0; d < 3; d++)
@@ -1754,278 +1634,4 @@ done:
 	}
 	*out = r;
 	return USC_OK;
-}
-
-/* --------------------------------------------------------- printing */
-
-static void print_index(FILE *f, const usc_hlo_shape *s, uint64_t flat)
-{
-	int64_t idx[USC_TENSOR_MAX_RANK];
-
-	fputc('[', f);
-	if (s->kind == USC_HLO_SHAPE_ARRAY && s->rank <= USC_TENSOR_MAX_RANK) {
-		usc__unravel((size_t)flat, s->dims, s->rank, idx);
-		for (size_t i = 0; i < s->rank; i++)
-			fprintf(f, "%s%" PRId64, i ? "," : "", idx[i]);
-	}
-	fputc(']', f);
-}
-
-static void print_shape(FILE *f, const usc_hlo_shape *s)
-{
-	if (s->kind != USC_HLO_SHAPE_ARRAY) {
-		fputs("(tuple)", f);
-		return;
-	}
-	fprintf(f, "%s[", usc_dtype_name(s->dtype));
-	for (size_t i = 0; i < s->rank; i++)
-		fprintf(f, "%s%" PRId64, i ? "," : "", s->dims[i]);
-	fputc(']', f);
-}
-
-/* A figure in ulps: "+0.25", "-128", "0". */
-static void print_ulps(FILE *f, double x)
-{
-	if (x == 0)
-		fputs("0", f);
-	else
-		fprintf(f, "%+.4g", x);
-}
-
-static void print_envelope(FILE *f, const usc_envelope *e)
-{
-	const char *sep = "";
-
-	if (e->flags & USC_ENV_UNKNOWN) {
-		fputs("unknown", f);
-		return;
-	}
-	if (e->flags & USC_ENV_FINITE) {
-		if (e->lo == e->hi)
-			fprintf(f, "[%.9g]", e->lo);
-		else
-			fprintf(f, "[%.9g, %.9g]", e->lo, e->hi);
-		sep = " or ";
-	}
-	if (e->flags & USC_ENV_NAN) {
-		fprintf(f, "%snan", sep);
-		sep = " or ";
-	}
-	if (e->flags & USC_ENV_POS_INF) {
-		fprintf(f, "%s+inf", sep);
-		sep = " or ";
-	}
-	if (e->flags & USC_ENV_NEG_INF)
-		fprintf(f, "%s-inf", sep);
-	if (!(e->flags & (USC_ENV_FINITE | USC_ENV_NAN | USC_ENV_POS_INF |
-			  USC_ENV_NEG_INF)))
-		fputs("empty", f);
-}
-
-static void print_exact(FILE *f, const usc_explain_node *nd)
-{
-	char a[64], b[64];
-
-	if (strcmp(nd->exact_kind, "finite") != 0) {
-		fputs(nd->exact_kind, f);
-		return;
-	}
-	snprintf(a, sizeof a, "%.9g", nd->exact_lo == 0 ? 0.0 : nd->exact_lo);
-	snprintf(b, sizeof b, "%.9g", nd->exact_hi == 0 ? 0.0 : nd->exact_hi);
-	/* The enclosure is far narrower than 9 digits: print one value. */
-	if (strcmp(a, b) == 0)
-		fputs(a, f);
-	else
-		fprintf(f, "[%s, %s]", a, b);
-}
-
-/* The values line of an element or a product. */
-static void print_values(FILE *f, const usc_explain_node *nd, unsigned ind)
-{
-	fprintf(f, "%*s  ref %.9g  exact ", ind, "", nd->ref);
-	print_exact(f, nd);
-	if (nd->is_float) {
-		if (!isnan(nd->local_ulps)) {
-			fputs("  local ", f);
-			print_ulps(f, nd->local_ulps);
-		}
-		if (!isnan(nd->ref_err_ulps)) {
-			fputs("  ref err ", f);
-			print_ulps(f, nd->ref_err_ulps);
-		}
-	}
-	if (!isnan(nd->contrib)) {
-		fputs("  contrib ", f);
-		print_ulps(f, nd->contrib);
-	}
-	if (nd->has_envelope) {
-		fputs("  env ", f);
-		print_envelope(f, &nd->envelope);
-	}
-	fputc('\n', f);
-}
-
-static void print_node(FILE *f, const usc_explain_report *r, size_t i)
-{
-	const usc_explain_node *nd = &r->nodes[i];
-	const usc_hlo_instr *in = nd->instr;
-	unsigned ind = 2 * nd->depth;
-
-	(void)r;
-	fprintf(f, "%*s%s  %s", ind, "", in->name,
-		usc_hlo_opcode_name(in->opcode));
-	switch (nd->kind) {
-	case USC_EXPLAIN_ELEMENT:
-	case USC_EXPLAIN_CALL:
-		fputc(' ', f);
-		print_shape(f, &in->shape);
-		fputc(' ', f);
-		print_index(f, &in->shape, nd->index);
-		break;
-	case USC_EXPLAIN_SET:
-		fputc(' ', f);
-		print_shape(f, &in->shape);
-		fprintf(f, " %s (%" PRIu64 " element%s reduced)", nd->set,
-			nd->count, nd->count == 1 ? "" : "s");
-		break;
-	case USC_EXPLAIN_WHOLE:
-		fputc(' ', f);
-		print_shape(f, &in->shape);
-		fprintf(f, " (all %" PRIu64 " elements)", nd->count);
-		break;
-	case USC_EXPLAIN_PRODUCTS:
-		fprintf(f, " products %s (%" PRIu64 " product%s)", nd->set,
-			nd->count, nd->count == 1 ? "" : "s");
-		break;
-	case USC_EXPLAIN_PRODUCT:
-		fprintf(f, " product %s", nd->set);
-		break;
-	}
-	if (nd->term)
-		fprintf(f, "  (term %" PRIu64 " of %" PRIu64 ")", nd->term,
-			nd->terms_of);
-	if (nd->padding)
-		fputs("  (padding)", f);
-	if (in->opcode == USC_HLO_OP_PARAMETER && in->parent->is_entry)
-		fprintf(f, "  parameter %" PRId64, in->parameter_number);
-	if (nd->via)
-		fprintf(f, "  (as %s)", nd->via->name);
-	if (nd->kind == USC_EXPLAIN_CALL && in->called_count)
-		fprintf(f, "  calls %s", in->called[0]->name);
-	if (nd->source[0] && nd->kind != USC_EXPLAIN_PRODUCTS &&
-	    nd->kind != USC_EXPLAIN_PRODUCT)
-		fprintf(f, "  %s", nd->source);
-	if (nd->same_as != SIZE_MAX) {
-		fputs("  (shown above)\n", f);
-		return;
-	}
-	fputc('\n', f);
-	if (nd->has_values && (nd->kind == USC_EXPLAIN_ELEMENT ||
-			       nd->kind == USC_EXPLAIN_PRODUCT)) {
-		print_values(f, nd, ind);
-	} else if (nd->has_values) {
-		fprintf(f, "%*s  sum|ref| %.9g  sum|exact| %.9g", ind, "",
-			nd->sum_abs_ref, nd->sum_abs_exact);
-		if (!isnan(nd->max_abs_ref_err)) {
-			fputs("  max|ref err| ", f);
-			print_ulps(f, nd->max_abs_ref_err);
-			fputs(" at ", f);
-			if (nd->kind == USC_EXPLAIN_PRODUCTS) {
-				fprintf(f, "%s", in->operands[0]->name);
-				print_index(f, &in->operands[0]->shape,
-					    nd->max_ref_err_index);
-				fprintf(f, " x %s", in->operands[1]->name);
-				print_index(f, &in->operands[1]->shape,
-					    nd->max_ref_err_rhs);
-			} else {
-				print_index(f, &in->shape,
-					    nd->max_ref_err_index);
-			}
-		}
-		fputc('\n', f);
-	}
-	if (nd->truncated)
-		fprintf(f, "%*s  ... (depth limit)\n", ind, "");
-}
-
-void usc_explain_print(FILE *f, const usc_explain_report *r)
-{
-	const usc_check_report *c = r->check;
-	const usc_check_output *o = &c->outputs[r->output];
-	const usc_check_element *e = &r->root;
-	usc_dtype t = usc_tensor_dtype(o->device);
-	usc_tensor_spec spec = usc_tensor_spec_of(o->device);
-	const usc_hlo_shape *rs = &r->nodes[0].instr->shape;
-	char shape[256];
-
-	usc_tensor_spec_format(&spec, shape, sizeof shape);
-	fprintf(f, "kernel %s, output %zu ", c->kernel_name, r->output);
-	print_index(f, rs, r->flat_index);
-	fprintf(f, " of %s, profile %s\n", shape, c->profile.name);
-	fprintf(f, "  device     0x%0*" PRIx64 " = %.9g",
-		(int)((usc_format_of(t)->bits + 3) / 4), e->device_bits,
-		decode_d(t, e->device_bits));
-	if (usc_dtype_is_float(t)) {
-		fputs("   error ", f);
-		print_ulps(f, e->ulp_oracle);
-		fputs(" ulp, ", f);
-		print_ulps(f, e->ulp_reference);
-		fputs(" from the reference", f);
-	}
-	fprintf(f, "\n  reference  0x%0*" PRIx64 " = %.9g",
-		(int)((usc_format_of(t)->bits + 3) / 4), e->reference_bits,
-		decode_d(t, e->reference_bits));
-	if (usc_dtype_is_float(t) && !isnan(r->reference_ulps)) {
-		fputs("   error ", f);
-		print_ulps(f, r->reference_ulps);
-		fputs(" ulp", f);
-	}
-	fprintf(f, "\n  exact      %.9g%s\n", e->oracle_mid,
-		e->undecided ? " (undecided)" : "");
-	fputs("  envelope   ", f);
-	print_envelope(f, &e->envelope);
-	fprintf(f, "\n  class      %s", usc_class_name(e->cls));
-	if (e->outside_ulps > 0) {
-		if (isfinite(e->outside_ulps))
-			fprintf(f, " (%.0f code%s outside the envelope)",
-				e->outside_ulps,
-				e->outside_ulps == 1 ? "" : "s");
-		else
-			fputs(" (outside the envelope)", f);
-	}
-	fputc('\n', f);
-	if (r->attribution) {
-		const usc_attribution *a = r->attribution;
-		const usc_attr_output *ao = &a->outputs[r->output];
-		uint64_t k = r->flat_index;
-
-		fputs("  attribution: reference error ", f);
-		print_ulps(f, ao->total[k]);
-		fputs(" ulp", f);
-		for (size_t j = 0; j < a->top_k; j++) {
-			uint32_t u = ao->top_ops[k * a->top_k + j];
-			char label[320];
-
-			if (u == USC_ATTR_NO_OP)
-				break;
-			fprintf(f, "%s%s ", j ? ", " : " = ",
-				usc_attr_op_label(&a->ops[u], label,
-						  sizeof label));
-			print_ulps(f, ao->top_contrib[k * a->top_k + j]);
-		}
-		fputs("; residual ", f);
-		print_ulps(f, ao->residual[k]);
-		fputc('\n', f);
-	} else if (r->attr_note[0]) {
-		fprintf(f, "  attribution: not computed: %s\n", r->attr_note);
-	}
-	fputs("tree: ref = strict reference, exact = oracle, local = the op's "
-	      "own rounding of its exact\n"
-	      "  value, ref err = reference - exact (both in ulps of the op's "
-	      "type), contrib = the op's\n"
-	      "  share of the root's error (ulps of the output), env = "
-	      "envelope\n",
-	      f);
-	for (size_t i = 0; i < r->node_count; i++)
-		print_node(f, r, i);
 }

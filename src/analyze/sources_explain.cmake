@@ -1,2 +1,4 @@
 list(APPEND USC_LIB_SOURCES
-  src/analyze/explain.c)
+  src/analyze/explain.c
+  src/analyze/explain_files.c
+  src/analyze/explain_print.c)
