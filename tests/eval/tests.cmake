@@ -7,6 +7,9 @@ usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
 # Control flow (while, conditional, sort, TopK) in every domain, the
 # reference's path followed, the loop bound and bad modules.
 usc_add_test(test_eval_control eval/test_eval_control.c)
+# call: a module with calls and the same module inlined by hand give the
+# same bits in every domain, streamed and whole; bad calls are refused.
+usc_add_test(test_eval_call eval/test_eval_call.c)
 # Real XLA:CPU programs with control flow (data/control_flow/) judged
 # under xla-cpu: legit, not one defect; a wrong value caught; the bound.
 add_test(NAME test_control_flow_cases COMMAND bash

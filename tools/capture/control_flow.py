@@ -9,6 +9,15 @@ capture.capture_function, for `ulpscope check` (docs/evaluator.md,
 "Control flow"; the test test_control_flow_cases).
 
     python3 tools/capture/control_flow.py data/control_flow
+
+With --calls, the programs whose modules keep `call`: XLA:CPU's call
+inliner inlines every call by default (jax 0.10.2: a nested jax.jit with
+inline=False, jax.checkpoint, jax.named_call and compute_on all come out
+inlined), so these are compiled with --xla_disable_hlo_passes=call-inliner,
+XLA's own switch, and run by XLA:CPU with their calls in place.  XLA_FLAGS
+is read once per process, hence a run of its own.
+
+    python3 tools/capture/control_flow.py --calls data/control_flow
 """
 
 from __future__ import annotations
@@ -100,14 +109,46 @@ def programs():
     ]
 
 
+def call_programs():
+    """(name, function, arguments, notes) of the programs that keep call."""
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(1)
+    f32 = np.float32
+
+    def layer(v, b):
+        return jnp.tanh(v * 1.5 + b) + jnp.exp(-v * v) * 0.25
+
+    def nested_jit(x, b):
+        # pjit: a jitted function called from a jitted function, twice,
+        # on different arguments; inline=False keeps it a call.
+        g = jax.jit(layer, inline=False)
+        return g(g(x, b), b * 0.5) - jnp.sin(x)
+
+    return [
+        ("call_nested_jit_f32", nested_jit,
+         [rng.standard_normal((8, 32)).astype(f32),
+          rng.standard_normal((32,)).astype(f32)],
+         "a nested jax.jit(inline=False) called twice: two call "
+         "instructions, kept by --xla_disable_hlo_passes=call-inliner"),
+    ]
+
+
+CALL_FLAGS = ("--xla_disable_hlo_passes=call-inliner",)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    calls = argv[:1] == ["--calls"]
+    argv = argv[1:] if calls else argv
     if len(argv) != 1:
         print(__doc__)
         return 2
     out = argv[0]
-    capture.setup()
-    for name, fn, args, notes in programs():
+    capture.setup(extra_flags=CALL_FLAGS if calls else ())
+    for name, fn, args, notes in call_programs() if calls else programs():
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
         capture.capture_function(fn, args, d, name=name, notes=notes)
