@@ -14,6 +14,14 @@ add_test(NAME test_dump_check COMMAND bash
   $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_dump_check PROPERTIES ENVIRONMENT "${USC_TEST_ENV}")
 usc_add_test(test_dump_names proto/test_dump_names.c)
+# Control flow (while, conditional, sort, TopK, call) from protos alone:
+# data/control_flow/'s HloProtos and snapshots as a dump directory without
+# text, checked and batched alike the case directories.
+add_test(NAME test_dump_control_flow COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/proto/test_dump_control_flow.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_dump_control_flow PROPERTIES
+  ENVIRONMENT "${USC_TEST_ENV}")
 # tools/capture/capture.py --snapshots, XLA's own and written from Python,
 # judged as the cases they belong to; skipped (77) without USC_PYTHON.
 add_test(NAME test_capture_snapshots COMMAND bash

@@ -18,10 +18,21 @@ XLA's own switch, and run by XLA:CPU with their calls in place.  XLA_FLAGS
 is read once per process, hence a run of its own.
 
     python3 tools/capture/control_flow.py --calls data/control_flow
+
+Each case also holds kernel.hlo.pb, the HloProto of the same optimized
+module, and snapshot.pb, the run as an HloSnapshot, both as XLA dumped
+them (--xla_dump_hlo_as_proto, --xla_dump_hlo_snapshots) in the same run
+as the text: for the test of the proto converter
+(tests/proto/test_module_pb.c) and for checking a program from its protos
+alone (tests/proto/test_dump_control_flow.sh).  The HLO's stack frames
+hold this script's line numbers, so a case is recaptured whole, never its
+proto alone.
 """
 
 from __future__ import annotations
 
+import glob
+import json
 import os
 import shutil
 import sys
@@ -147,11 +158,28 @@ def main(argv=None):
         print(__doc__)
         return 2
     out = argv[0]
-    capture.setup(extra_flags=CALL_FLAGS if calls else ())
+    # snapshots="auto": XLA also dumps the module as a proto and the run as
+    # an HloSnapshot, dump flags that case.json's xla_flags leave out.
+    capture.setup(extra_flags=CALL_FLAGS if calls else (), snapshots="auto")
+    dump_dir = capture._STATE["dump_dir"]  # noqa: SLF001
     for name, fn, args, notes in call_programs() if calls else programs():
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
-        capture.capture_function(fn, args, d, name=name, notes=notes)
+        case = capture.capture_function(fn, args, d, name=name, notes=notes)
+        stem = capture._dumps_of(dump_dir, f"jit_{name}")[-1][1]  # noqa: SLF001
+        pbs = glob.glob(stem + ".*after_optimizations.hlo.pb")
+        snaps = glob.glob(stem + ".snapshot.*.pb")
+        if len(pbs) != 1 or len(snaps) != 1:
+            print(f"{stem}: {len(pbs)} optimized protos and {len(snaps)} "
+                  "snapshots, not one each", file=sys.stderr)
+            return 1
+        shutil.copy(pbs[0], os.path.join(d, "kernel.hlo.pb"))
+        shutil.copy(snaps[0], os.path.join(d, "snapshot.pb"))
+        case["snapshot"] = {"file": "snapshot.pb", "made_by": "xla",
+                            "xla_file": os.path.basename(snaps[0])}
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump(case, f, indent=1)
+            f.write("\n")
         size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
         print(f"{d}: {size} bytes")
     return 0
