@@ -40,6 +40,36 @@ for case in "$src"/data/control_flow/*/; do
 done
 [ "$n" -ge 10 ] || { echo "FAIL: $n control-flow cases with protos, expected 10"; fail=1; }
 
+# With the text beside them (the usual dump), the text and the proto of
+# each program are compared, no longer set aside as not converted: import
+# writes no module_not_compared, and a proto that is not the text's module
+# is refused.
+for k in top_k_f32 scan_rnn_f32; do
+	d=$tmp/dumps/$k
+	t=$tmp/text/$k
+	mkdir -p "$t"
+	cp "$d"/* "$t/"
+	pb=$(ls "$t"/*.cpu_after_optimizations.hlo.pb)
+	cp "$src/data/control_flow/$k/kernel.hlo" "${pb%.hlo.pb}.txt"
+	"$cli" import "$t" -o "$tmp/imp_$k" >/dev/null 2>"$tmp/err" ||
+		{ echo "FAIL: $k: import:"; cat "$tmp/err"; fail=1; continue; }
+	if grep -rq module_not_compared "$tmp/imp_$k"; then
+		echo "FAIL: $k: text and proto not compared:"
+		grep -rh module_not_compared "$tmp/imp_$k"; fail=1
+	fi
+done
+# The scan's text beside the TopK's snapshot: two different modules.
+bad=$tmp/text/bad
+mkdir -p "$bad"
+cp "$tmp"/text/top_k_f32/*.snapshot.*.pb "$bad/"
+s=$(basename "$(ls "$bad"/*.snapshot.*.pb)")
+cp "$src/data/control_flow/scan_rnn_f32/kernel.hlo" "$bad/${s%%.snapshot.*}.cpu_after_optimizations.txt"
+if "$cli" check "$bad" --module jit_top_k_f32 >"$tmp/out" 2>&1; then
+	echo "FAIL: a snapshot that disagrees with its text was checked"; fail=1
+fi
+grep -q "cpu_after_optimizations.txt and .*snapshot.*hold different modules" "$tmp/out" ||
+	{ echo "FAIL: message:"; cat "$tmp/out"; fail=1; }
+
 # batch over the proto-only dumps: every program judged, none refused.
 "$cli" batch "$tmp"/dumps/* --out "$tmp/b.h5" --profile xla-cpu --json >"$tmp/batch.json" 2>"$tmp/err" ||
 	{ echo "FAIL: batch on the proto-only dumps:"; cat "$tmp/err"; fail=1; }
