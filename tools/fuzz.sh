@@ -64,7 +64,8 @@ seed fuzz_npy tests/tensor/fixtures/*.npy
 seed fuzz_h5 tests/tensor/fixtures/*.h5
 seed fuzz_profile data/profiles/*.profile tests/profile/cases/*.profile
 seed fuzz_case_json data/examples/*/*/case.json
-seed fuzz_pb tests/proto/fixtures/*.pb kernels/pb/*.pb
+seed fuzz_pb tests/proto/fixtures/*.pb kernels/pb/*.pb \
+	data/control_flow/*/*.pb
 mkdir -p "$seeds/fuzz_results"
 "$cli" check data/examples/swiglu_bf16/large_s1 \
 	--out "$seeds/fuzz_results/checked.h5" >/dev/null

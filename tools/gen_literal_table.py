@@ -250,9 +250,9 @@ def module(instrs, root):
 
 sf = shape(PT["f32"], [4], [0])
 p0 = instr("p0", "parameter", 1, sf)
-write("bad_custom_call.hlo.pb",
-      module([p0, instr("cc", "custom-call", 2, sf, [1], ld(28, b"TopK"))], 2))
-errors.append(("bad_custom_call.hlo.pb", "module", "instruction 'cc' (custom-call): opcode 'custom-call' is not converted"))
+write("bad_opcode.hlo.pb",
+      module([p0, instr("ar", "all-reduce", 2, sf, [1])], 2))
+errors.append(("bad_opcode.hlo.pb", "module", "instruction 'ar' (all-reduce): opcode 'all-reduce' is not converted"))
 write("bad_unknown_field.hlo.pb",
       module([p0, instr("e", "exponential", 2, sf, [1], ld(91, key(1, 0) + varint(1)))], 2))
 errors.append(("bad_unknown_field.hlo.pb", "module", "instruction 'e' (exponential): field 91 of HloInstructionProto is not converted"))

@@ -2,7 +2,7 @@
  * Control flow: while and conditional, the trace of the reference's
  * decisions, and the shadow reference run that other domains replay
  * (control.h states the rule).  Sort and TopK are in sort.c; call and
- * fusion are eval.c's.
+ * fusion are walk.c's.
  */
 #include "control.h"
 

@@ -87,7 +87,7 @@ usc_status usc__sort_check(usc_eval *ev, const usc_hlo_instr *in,
 /* The number of flat positions a sort's or TopK's trace records. */
 size_t usc__sort_trace_len(const usc_hlo_instr *in);
 
-/* Evaluator internals control.c needs (eval.c). */
+/* Evaluator internals control.c needs (walk.c, buffers.c). */
 usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 				 const usc__evalue *args, size_t nargs,
 				 usc__evalue *result, usc_error *err);

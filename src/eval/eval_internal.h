@@ -9,7 +9,7 @@
  *
  * Every op is evaluated by a function over a range [begin, end) of flat
  * output indices, so that a loop computation can be evaluated tile by
- * tile (eval_streamed in eval.c); other computations pass the whole range.
+ * tile (stream.c); other computations pass the whole range.
  */
 #ifndef USC_EVAL_INTERNAL_H
 #define USC_EVAL_INTERNAL_H
@@ -28,7 +28,7 @@ typedef struct usc__ebuf {
 	/*
 	 * The elements held: [base, base + len).  A whole buffer holds all
 	 * (base 0, len count); a tile buffer of a streamed computation holds
-	 * one window at a time (see eval_streamed in eval.c).
+	 * one window at a time (see stream.c).
 	 */
 	size_t base, len;
 	void *values; /* len * value_size bytes, domain-initialized */
@@ -101,6 +101,31 @@ usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
 void usc__ebuf_release(usc_eval *ev, usc__ebuf *b);
 void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n);
 
+/*
+ * A buffer whose every value the caller writes before anything reads one
+ * (an input's load, a dot's result): left unset for a domain of plain
+ * bytes, zeroed and initialized for any other.
+ */
+usc_status usc__ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
+			       usc__ebuf **out, usc_error *err);
+
+/* Values: n leaves allocated, released, or shared (references taken). */
+usc_status usc__evalue_alloc(usc__evalue *v, size_t n, usc_error *err);
+void usc__evalue_clear(usc_eval *ev, usc__evalue *v);
+usc_status usc__evalue_share(usc__evalue *res, usc__ebuf *const *leaves,
+			     size_t n, usc_error *err);
+
+/* The number of array leaves of a shape (a tuple's, depth-first). */
+size_t usc__shape_leaves(const usc_hlo_shape *s);
+
+/*
+ * Whether elements [lo, hi) of tensor t go through the domain's array
+ * entries (domain.h), and the encodings of t from element lo on.
+ */
+bool usc__array_path(bool entry, const usc_tensor *t, size_t lo, size_t hi);
+const void *usc__enc_at(const usc_tensor *t, size_t lo);
+void *usc__enc_at_mut(usc_tensor *t, size_t lo);
+
 /* Messages that name an instruction: "... at L:C (instruction 'x')". */
 usc_status usc__eval_fail(usc_error *err, usc_status code,
 			  const usc_hlo_instr *in, const char *fmt, ...)
@@ -124,6 +149,52 @@ size_t usc__ravel(const int64_t *idx, const int64_t *dims, size_t rank);
 /* A topological order of c's instruction indices (operands first). */
 usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
 			 usc_error *err);
+
+/*
+ * The walk (walk.c): evaluates computation c on args into result, one
+ * instruction (its operands' values in ops) into res, and the values
+ * bisection keeps.
+ */
+usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
+				 const usc__evalue *args, size_t nargs,
+				 usc__evalue *result, usc_error *err);
+usc_status usc__eval_instr(usc_eval *ev, const usc_hlo_instr *in,
+			   const usc__evalue *ops, const usc__evalue *args,
+			   size_t nargs, usc__evalue *res, usc_error *err);
+void usc__eval_keep_clear(usc_eval *ev);
+
+struct usc__eval_stream; /* eval_values.h */
+
+/*
+ * Streaming (stream.c): whether c can be evaluated tile by tile, c so
+ * evaluated inside a whole evaluation, and the loop computation a run can
+ * stream from the bound tensors to the output (*loop NULL: none; *pmap
+ * maps its parameters to the entry's) and that run.
+ */
+bool usc__eval_streamable(const usc_hlo_computation *c, size_t tile);
+usc_status usc__eval_stream_nested(usc_eval *ev, const usc_hlo_computation *c,
+				   const usc__evalue *args, size_t nargs,
+				   size_t tile, usc__evalue *result,
+				   usc_error *err);
+usc_status usc__eval_top_loop(const usc_eval *ev, size_t tile,
+			      const usc_hlo_computation **loop, size_t **pmap,
+			      size_t *npmap, usc_error *err);
+usc_status usc__eval_run_streamed(usc_eval *ev,
+				  const usc_hlo_computation *loop,
+				  const size_t *pmap, size_t npmap,
+				  size_t tile, const struct usc__eval_stream *s,
+				  usc_error *err);
+
+/* The outputs of the last run, destroyed (eval.c). */
+void usc__eval_free_outputs(usc_eval *ev);
+
+/*
+ * The check when an evaluator is created (support.c): every instruction
+ * of c and of what it calls, depth levels below the entry.
+ */
+usc_status usc__eval_check_computation(usc_eval *ev,
+				       const usc_hlo_computation *c,
+				       int depth, usc_error *err);
 
 /* Attributes. */
 const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name);
@@ -263,6 +334,22 @@ usc_status usc__dot_map_init(const usc_hlo_instr *in, usc__dot_map *d,
 			     usc_error *err);
 void usc__dot_map_terms(const usc__dot_map *d, size_t i, size_t *lflats,
 			size_t *rflats);
+
+/*
+ * Elementwise ops and value makers (elementwise.c), over the output
+ * range [begin, end) where they take one.
+ */
+usc_status usc__eval_elementwise(usc_eval *ev, const usc_hlo_instr *in,
+				 const usc__evalue *ops, usc__ebuf *out,
+				 size_t begin, size_t end, usc_error *err);
+usc_status usc__eval_bitcast_convert(usc_eval *ev, const usc_hlo_instr *in,
+				     const usc__evalue *ops, usc__ebuf *out,
+				     usc_error *err);
+usc_status usc__eval_constant(usc_eval *ev, const usc_hlo_instr *in,
+			      usc__ebuf *out, usc_error *err);
+usc_status usc__eval_iota(usc_eval *ev, const usc_hlo_instr *in,
+			  usc__ebuf *out, size_t begin, size_t end,
+			  usc_error *err);
 
 /* The elementwise op of an instruction, decoded once. */
 usc_status usc__build_op(const usc_hlo_instr *in, usc__dom_op *op,

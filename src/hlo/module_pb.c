@@ -371,7 +371,10 @@ enum {
 	F_CONVOLUTION = 1u << 17,
 	F_SCATTER = 1u << 18,
 	F_GROUPS = 1u << 19,
-	F_UNIQUE = 1u << 20
+	F_UNIQUE = 1u << 20,
+	F_STABLE = 1u << 21,
+	F_TARGET = 1u << 22,
+	F_CONTROL = 1u << 23
 };
 
 /* The first field ins sets that mask does not allow, or NULL. */
@@ -415,13 +418,15 @@ static const char *mp_unread_field(const Xla__HloInstructionProto *x,
 		{0, x->distribution != 0, "distribution"},
 		{0, x->epsilon != 0, "epsilon"},
 		{0, x->feature_index != 0, "feature_index"},
-		{0, x->custom_call_target && x->custom_call_target[0],
+		{F_TARGET, x->custom_call_target && x->custom_call_target[0],
 		 "custom_call_target"},
+		{F_TARGET, x->custom_call_api_version > 1,
+		 "custom_call_api_version"},
 		{F_SCATTER, x->scatter_dimension_numbers != NULL,
 		 "scatter_dimension_numbers"},
 		{F_GROUPS, x->feature_group_count > 1, "feature_group_count"},
 		{F_GROUPS, x->batch_group_count > 1, "batch_group_count"},
-		{0, x->is_stable, "is_stable"},
+		{F_STABLE, x->is_stable, "is_stable"},
 		{F_UNIQUE, x->unique_indices, "unique_indices"},
 		{0, x->rng_algorithm != 0, "rng_algorithm"},
 		{0, x->k != 0, "k"},
@@ -430,7 +435,7 @@ static const char *mp_unread_field(const Xla__HloInstructionProto *x,
 			    (x->statistics_viz->n_statistics > 0 ||
 			     x->statistics_viz->stat_index_to_visualize != 0),
 		 "statistics_viz"},
-		{0, x->n_control_predecessor_ids > 0,
+		{F_CONTROL, x->n_control_predecessor_ids > 0,
 		 "control_predecessor_ids"},
 	};
 	for (size_t i = 0; i < USC__ARRAY_LEN(f); i++)
@@ -476,6 +481,92 @@ static void mp_called(mp_conv *c, const char *key, size_t k)
 		return;
 	}
 	mp_printf(c, ", %s=%%%s", key, callee->name);
+}
+
+/* ", key={%a, %b, ...}" for called computations from..n-1. */
+static void mp_called_list(mp_conv *c, const char *key, size_t from)
+{
+	const Xla__HloInstructionProto *x = c->ins;
+	mp_printf(c, ", %s={", key);
+	for (size_t k = from; k < x->n_called_computation_ids; k++) {
+		const Xla__HloComputationProto *callee =
+			mp_comp_by_id(c, x->called_computation_ids[k]);
+		if (!callee) {
+			mp_fail(c, USC_EPARSE,
+				"called_computation_ids[%zu]: no computation "
+				"has id %" PRId64,
+				k, x->called_computation_ids[k]);
+			return;
+		}
+		mp_printf(c, "%s%%%s", k > from ? ", " : "", callee->name);
+	}
+	mp_puts(c, "}");
+}
+
+/*
+ * A conditional's branches as XLA prints them: true_computation and
+ * false_computation when its operand 0 (the branch selector) is a pred,
+ * branch_computations={...} when it is an s32 index (XLA's
+ * HloConditionalInstruction; the proto lists the branches in order, the
+ * true branch first).
+ */
+static void mp_branches(mp_conv *c)
+{
+	const Xla__HloInstructionProto *x = c->ins;
+	const Xla__HloInstructionProto *sel =
+		x->n_operand_ids ? mp_instr_by_id(c->comp, x->operand_ids[0])
+				 : NULL;
+	if (!sel || !sel->shape) {
+		mp_fail(c, USC_EPARSE,
+			"conditional without a branch selector operand");
+		return;
+	}
+	if (x->n_called_computation_ids < 1) {
+		mp_fail(c, USC_EPARSE,
+			"called_computation_ids: empty; a conditional has at "
+			"least one branch");
+		return;
+	}
+	if (usc__pb_dtype(sel->shape->element_type) == USC_PRED) {
+		if (x->n_called_computation_ids != 2) {
+			mp_fail(c, USC_EPARSE,
+				"called_computation_ids: %zu entries; a "
+				"conditional on a pred has two branches",
+				x->n_called_computation_ids);
+			return;
+		}
+		mp_called(c, "true_computation", 0);
+		mp_called(c, "false_computation", 1);
+		return;
+	}
+	mp_called_list(c, "branch_computations", 0);
+}
+
+/*
+ * A custom call's target, its called computations and its API version
+ * (printed by XLA only when it is not the original one; enum values of
+ * XLA's CustomCallApiVersion).
+ */
+static void mp_custom_call(mp_conv *c)
+{
+	static const char *const versions[] = {
+		"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL",
+		"API_VERSION_STATUS_RETURNING",
+		"API_VERSION_STATUS_RETURNING_UNIFIED",
+		"API_VERSION_TYPED_FFI"};
+	const Xla__HloInstructionProto *x = c->ins;
+	mp_puts(c, ", custom_call_target=");
+	mp_quoted(c, x->custom_call_target ? x->custom_call_target : "");
+	if (x->n_called_computation_ids > 0)
+		mp_called_list(c, "called_computations", 0);
+	int v = x->custom_call_api_version;
+	if (v < 0 || (size_t)v >= USC__ARRAY_LEN(versions)) {
+		mp_fail(c, USC_EUNSUPPORTED,
+			"custom_call_api_version %d is not converted", v);
+		return;
+	}
+	if (v > 1)
+		mp_printf(c, ", api_version=%s", versions[v]);
 }
 
 static void mp_dims_attr(mp_conv *c, const char *key)
@@ -669,6 +760,36 @@ static unsigned mp_attrs(mp_conv *c, usc_hlo_opcode op)
 	case USC_HLO_OP_CALL:
 		mp_called(c, "to_apply", 0);
 		return F_CALLS;
+	case USC_HLO_OP_WHILE:
+		/*
+		 * XLA keeps the body first, the condition second (as its own
+		 * text of the same module shows: data/control_flow/).
+		 */
+		if (x->n_called_computation_ids != 2) {
+			mp_fail(c, USC_EPARSE,
+				"called_computation_ids: %zu entries; a while "
+				"calls its body and its condition",
+				x->n_called_computation_ids);
+			return 0;
+		}
+		mp_called(c, "condition", 1);
+		mp_called(c, "body", 0);
+		return F_CALLS;
+	case USC_HLO_OP_CONDITIONAL:
+		mp_branches(c);
+		return F_CALLS;
+	case USC_HLO_OP_SORT:
+		mp_dims_attr(c, "dimensions");
+		if (x->is_stable)
+			mp_puts(c, ", is_stable=true");
+		mp_called(c, "to_apply", 0);
+		return F_DIMENSIONS | F_STABLE | F_CALLS;
+	case USC_HLO_OP_CUSTOM_CALL:
+		mp_custom_call(c);
+		/* XLA gives every custom call a precision_config. */
+		if (x->precision_config)
+			mp_precision(c, x->precision_config);
+		return F_TARGET | F_CALLS | F_PRECISION;
 	case USC_HLO_OP_REDUCE_WINDOW:
 		if (!x->window) {
 			mp_fail(c, USC_EPARSE, "window: missing");
@@ -971,7 +1092,8 @@ static void mp_instr(mp_conv *c, const Xla__HloInstructionProto *x,
 		mp_printf(c, "%s%%%s", i ? ", " : "", o->name);
 	}
 	mp_puts(c, ")");
-	unsigned read = mp_attrs(c, op);
+	/* Every opcode may have control predecessors (below). */
+	unsigned read = mp_attrs(c, op) | F_CONTROL;
 	const char *unread = mp_unread_field(x, read);
 	if (unread)
 		mp_fail(c, USC_EUNSUPPORTED,
@@ -983,6 +1105,28 @@ static void mp_instr(mp_conv *c, const Xla__HloInstructionProto *x,
 				x->frontend_attributes->map[i];
 			mp_printf(c, "%s%s=", i ? "," : "", e->key);
 			mp_quoted(c, e->value);
+		}
+		mp_puts(c, "}");
+	}
+	/*
+	 * Control dependencies (XLA adds them where a loop's copies must not
+	 * overlap): printed as XLA does, before the metadata.  They order
+	 * execution only; the evaluator's values do not depend on them.
+	 */
+	if (x->n_control_predecessor_ids > 0) {
+		mp_puts(c, ", control-predecessors={");
+		for (size_t i = 0; i < x->n_control_predecessor_ids; i++) {
+			const Xla__HloInstructionProto *o = mp_instr_by_id(
+				c->comp, x->control_predecessor_ids[i]);
+			if (!o) {
+				mp_fail(c, USC_EPARSE,
+					"control_predecessor_ids[%zu]: no "
+					"instruction of the computation has id "
+					"%" PRId64,
+					i, x->control_predecessor_ids[i]);
+				return;
+			}
+			mp_printf(c, "%s%%%s", i ? ", " : "", o->name);
 		}
 		mp_puts(c, "}");
 	}

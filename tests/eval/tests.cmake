@@ -7,6 +7,16 @@ usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
 # Control flow (while, conditional, sort, TopK) in every domain, the
 # reference's path followed, the loop bound and bad modules.
 usc_add_test(test_eval_control eval/test_eval_control.c)
+# call: a module with calls and the same module inlined by hand give the
+# same bits in every domain, streamed and whole; bad calls are refused.
+usc_add_test(test_eval_call eval/test_eval_call.c)
+# explain follows an element through XLA:CPU's calls into the called
+# computations and their fusions, down to the parameters.
+add_test(NAME cli_explain_call COMMAND ulpscope_cli explain
+  ${PROJECT_SOURCE_DIR}/data/control_flow/call_nested_jit_f32
+  --element 4,25 --profile xla-cpu)
+set_tests_properties(cli_explain_call PROPERTIES PASS_REGULAR_EXPRESSION
+  "jit_layer_\\.3  call f32\\[8,32\\] \\[4,25\\].*calls layer\\.1\\.clone.*jit_layer_\\.2  call f32\\[8,32\\] \\[4,25\\].*calls layer\\.1 ")
 # Real XLA:CPU programs with control flow (data/control_flow/) judged
 # under xla-cpu: legit, not one defect; a wrong value caught; the bound.
 add_test(NAME test_control_flow_cases COMMAND bash

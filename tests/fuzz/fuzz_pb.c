@@ -6,6 +6,7 @@
  * tensors of a consistent size, and a module that converts prints.
  * Seed it with the project's own protos:
  *   fuzz_pb -max_total_time=600 CORPUS_DIR tests/proto/fixtures kernels/pb
+ *           data/control_flow/NAME (each control-flow case)
  */
 #include "internal.h"
 

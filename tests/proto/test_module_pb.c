@@ -110,16 +110,16 @@ static void compare_pair(const char *dir, const char *ext, const char *pbdir,
 	split(a, ao, &nao, ac, &nac, MAX);
 	split(b, bo, &nbo, bc, &nbc, MAX);
 	if (nao != nbo || nac != nbc)
-		fail_msg("%s: %zu+%zu blocks from the text, %zu+%zu from the "
-			 "proto", name, nao, nac, nbo, nbc);
+		fail_msg("%s/%s: %zu+%zu blocks from the text, %zu+%zu from the "
+			 "proto", dir, name, nao, nac, nbo, nbc);
 	for (size_t i = 0; i < nao; i++)
 		if (strcmp(ao[i], bo[i]) != 0)
-			fail_msg("%s: text and proto print differently:\n%s\n"
-				 "---\n%s", name, ao[i], bo[i]);
+			fail_msg("%s/%s: text and proto print differently:\n%s\n"
+				 "---\n%s", dir, name, ao[i], bo[i]);
 	for (size_t i = 0; i < nac; i++)
 		if (strcmp(ac[i], bc[i]) != 0)
-			fail_msg("%s: text and proto print differently:\n%s\n"
-				 "---\n%s", name, ac[i], bc[i]);
+			fail_msg("%s/%s: text and proto print differently:\n%s\n"
+				 "---\n%s", dir, name, ac[i], bc[i]);
 	usc_hlo_text_free(a);
 	usc_hlo_text_free(b);
 	usc_hlo_file_destroy(ft);
@@ -170,6 +170,42 @@ static void test_ops(void **state)
 				"tests/proto/modules") >= 12);
 }
 
+/*
+ * Whole programs with control flow (data/control_flow/, made by
+ * tools/capture/control_flow.py): while with its condition and body,
+ * conditional with its branches, sort with its comparator, dimension and
+ * stability, XLA:CPU's TopK custom call and call, each case's kernel.hlo
+ * against the kernel.hlo.pb XLA dumped in the same run.
+ */
+static void test_control_flow(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/data/control_flow", src_dir());
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	struct dirent *e;
+	size_t n = 0;
+	long live = usc__alloc_live();
+	while ((e = readdir(d)) != NULL) {
+		char dir[512], pb[1024];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof dir, "data/control_flow/%s", e->d_name);
+		snprintf(pb, sizeof pb, "%s/%s/kernel.hlo.pb", src_dir(), dir);
+		FILE *f = fopen(pb, "rb");
+		if (!f)
+			continue;
+		fclose(f);
+		compare_pair(dir, ".hlo", dir, "kernel");
+		n++;
+	}
+	closedir(d);
+	assert_int_equal(usc__alloc_live(), live);
+	/* Ten programs: data/control_flow/README.md. */
+	assert_true(n >= 10);
+}
+
 /* A constant of each spelling XLA uses survives the trip. */
 static void test_snapshot_module(void **state)
 {
@@ -201,6 +237,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_catalogue),
 		cmocka_unit_test(test_ops),
+		cmocka_unit_test(test_control_flow),
 		cmocka_unit_test(test_snapshot_module),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,10 +9,30 @@ capture.capture_function, for `ulpscope check` (docs/evaluator.md,
 "Control flow"; the test test_control_flow_cases).
 
     python3 tools/capture/control_flow.py data/control_flow
+
+With --calls, the programs whose modules keep `call`: XLA:CPU's call
+inliner inlines every call by default (jax 0.10.2: a nested jax.jit with
+inline=False, jax.checkpoint, jax.named_call and compute_on all come out
+inlined), so these are compiled with --xla_disable_hlo_passes=call-inliner,
+XLA's own switch, and run by XLA:CPU with their calls in place.  XLA_FLAGS
+is read once per process, hence a run of its own.
+
+    python3 tools/capture/control_flow.py --calls data/control_flow
+
+Each case also holds kernel.hlo.pb, the HloProto of the same optimized
+module, and snapshot.pb, the run as an HloSnapshot, both as XLA dumped
+them (--xla_dump_hlo_as_proto, --xla_dump_hlo_snapshots) in the same run
+as the text: for the test of the proto converter
+(tests/proto/test_module_pb.c) and for checking a program from its protos
+alone (tests/proto/test_dump_control_flow.sh).  The HLO's stack frames
+hold this script's line numbers, so a case is recaptured whole, never its
+proto alone.
 """
 
 from __future__ import annotations
 
+import glob
+import json
 import os
 import shutil
 import sys
@@ -100,17 +120,66 @@ def programs():
     ]
 
 
+def call_programs():
+    """(name, function, arguments, notes) of the programs that keep call."""
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(1)
+    f32 = np.float32
+
+    def layer(v, b):
+        return jnp.tanh(v * 1.5 + b) + jnp.exp(-v * v) * 0.25
+
+    def nested_jit(x, b):
+        # pjit: a jitted function called from a jitted function, twice,
+        # on different arguments; inline=False keeps it a call.
+        g = jax.jit(layer, inline=False)
+        return g(g(x, b), b * 0.5) - jnp.sin(x)
+
+    return [
+        ("call_nested_jit_f32", nested_jit,
+         [rng.standard_normal((8, 32)).astype(f32),
+          rng.standard_normal((32,)).astype(f32)],
+         "a nested jax.jit(inline=False) called twice: two call "
+         "instructions, kept by --xla_disable_hlo_passes=call-inliner"),
+    ]
+
+
+CALL_FLAGS = ("--xla_disable_hlo_passes=call-inliner",)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    calls = argv[:1] == ["--calls"]
+    argv = argv[1:] if calls else argv
     if len(argv) != 1:
         print(__doc__)
         return 2
     out = argv[0]
-    capture.setup()
-    for name, fn, args, notes in programs():
+    # snapshots="auto": XLA also dumps the module as a proto and the run as
+    # an HloSnapshot, dump flags that case.json's xla_flags leave out.
+    capture.setup(extra_flags=CALL_FLAGS if calls else (), snapshots="auto")
+    dump_dir = capture._STATE["dump_dir"]  # noqa: SLF001
+    for name, fn, args, notes in call_programs() if calls else programs():
         d = os.path.join(out, name)
         shutil.rmtree(d, ignore_errors=True)
-        capture.capture_function(fn, args, d, name=name, notes=notes)
+        case = capture.capture_function(fn, args, d, name=name, notes=notes)
+        stem = capture._dumps_of(dump_dir, f"jit_{name}")[-1][1]  # noqa: SLF001
+        pbs = glob.glob(stem + ".*after_optimizations.hlo.pb")
+        snaps = glob.glob(stem + ".snapshot.*.pb")
+        if len(pbs) != 1 or len(snaps) != 1:
+            print(f"{stem}: {len(pbs)} optimized protos and {len(snaps)} "
+                  "snapshots, not one each", file=sys.stderr)
+            return 1
+        shutil.copy(pbs[0], os.path.join(d, "kernel.hlo.pb"))
+        shutil.copy(snaps[0], os.path.join(d, "snapshot.pb"))
+        case["snapshot"] = {"file": "snapshot.pb", "made_by": "xla",
+                            "xla_file": os.path.basename(snaps[0])}
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump(case, f, indent=1)
+            f.write("\n")
         size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
         print(f"{d}: {size} bytes")
     return 0

@@ -1,0 +1,241 @@
+/*
+ * The evaluator's support: error messages that name an instruction,
+ * row-major index helpers, attribute lookups, and the reference-counted
+ * buffers and values that every op reads and writes (eval_internal.h).
+ */
+#include "eval_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ulpscope/dtype.h"
+
+usc_status usc__eval_fail(usc_error *err, usc_status code,
+			  const usc_hlo_instr *in, const char *fmt, ...)
+{
+	char msg[USC_ERROR_MESSAGE_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!in)
+		return usc__fail(err, code, "%s", msg);
+	return usc__fail(err, code, "%s at %u:%u (instruction '%s')", msg,
+			 in->loc.line, in->loc.column, in->name);
+}
+
+/* ------------------------------------------------------ index helpers */
+
+bool usc__next_index(int64_t *idx, const int64_t *dims, size_t rank)
+{
+	size_t d = rank;
+
+	while (d-- > 0) {
+		if (++idx[d] < dims[d])
+			return true;
+		idx[d] = 0;
+	}
+	return false;
+}
+
+void usc__unravel(size_t flat, const int64_t *dims, size_t rank, int64_t *idx)
+{
+	size_t d = rank;
+
+	while (d-- > 0) {
+		if (dims[d] > 0) {
+			idx[d] = (int64_t)(flat % (size_t)dims[d]);
+			flat /= (size_t)dims[d];
+		} else {
+			idx[d] = 0;
+		}
+	}
+}
+
+size_t usc__ravel(const int64_t *idx, const int64_t *dims, size_t rank)
+{
+	size_t flat = 0, d;
+
+	for (d = 0; d < rank; d++)
+		flat = flat * (size_t)dims[d] + (size_t)idx[d];
+	return flat;
+}
+
+const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name)
+{
+	const usc_hlo_attr *a = usc_hlo_instr_attr(in, name);
+
+	return a && a->kind == USC_HLO_ATTR_INTS ? a : NULL;
+}
+
+bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
+{
+	const usc_hlo_attr *a = usc_hlo_instr_attr(in, name);
+
+	if (!a || a->kind != USC_HLO_ATTR_INT)
+		return false;
+	*out = a->i;
+	return true;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+/*
+ * A buffer of len values for count elements: zeroed and initialized by
+ * the domain when zero, else left unset (the caller writes every value
+ * before anything reads one).
+ */
+static usc_status ebuf_alloc(usc_eval *ev, usc_dtype t, size_t count,
+			     size_t len, bool zero, usc__ebuf **out,
+			     usc_error *err)
+{
+	usc__ebuf *b = usc__calloc(1, sizeof *b);
+
+	if (!b)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	b->values = zero ? usc__calloc(len ? len : 1, ev->dom->value_size)
+			 : usc__reallocarray(NULL, len, ev->dom->value_size);
+	if (!b->values) {
+		usc__free(b);
+		return usc__fail(err, USC_ENOMEM,
+				 "out of memory for %zu values", len);
+	}
+	if (zero && ev->dom->init)
+		ev->dom->init(ev->dstate, b->values, len);
+	b->refs = 1;
+	b->dtype = t;
+	b->count = count;
+	b->base = 0;
+	b->len = len;
+	*out = b;
+	return USC_OK;
+}
+
+usc_status usc__ebuf_new_window(usc_eval *ev, usc_dtype t, size_t count,
+				size_t len, usc__ebuf **out, usc_error *err)
+{
+	return ebuf_alloc(ev, t, count, len, true, out, err);
+}
+
+usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
+			 usc__ebuf **out, usc_error *err)
+{
+	return usc__ebuf_new_window(ev, t, count, count, out, err);
+}
+
+/*
+ * A buffer like usc__ebuf_new's whose every value the caller writes
+ * before anything reads one (an input's load, a dot's result): for a
+ * domain of plain bytes the values are left unset instead of zeroed,
+ * which at a matmul's size is a measurable share of the run
+ * (docs/performance.md, section 2).
+ */
+usc_status usc__ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
+			       usc__ebuf **out, usc_error *err)
+{
+	return ebuf_alloc(ev, t, count, count, ev->dom->init || count == 0,
+			  out, err);
+}
+
+/*
+ * Whether elements [lo, hi) of tensor t go through the domain's array
+ * entries (domain.h): the domain has the entry, the type is not complex
+ * (the per-element path reports that), and the range lies in the tensor.
+ */
+bool usc__array_path(bool entry, const usc_tensor *t, size_t lo, size_t hi)
+{
+	const usc_format *f = usc_format_of(usc_tensor_dtype(t));
+
+	return entry && f && f->kind != USC_KIND_COMPLEX && lo <= hi &&
+	       hi <= (size_t)usc_tensor_count(t);
+}
+
+/* The encodings of tensor t from element lo on (array_path holds). */
+const void *usc__enc_at(const usc_tensor *t, size_t lo)
+{
+	return (const unsigned char *)usc_tensor_cdata(t) +
+	       lo * (size_t)usc_format_of(usc_tensor_dtype(t))->container_bytes;
+}
+
+/* The same, to write. */
+void *usc__enc_at_mut(usc_tensor *t, size_t lo)
+{
+	return (unsigned char *)usc_tensor_data(t) +
+	       lo * (size_t)usc_format_of(usc_tensor_dtype(t))->container_bytes;
+}
+
+void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
+{
+	/*
+	 * A view's last reference releases its owner's: a loop rather than
+	 * a call, so that no chain of views can cost a stack frame each.
+	 */
+	while (b && --b->refs <= 0) {
+		usc__ebuf *owner = b->owner;
+
+		if (!owner) {
+			if (ev->dom->clear)
+				ev->dom->clear(ev->dstate, b->values, b->len);
+			usc__free(b->values);
+		}
+		usc__free(b);
+		b = owner;
+	}
+}
+
+void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n)
+{
+	if (ev->dom->copy)
+		ev->dom->copy(ev->dstate, dst, src, n);
+	else
+		memcpy(dst, src, n * ev->dom->value_size);
+}
+
+void usc__evalue_clear(usc_eval *ev, usc__evalue *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		usc__ebuf_release(ev, v->leaves[i]);
+	usc__free(v->leaves);
+	v->leaves = NULL;
+	v->n = 0;
+}
+
+usc_status usc__evalue_alloc(usc__evalue *v, size_t n, usc_error *err)
+{
+	v->leaves = usc__calloc(n ? n : 1, sizeof *v->leaves);
+	if (!v->leaves)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	v->n = n;
+	return USC_OK;
+}
+
+/* The number of array leaves of a shape (a tuple's, depth-first). */
+size_t usc__shape_leaves(const usc_hlo_shape *s)
+{
+	size_t n = 0, i;
+
+	if (s->kind != USC_HLO_SHAPE_TUPLE)
+		return 1;
+	for (i = 0; i < s->tuple_count; i++)
+		n += usc__shape_leaves(&s->tuple[i]);
+	return n;
+}
+
+usc_status usc__evalue_share(usc__evalue *res, usc__ebuf *const *leaves,
+			     size_t n, usc_error *err)
+{
+	usc_status st = usc__evalue_alloc(res, n, err);
+	size_t i;
+
+	if (st != USC_OK)
+		return st;
+	for (i = 0; i < n; i++) {
+		res->leaves[i] = leaves[i];
+		leaves[i]->refs++;
+	}
+	return USC_OK;
+}
