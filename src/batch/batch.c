@@ -156,11 +156,37 @@ static void serve(void *ctx)
 	usc__batch_mpi_serve(pop, r, &r->prog);
 }
 
-static int child(void *ctx, size_t k)
+static int child(void *ctx, size_t k, char **text, size_t *len)
 {
 	run *r = ctx;
 
-	return usc__batch_case_run(&r->jobs[k]);
+	return usc__batch_case_run(&r->jobs[k], text, len);
+}
+
+/* Writes a row's text to path and flushes it; 0 or the errno. */
+static int put_row(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int e = 0;
+
+	if (fd < 0)
+		return errno;
+	while (len > 0 && !e) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno != EINTR)
+			e = errno;
+		else if (n > 0) {
+			text += n;
+			len -= (size_t)n;
+		}
+	}
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	close(fd);
+	if (e)
+		unlink(path);
+	return e;
 }
 
 /* Flushes an existing file or directory; 0 or the errno. */
@@ -179,14 +205,16 @@ static int sync_path(const char *path, bool must_exist)
 /*
  * Makes finished cases durable, on the pool's thread while the workers
  * check the next ones (batch_internal.h, usc__batch_pool.commit): each
- * case's result file and row are flushed, the rows renamed into place,
+ * case's result file is flushed, its row (the text its worker sent)
+ * written under a temporary name and flushed, the rows renamed into place,
  * and the two directories flushed once for the whole group, so that a
  * group of cases costs two directory flushes instead of two each.  Only
  * then does the pool count them done.  A kill -9 before a row's rename
  * leaves its temporary, which the next run removes, and the case is
  * checked again; after it, the case is done.  (No allocation here.)
  */
-static void commit(void *ctx, const size_t *ks, size_t n, int *errs)
+static void commit(void *ctx, const size_t *ks, char *const *texts,
+		   const size_t *lens, size_t n, int *errs)
 {
 	run *r = ctx;
 	bool any = false;
@@ -197,7 +225,7 @@ static void commit(void *ctx, const size_t *ks, size_t n, int *errs)
 
 		errs[i] = sync_path(r->result_paths[k], false);
 		if (!errs[i])
-			errs[i] = sync_path(r->row_tmps[k], true);
+			errs[i] = put_row(r->row_tmps[k], texts[i], lens[i]);
 	}
 	if (r->commit_delay_ms > 0) {
 		struct timespec t = {r->commit_delay_ms / 1000,

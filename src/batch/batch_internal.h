@@ -50,11 +50,11 @@ void usc__batch_hex(uint64_t h, char out[17]);
 usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
 				usc_error *err);
 /*
- * Writes a row to path as it is (created or truncated), without flushing
- * it: a worker's row before the batch commits it (pool.c).
+ * A row file's text, in a new buffer: what a worker hands the batch,
+ * which writes it durably (batch.c, commit).
  */
-usc_status usc__batch_row_put(const char *path, const usc_batch_row *r,
-			      usc_error *err);
+usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
+				 size_t *len, usc_error *err);
 /* Reads a row file (fields it does not know are skipped). */
 usc_status usc__batch_row_read(const char *path, usc_batch_row *r,
 			       usc_error *err);
@@ -64,14 +64,14 @@ bool usc__batch_row_copy(usc_batch_row *dst, const usc_batch_row *src);
 bool usc__batch_set(char **member, const char *value);
 
 /*
- * What a child does for its case: checks it and writes its row, not yet
- * flushed, to row_tmp; the batch makes it durable and renames it to
- * row_path (batch.c, commit).
+ * What a child does for its case: checks it and gives its row's text
+ * back; the batch writes it to row_tmp, makes it durable and renames it
+ * to row_path (batch.c, commit).
  */
 typedef struct usc__batch_job {
 	const usc__batch_case *c;
 	const char *row_path;    /* the row file, once committed */
-	const char *row_tmp;     /* the row as the child leaves it */
+	const char *row_tmp;     /* the row before it is renamed */
 	const char *result_path; /* the case's result file */
 	const char *result_rel;  /* the same, relative to the index */
 	const char *profile;     /* NULL: the case's own */
@@ -79,8 +79,11 @@ typedef struct usc__batch_job {
 	bool attribute;
 } usc__batch_job;
 
-/* Runs in the child; returns its exit status (0: row_tmp written). */
-int usc__batch_case_run(const usc__batch_job *j);
+/*
+ * Runs in the child; returns its exit status, 0 when *text (allocated)
+ * holds the row file's text.
+ */
+int usc__batch_case_run(const usc__batch_job *j, char **text, size_t *len);
 
 /* Exit status of a child that ran out of memory inside GMP/MPFR. */
 #define USC__BATCH_EXIT_OOM 97
@@ -127,19 +130,21 @@ typedef struct usc__batch_pool {
 	/* NULL, or runs in the parent at least every millisecond while it
 	 * waits (MPI's rank 0 answers the other ranks there). */
 	void (*serve)(void *ctx);
-	/* Runs in a worker for job k (returns its status: 0 when the
-	 * job's row is written). */
-	int (*child)(void *ctx, size_t k);
+	/* Runs in a worker for job k: its status, 0 when *text (allocated,
+	 * *len bytes) is the job's row, which the pool hands to commit. */
+	int (*child)(void *ctx, size_t k, char **text, size_t *len);
 	/*
-	 * NULL, or makes the jobs ks[0..n) durable, their child having
-	 * returned 0; errs[i] is 0 or the errno of job i's failure.  Runs
+	 * NULL, or writes the rows texts[i] (lens[i] bytes) of the jobs
+	 * ks[0..n) and makes them durable, their child having returned 0;
+	 * errs[i] is 0 or the errno of job i's failure.  Runs
 	 * on the pool's own thread, while the workers go on with the next
 	 * jobs, so it must not allocate (a worker forked meanwhile would
 	 * inherit the allocator's lock held) nor touch the other
 	 * callbacks' state.  A job whose child returned 0 is ended only
 	 * once commit has made it durable.
 	 */
-	void (*commit)(void *ctx, const size_t *ks, size_t n, int *errs);
+	void (*commit)(void *ctx, const size_t *ks, char *const *texts,
+		       const size_t *lens, size_t n, int *errs);
 	/* Runs in the parent when job k ended, with its seconds. */
 	void (*ended)(void *ctx, size_t k, usc__batch_end how, int code,
 		      double seconds);

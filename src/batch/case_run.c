@@ -2,10 +2,11 @@
  * One case of a batch, in its child process (batch_internal.h): the same
  * check "ulpscope check CASE --out FILE" makes, through usc_check_case,
  * and the row that sums it up.  The result file is complete (renamed into
- * place by the writer) before the row is written to its temporary name;
- * the batch then flushes both and renames the row into place (batch.c,
- * commit), and the row file is what marks the case done, so a case whose
- * row exists has its results whatever moment the batch was killed at.
+ * place by the writer) before the row's text goes back to the batch,
+ * which flushes the result file, writes the row under a temporary name,
+ * flushes it and renames it into place (batch.c, commit); the row file is
+ * what marks the case done, so a case whose row exists has its results
+ * whatever moment the batch was killed at.
  */
 #include "internal.h"
 
@@ -87,7 +88,7 @@ static void sum_up(const usc_check_report *r, const usc_attribution *a,
 	}
 }
 
-int usc__batch_case_run(const usc__batch_job *j)
+int usc__batch_case_run(const usc__batch_job *j, char **text, size_t *len)
 {
 	usc_check_request req = usc_check_request_default();
 	usc_attr_options aopt = usc_attr_options_default();
@@ -144,7 +145,7 @@ int usc__batch_case_run(const usc__batch_job *j)
 	}
 	usc_check_report_destroy(r);
 	usc_attribution_destroy(attr);
-	st = usc__batch_row_put(j->row_tmp, &row, &err);
+	st = usc__batch_row_format(&row, text, len, &err);
 	usc_batch_row_clear(&row);
 	if (st != USC_OK) {
 		fprintf(stderr, "ulpscope: %s\n", err.message);

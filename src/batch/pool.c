@@ -94,6 +94,8 @@ typedef enum { QUEUED, COMMITTING, COMMITTED } entry_state;
 
 typedef struct entry {
 	size_t k;
+	char *text; /* the row, from the worker; the main thread frees it */
+	size_t len;
 	double seconds;
 	entry_state state;
 	int err;
@@ -112,7 +114,8 @@ typedef struct committer {
 static void *commit_main(void *arg)
 {
 	committer *c = arg;
-	size_t ks[USC__BATCH_COMMIT_GROUP];
+	size_t ks[USC__BATCH_COMMIT_GROUP], lens[USC__BATCH_COMMIT_GROUP];
+	char *texts[USC__BATCH_COMMIT_GROUP];
 	int errs[USC__BATCH_COMMIT_GROUP];
 
 	pthread_mutex_lock(&c->mu);
@@ -123,6 +126,8 @@ static void *commit_main(void *arg)
 		for (size_t i = 0; i < c->n && g < USC__BATCH_COMMIT_GROUP; i++)
 			if (c->work[i].state == QUEUED) {
 				c->work[i].state = COMMITTING;
+				texts[g] = c->work[i].text;
+				lens[g] = c->work[i].len;
 				ks[g++] = c->work[i].k;
 			}
 		if (g == 0) {
@@ -132,7 +137,7 @@ static void *commit_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&c->mu);
-		c->p->commit(c->p->ctx, ks, g, errs);
+		c->p->commit(c->p->ctx, ks, texts, lens, g, errs);
 		pthread_mutex_lock(&c->mu);
 		for (size_t i = 0, j = 0; i < c->n && j < g; i++)
 			if (c->work[i].state == COMMITTING) {
@@ -149,8 +154,9 @@ static void *commit_main(void *arg)
 	return NULL;
 }
 
-/* Queues job k for commit; false when out of memory. */
-static bool commit_queue(committer *c, size_t k, double seconds)
+/* Queues job k for commit, taking text; false when out of memory. */
+static bool commit_queue(committer *c, size_t k, char *text, size_t len,
+			 double seconds)
 {
 	bool ok = true;
 
@@ -168,6 +174,8 @@ static bool commit_queue(committer *c, size_t k, double seconds)
 	}
 	if (ok) {
 		c->work[c->n].k = k;
+		c->work[c->n].text = text;
+		c->work[c->n].len = len;
 		c->work[c->n].seconds = seconds;
 		c->work[c->n].state = QUEUED;
 		c->work[c->n].err = 0;
@@ -208,11 +216,13 @@ static size_t commit_collect(committer *c)
 	}
 	c->n = kept;
 	pthread_mutex_unlock(&c->mu);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		usc__free(done[i].text);
 		c->p->ended(c->p->ctx, done[i].k,
 			    done[i].err ? USC__BATCH_END_UNSAVED
 					: USC__BATCH_END_EXIT,
 			    done[i].err, done[i].seconds);
+	}
 	usc__free(done);
 	return kept;
 }
@@ -301,6 +311,31 @@ static bool write_all(int fd, const void *p, size_t n)
 }
 
 /*
+ * A worker's reply: its status and, with 0, the row's text (allocated
+ * into *text); false when the worker is gone or out of memory here.
+ */
+static bool read_reply(int fd, int *rc, char **text, size_t *len)
+{
+	uint64_t n;
+
+	*text = NULL;
+	*len = 0;
+	if (!read_all(fd, rc, sizeof *rc) || !read_all(fd, &n, sizeof n))
+		return false;
+	if (n == 0)
+		return true;
+	if (n > ((uint64_t)1 << 30) || !(*text = usc__malloc((size_t)n)))
+		return false;
+	if (!read_all(fd, *text, (size_t)n)) {
+		usc__free(*text);
+		*text = NULL;
+		return false;
+	}
+	*len = (size_t)n;
+	return true;
+}
+
+/*
  * The worker: sets its limits and signal dispositions, then runs the
  * cases it is sent until its command pipe closes.
  */
@@ -348,8 +383,19 @@ static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
 	}
 #endif
 	while (read_all(s[me].cmd, &k, sizeof k)) {
-		int rc = p->child(p->ctx, k);
-		double mb = resident_mb(getpid());
+		char *text = NULL;
+		size_t len = 0;
+		int rc = p->child(p->ctx, k, &text, &len);
+		uint64_t n = rc == 0 ? (uint64_t)len : 0;
+		double mb;
+
+		/* The reply: the status, the row's length and text. */
+		if (!write_all(s[me].reply, &rc, sizeof rc) ||
+		    !write_all(s[me].reply, &n, sizeof n) ||
+		    (n && !write_all(s[me].reply, text, len)))
+			_exit(1);
+		usc__free(text);
+		mb = resident_mb(getpid());
 
 		/*
 		 * Memory the case freed but malloc kept goes back to the
@@ -363,8 +409,6 @@ static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
 		else if (mb > base_mb + USC__BATCH_RSS_GROWTH_MB / 2 ||
 			 (p->memory_mb && mb > 0.25 * (double)p->memory_mb))
 			malloc_trim(0);
-		if (!write_all(s[me].reply, &rc, sizeof rc))
-			_exit(1);
 	}
 	_exit(0);
 }
@@ -446,7 +490,7 @@ static void kill_all(slot *s, size_t n)
  * it, then whether the worker goes on.
  */
 static void case_done(const usc__batch_pool *p, committer *c, slot *s,
-		      int rc, size_t *running)
+		      int rc, char *text, size_t len, size_t *running)
 {
 	size_t per = p->cases_per_worker ? p->cases_per_worker
 					 : USC__BATCH_CASES_PER_WORKER;
@@ -455,18 +499,21 @@ static void case_done(const usc__batch_pool *p, committer *c, slot *s,
 	s->busy = false;
 	s->cases++;
 	(*running)--;
-	if (rc == 0 && p->commit && !(c->started &&
-					   commit_queue(c, s->k, seconds))) {
+	if (rc == 0 && p->commit && c->started &&
+	    commit_queue(c, s->k, text, len, seconds)) {
+		text = NULL; /* the committer's now */
+	} else if (rc == 0 && p->commit) {
 		/* No thread to hand it to: committed here. */
 		int e = 0;
 
-		p->commit(p->ctx, &s->k, 1, &e);
+		p->commit(p->ctx, &s->k, &text, &len, 1, &e);
 		p->ended(p->ctx, s->k,
 			 e ? USC__BATCH_END_UNSAVED : USC__BATCH_END_EXIT, e,
 			 seconds);
-	} else if (rc != 0 || !p->commit) {
+	} else {
 		p->ended(p->ctx, s->k, USC__BATCH_END_EXIT, rc, seconds);
 	}
+	usc__free(text);
 	if (rc != 0 || s->cases >= per) {
 		worker_retire(s);
 		return;
@@ -621,14 +668,19 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		/* The replies of the cases that finished. */
 		for (size_t i = 0; i < jobs; i++) {
 			struct pollfd one = {s[i].reply, POLLIN, 0};
+			char *text = NULL;
+			size_t len = 0;
 			int rc;
 
 			if (s[i].pid <= 0 || !s[i].busy || s[i].timed_out ||
 			    s[i].over_memory || poll(&one, 1, 0) <= 0 ||
 			    !(one.revents & POLLIN))
 				continue;
-			if (read_all(s[i].reply, &rc, sizeof rc))
-				case_done(p, &c, &s[i], rc, &running);
+			if (read_reply(s[i].reply, &rc, &text, &len))
+				case_done(p, &c, &s[i], rc, text, len,
+					  &running);
+			else /* (reaped below, as a crash) */
+				kill(s[i].pid, SIGKILL);
 		}
 		/* The cases committed meanwhile. */
 		pending = commit_collect(&c);

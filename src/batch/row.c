@@ -186,10 +186,33 @@ static usc_status write_row_file(const char *path, const usc_batch_row *r,
 	return st;
 }
 
-usc_status usc__batch_row_put(const char *path, const usc_batch_row *r,
-			      usc_error *err)
+usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
+				 size_t *len, usc_error *err)
 {
-	return write_row_file(path, r, false, err);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	bool ok;
+
+	*text = NULL;
+	*len = 0;
+	if (!f)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	put_row(f, r);
+	ok = fflush(f) == 0 && !ferror(f);
+	fclose(f);
+	/* (The stream's buffer is the C library's: copied into ours.) */
+	if (ok && buf) {
+		*text = usc__malloc(size ? size : 1);
+		if (*text) {
+			memcpy(*text, buf, size);
+			*len = size;
+		}
+	}
+	free(buf);
+	if (!*text)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	return USC_OK;
 }
 
 usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
