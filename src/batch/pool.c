@@ -562,8 +562,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	if (p->commit) {
 		pthread_mutex_init(&c.mu, NULL);
 		pthread_cond_init(&c.cv, NULL);
-		/* Without the thread, cases are ended uncommitted: the caller
-		 * then sees no row and records an error. */
+		/* Without the thread, case_done commits each case itself
+		 * before the next one starts. */
 		c.started = pthread_create(&c.thread, NULL, commit_main, &c) ==
 			    0;
 	}
