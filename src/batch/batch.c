@@ -97,7 +97,9 @@ typedef struct run {
 	usc_batch_row *rows;
 	bool *done;
 	usc__batch_job *jobs;
-	char **row_paths, **result_paths, **result_rels;
+	char **row_paths, **row_tmps, **result_paths, **result_rels;
+	/* Testing: milliseconds commit waits before its renames. */
+	long commit_delay_ms;
 	usc_batch_progress prog;
 	double t0;
 	/* The cases not yet started, biggest first: order[next..pending). */
@@ -130,15 +132,21 @@ static bool pop(void *ctx, size_t *k)
 	return true;
 }
 
-/* The next case from rank 0 (another rank). */
-static bool ask(void *ctx, size_t *k)
+/* pop, for the pool. */
+static usc__batch_next pop_next(void *ctx, size_t *k)
+{
+	return pop(ctx, k) ? USC__BATCH_NEXT_JOB : USC__BATCH_NEXT_NONE;
+}
+
+/* The next case from rank 0 (another rank), without waiting for it. */
+static usc__batch_next ask(void *ctx, size_t *k)
 {
 	run *r = ctx;
+	usc__batch_next n = usc__batch_mpi_request(&r->prog, k, false);
 
-	if (!usc__batch_mpi_request(&r->prog, k))
-		return false;
-	r->prog.running++;
-	return true;
+	if (n == USC__BATCH_NEXT_JOB)
+		r->prog.running++;
+	return n;
 }
 
 static void serve(void *ctx)
@@ -148,11 +156,100 @@ static void serve(void *ctx)
 	usc__batch_mpi_serve(pop, r, &r->prog);
 }
 
-static int child(void *ctx, size_t k)
+static int child(void *ctx, size_t k, char **text, size_t *len)
 {
 	run *r = ctx;
 
-	return usc__batch_case_run(&r->jobs[k]);
+	return usc__batch_case_run(&r->jobs[k], text, len);
+}
+
+/* Writes a row's text to path and flushes it; 0 or the errno. */
+static int put_row(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int e = 0;
+
+	if (fd < 0)
+		return errno;
+	while (len > 0 && !e) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno != EINTR)
+			e = errno;
+		else if (n > 0) {
+			text += n;
+			len -= (size_t)n;
+		}
+	}
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	close(fd);
+	if (e)
+		unlink(path);
+	return e;
+}
+
+/* Flushes an existing file or directory; 0 or the errno. */
+static int sync_path(const char *path, bool must_exist)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		return must_exist || errno != ENOENT ? errno : 0;
+	if (fsync(fd) != 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/*
+ * Makes finished cases durable, on the pool's thread while the workers
+ * check the next ones (batch_internal.h, usc__batch_pool.commit): each
+ * case's result file is flushed, its row (the text its worker sent)
+ * written under a temporary name and flushed, the rows renamed into place,
+ * and the two directories flushed once for the whole group, so that a
+ * group of cases costs two directory flushes instead of two each.  Only
+ * then does the pool count them done.  A kill -9 before a row's rename
+ * leaves its temporary, which the next run removes, and the case is
+ * checked again; after it, the case is done.  (No allocation here.)
+ */
+static void commit(void *ctx, const size_t *ks, char *const *texts,
+		   const size_t *lens, size_t n, int *errs)
+{
+	run *r = ctx;
+	bool any = false;
+	int e;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = ks[i];
+
+		errs[i] = sync_path(r->result_paths[k], false);
+		if (!errs[i])
+			errs[i] = put_row(r->row_tmps[k], texts[i], lens[i]);
+	}
+	if (r->commit_delay_ms > 0) {
+		struct timespec t = {r->commit_delay_ms / 1000,
+				     (r->commit_delay_ms % 1000) * 1000000};
+
+		nanosleep(&t, NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!errs[i] &&
+		    rename(r->row_tmps[ks[i]], r->row_paths[ks[i]]) != 0)
+			errs[i] = errno;
+		any = any || !errs[i];
+	}
+	if (!any)
+		return;
+	e = sync_path(r->cases_dir, true);
+	if (!e)
+		e = sync_path(r->rows_dir, true);
+	for (size_t i = 0; e && i < n; i++)
+		if (!errs[i]) {
+			errs[i] = e;
+			/* Not durable: not done either. */
+			unlink(r->row_paths[ks[i]]);
+		}
 }
 
 /* What the parent records for a case whose child left no row. */
@@ -183,6 +280,12 @@ static void failed_row(run *r, size_t k, usc__batch_end how, int code,
 		row->status = USC_BATCH_CRASHED;
 		snprintf(msg, sizeof msg, "the check was killed by signal %d "
 			 "(%s)", code, strsignal(code));
+	} else if (how == USC__BATCH_END_UNSAVED) {
+		row->status = USC_BATCH_ERROR;
+		snprintf(msg, sizeof msg,
+			 "the case was checked, but its results could not be "
+			 "flushed to disk: %s",
+			 strerror(code));
 	} else {
 		row->status = USC_BATCH_ERROR;
 		snprintf(msg, sizeof msg,
@@ -384,6 +487,8 @@ static void run_free(run *r)
 	for (size_t k = 0; k < r->sel_count; k++) {
 		if (r->row_paths)
 			usc__free(r->row_paths[k]);
+		if (r->row_tmps)
+			usc__free(r->row_tmps[k]);
 		if (r->result_paths)
 			usc__free(r->result_paths[k]);
 		if (r->result_rels)
@@ -392,6 +497,7 @@ static void run_free(run *r)
 			usc_batch_row_clear(&r->rows[k]);
 	}
 	usc__free(r->row_paths);
+	usc__free(r->row_tmps);
 	usc__free(r->result_paths);
 	usc__free(r->result_rels);
 	usc__free(r->rows);
@@ -420,23 +526,29 @@ static usc_status prepare(run *r, usc_error *err)
 	r->done = usc__calloc(n, sizeof *r->done);
 	r->jobs = usc__calloc(n, sizeof *r->jobs);
 	r->row_paths = usc__calloc(n, sizeof *r->row_paths);
+	r->row_tmps = usc__calloc(n, sizeof *r->row_tmps);
 	r->result_paths = usc__calloc(n, sizeof *r->result_paths);
 	r->result_rels = usc__calloc(n, sizeof *r->result_rels);
 	if (!r->sel || !r->rows || !r->done || !r->jobs || !r->row_paths ||
-	    !r->result_paths || !r->result_rels)
+	    !r->row_tmps || !r->result_paths || !r->result_rels)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	for (size_t k = 0; k < r->sel_count; k++) {
 		const usc__batch_case *c = &r->cases[r->sel[k]];
 
 		r->row_paths[k] = fmt("%s/%s.row", r->rows_dir, c->id);
+		/* Named after this process, which commits it: the next run
+		 * removes it once this process is gone. */
+		r->row_tmps[k] = fmt("%s/%s.row.tmp.%ld", r->rows_dir, c->id,
+				     (long)getpid());
 		r->result_paths[k] = fmt("%s/%s.h5", r->cases_dir, c->id);
 		r->result_rels[k] = fmt("%s.d/cases/%s.h5", r->out_base,
 					c->id);
-		if (!r->row_paths[k] || !r->result_paths[k] ||
-		    !r->result_rels[k])
+		if (!r->row_paths[k] || !r->row_tmps[k] ||
+		    !r->result_paths[k] || !r->result_rels[k])
 			return usc__fail(err, USC_ENOMEM, "out of memory");
 		r->jobs[k].c = c;
 		r->jobs[k].row_path = r->row_paths[k];
+		r->jobs[k].row_tmp = r->row_tmps[k];
 		r->jobs[k].result_path = r->result_paths[k];
 		r->jobs[k].result_rel = r->result_rels[k];
 		r->jobs[k].profile = r->o->no_profile ? NULL : r->o->profile;
@@ -566,6 +678,12 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 	memset(&r, 0, sizeof r);
 	r.o = o;
 	r.t0 = usc__batch_now();
+	/* Only the test suite sets it: a window in which to kill a batch
+	 * between a case's end and its commit (tests/batch). */
+	if (getenv("USC_BATCH_TEST_COMMIT_DELAY_MS"))
+		r.commit_delay_ms =
+			strtol(getenv("USC_BATCH_TEST_COMMIT_DELAY_MS"), NULL,
+			       10);
 	if (!o->out || !o->root_count)
 		return usc__fail(err, USC_EINVAL,
 				 "a batch needs roots and an index (--out)");
@@ -600,7 +718,8 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 			 * (it then reports each as missing). */
 			size_t k;
 
-			while (usc__batch_mpi_request(&r.prog, &k)) {
+			while (usc__batch_mpi_request(&r.prog, &k, true) ==
+			       USC__BATCH_NEXT_JOB) {
 			}
 			usc__batch_mpi_barrier();
 			goto done;
@@ -611,9 +730,10 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 	pool.timeout = o->case_timeout;
 	pool.memory_mb = o->case_memory_mb;
 	pool.cases_per_worker = o->cases_per_worker;
-	pool.next = r.rank == 0 ? pop : ask;
+	pool.next = r.rank == 0 ? pop_next : ask;
 	pool.serve = r.rank == 0 && r.ranks > 1 ? serve : NULL;
 	pool.child = child;
+	pool.commit = commit;
 	pool.ended = ended;
 	pool.tick = tick;
 	pool.tick_interval = o->progress_interval;

@@ -49,6 +49,12 @@ void usc__batch_hex(uint64_t h, char out[17]);
  */
 usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
 				usc_error *err);
+/*
+ * A row file's text, in a new buffer: what a worker hands the batch,
+ * which writes it durably (batch.c, commit).
+ */
+usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
+				 size_t *len, usc_error *err);
 /* Reads a row file (fields it does not know are skipped). */
 usc_status usc__batch_row_read(const char *path, usc_batch_row *r,
 			       usc_error *err);
@@ -57,10 +63,15 @@ bool usc__batch_row_copy(usc_batch_row *dst, const usc_batch_row *src);
 /* Sets a string member (a copy; NULL: ""); false when out of memory. */
 bool usc__batch_set(char **member, const char *value);
 
-/* What a child does for its case: checks it and writes its row file. */
+/*
+ * What a child does for its case: checks it and gives its row's text
+ * back; the batch writes it to row_tmp, makes it durable and renames it
+ * to row_path (batch.c, commit).
+ */
 typedef struct usc__batch_job {
 	const usc__batch_case *c;
-	const char *row_path;    /* the row file to write */
+	const char *row_path;    /* the row file, once committed */
+	const char *row_tmp;     /* the row before it is renamed */
 	const char *result_path; /* the case's result file */
 	const char *result_rel;  /* the same, relative to the index */
 	const char *profile;     /* NULL: the case's own */
@@ -68,8 +79,11 @@ typedef struct usc__batch_job {
 	bool attribute;
 } usc__batch_job;
 
-/* Runs in the child; returns its exit status. */
-int usc__batch_case_run(const usc__batch_job *j);
+/*
+ * Runs in the child; returns its exit status, 0 when *text (allocated)
+ * holds the row file's text.
+ */
+int usc__batch_case_run(const usc__batch_job *j, char **text, size_t *len);
 
 /* Exit status of a child that ran out of memory inside GMP/MPFR. */
 #define USC__BATCH_EXIT_OOM 97
@@ -91,8 +105,19 @@ typedef enum usc__batch_end {
 	USC__BATCH_END_EXIT,     /* exited; code holds the status */
 	USC__BATCH_END_SIGNAL,   /* killed by signal code */
 	USC__BATCH_END_TIMEOUT,  /* killed by the pool after the timeout */
-	USC__BATCH_END_MEMORY    /* killed by the pool past the memory limit */
+	USC__BATCH_END_MEMORY,   /* killed by the pool past the memory limit */
+	USC__BATCH_END_UNSAVED   /* finished, but commit failed: code is errno */
 } usc__batch_end;
+
+/* What the pool's next() gives. */
+typedef enum usc__batch_next {
+	USC__BATCH_NEXT_NONE,  /* no job left */
+	USC__BATCH_NEXT_JOB,   /* a job, in *k */
+	USC__BATCH_NEXT_LATER  /* none yet: ask again in a moment (MPI) */
+} usc__batch_next;
+
+/* Cases the pool commits at once, at most. */
+#define USC__BATCH_COMMIT_GROUP 64
 
 typedef struct usc__batch_pool {
 	size_t jobs;
@@ -100,14 +125,26 @@ typedef struct usc__batch_pool {
 	uint64_t memory_mb;      /* RLIMIT_AS in the child; 0: none */
 	/* Cases a worker runs before it is replaced; 0: the default. */
 	size_t cases_per_worker;
-	/* The next job to start into *k; false when there is none left. */
-	bool (*next)(void *ctx, size_t *k);
-	/* NULL, or runs in the parent at least every 10 ms (MPI's rank 0
-	 * answers the other ranks there). */
+	/* The next job to start into *k. */
+	usc__batch_next (*next)(void *ctx, size_t *k);
+	/* NULL, or runs in the parent at least every millisecond while it
+	 * waits (MPI's rank 0 answers the other ranks there). */
 	void (*serve)(void *ctx);
-	/* Runs in a worker for job k (returns its status: 0 when the
-	 * job's row is written). */
-	int (*child)(void *ctx, size_t k);
+	/* Runs in a worker for job k: its status, 0 when *text (allocated,
+	 * *len bytes) is the job's row, which the pool hands to commit. */
+	int (*child)(void *ctx, size_t k, char **text, size_t *len);
+	/*
+	 * NULL, or writes the rows texts[i] (lens[i] bytes) of the jobs
+	 * ks[0..n) and makes them durable, their child having returned 0;
+	 * errs[i] is 0 or the errno of job i's failure.  Runs
+	 * on the pool's own thread, while the workers go on with the next
+	 * jobs, so it must not allocate (a worker forked meanwhile would
+	 * inherit the allocator's lock held) nor touch the other
+	 * callbacks' state.  A job whose child returned 0 is ended only
+	 * once commit has made it durable.
+	 */
+	void (*commit)(void *ctx, const size_t *ks, char *const *texts,
+		       const size_t *lens, size_t n, int *errs);
 	/* Runs in the parent when job k ended, with its seconds. */
 	void (*ended)(void *ctx, size_t k, usc__batch_end how, int code,
 		      double seconds);
@@ -135,8 +172,13 @@ void usc__batch_mpi_end(void);
 /* Rank 0's status (and message) to every rank; every rank returns it. */
 usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err);
 void usc__batch_mpi_barrier(void);
-/* A rank other than 0: the next case from rank 0, sending its counts. */
-bool usc__batch_mpi_request(const usc_batch_progress *p, size_t *k);
+/*
+ * A rank other than 0: the next case from rank 0, sending its counts.
+ * With wait false, USC__BATCH_NEXT_LATER when rank 0 has not answered
+ * yet (so that the caller sleeps instead of MPI spinning a core).
+ */
+usc__batch_next usc__batch_mpi_request(const usc_batch_progress *p,
+				       size_t *k, bool wait);
 /* Rank 0: answers every pending request with pop()'s next case. */
 void usc__batch_mpi_serve(bool (*pop)(void *ctx, size_t *k), void *ctx,
 			  usc_batch_progress *p);

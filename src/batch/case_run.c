@@ -2,13 +2,14 @@
  * One case of a batch, in its child process (batch_internal.h): the same
  * check "ulpscope check CASE --out FILE" makes, through usc_check_case,
  * and the row that sums it up.  The result file is complete (renamed into
- * place by the writer) before the row file is written, and the row file
- * is what marks the case done, so a case whose row exists has its
- * results whatever moment the batch was killed at.
+ * place by the writer) before the row's text goes back to the batch,
+ * which flushes the result file, writes the row under a temporary name,
+ * flushes it and renames it into place (batch.c, commit); the row file is
+ * what marks the case done, so a case whose row exists has its results
+ * whatever moment the batch was killed at.
  */
 #include "internal.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,18 +88,7 @@ static void sum_up(const usc_check_report *r, const usc_attribution *a,
 	}
 }
 
-/* Flushes a finished file to disk (the writer renamed it into place). */
-static void sync_file(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
-int usc__batch_case_run(const usc__batch_job *j)
+int usc__batch_case_run(const usc__batch_job *j, char **text, size_t *len)
 {
 	usc_check_request req = usc_check_request_default();
 	usc_attr_options aopt = usc_attr_options_default();
@@ -143,7 +133,6 @@ int usc__batch_case_run(const usc__batch_job *j)
 	}
 	row.seconds = usc__batch_now() - t0;
 	if (st == USC_OK) {
-		sync_file(j->result_path);
 		sum_up(r, attr, &row);
 		row.status = USC_BATCH_OK;
 		usc__batch_set(&row.result, j->result_rel);
@@ -156,7 +145,7 @@ int usc__batch_case_run(const usc__batch_job *j)
 	}
 	usc_check_report_destroy(r);
 	usc_attribution_destroy(attr);
-	st = usc__batch_row_write(j->row_path, &row, &err);
+	st = usc__batch_row_format(&row, text, len, &err);
 	usc_batch_row_clear(&row);
 	if (st != USC_OK) {
 		fprintf(stderr, "ulpscope: %s\n", err.message);

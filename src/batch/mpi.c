@@ -5,9 +5,17 @@
  *
  * Rank 0 owns the batch: it discovers, sets up the work directory, and
  * hands out cases one at a time to whichever rank asks (dynamic
- * distribution: a rank that takes a case asks for its next one at once,
- * so that the answer comes while the case runs), while running cases of
- * its own.  Every rank checks its cases in its own worker processes
+ * distribution: a rank keeps AHEAD requests out, so that the answer to
+ * the next one comes while its case runs), while running cases of its
+ * own.
+ *
+ * No rank waits inside a blocking MPI call: Open MPI's blocking calls
+ * poll the network in a loop, each keeping a core busy that the
+ * ranks' worker processes need (two ranks of one worker each took
+ * twice the time of one rank of two workers on two cores).  A rank
+ * waiting for an answer tests for it and sleeps in between instead
+ * (wait_idle), and rank 0 answers requests at least every millisecond
+ * from its pool's loop.  Every rank checks its cases in its own worker processes
  * and writes their row files into the shared work directory; rank 0
  * writes the index from all of them once every rank is done.  MPI is
  * started only when the process was launched by an MPI launcher (its
@@ -22,6 +30,8 @@
 #include "batch/batch_internal.h"
 
 #ifdef USC_HAVE_MPI
+#include <time.h>
+
 #include <mpi.h>
 
 enum { TAG_REQUEST = 1, TAG_JOB = 2, TAG_STATUS = 3 };
@@ -30,6 +40,33 @@ static bool started;     /* this file called MPI_Init */
 static int my_rank, ranks = 1;
 static int told_none;    /* rank 0: ranks told there is no more work */
 static uint64_t *tally;  /* rank 0: each rank's counts, ranks * 4 */
+
+/*
+ * Requests a rank other than 0 keeps out: two, so that one answer is
+ * in hand when a case ends even when rank 0 is slow to answer the
+ * next (at the end of the batch, at most one case waits in another
+ * rank's hand while rank 0 could have run it: the smallest ones come
+ * last).
+ */
+#define AHEAD 2
+static MPI_Request asked[AHEAD]; /* the requests out, oldest at head */
+static int64_t answers[AHEAD];
+static int head, outstanding;
+static bool heard_none;          /* rank 0 answered "none" */
+
+/* Waits for r to complete, testing it every half millisecond. */
+static void wait_idle(MPI_Request *r)
+{
+	const struct timespec nap = {0, 500000};
+	int done = 0;
+
+	for (;;) {
+		MPI_Test(r, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
 
 /* Whether an MPI launcher started this process. */
 static bool launched(void)
@@ -64,6 +101,8 @@ usc_status usc__batch_mpi_start(int *rank, int *size, usc_error *err)
 	MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
 	told_none = 0;
+	head = outstanding = 0;
+	heard_none = false;
 	usc__free(tally);
 	tally = usc__calloc((size_t)ranks * 4, sizeof *tally);
 	if (!tally)
@@ -78,6 +117,9 @@ void usc__batch_mpi_end(void)
 	usc__free(tally);
 	tally = NULL;
 	if (started) {
+		/* Rank 0 may still be writing the index: the others wait
+		 * here asleep rather than in MPI_Finalize. */
+		usc__batch_mpi_barrier();
 		MPI_Finalize();
 		started = false;
 	}
@@ -96,7 +138,12 @@ usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err)
 	m.code = (int)st;
 	if (my_rank == 0 && st != USC_OK && err)
 		memcpy(m.message, err->message, sizeof m.message);
-	MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, MPI_COMM_WORLD);
+	{
+		MPI_Request r;
+
+		MPI_Ibcast(&m, (int)sizeof m, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+		wait_idle(&r);
+	}
 	if (my_rank != 0 && m.code != USC_OK && err) {
 		err->code = (usc_status)m.code;
 		memcpy(err->message, m.message, sizeof m.message);
@@ -106,44 +153,67 @@ usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err)
 
 void usc__batch_mpi_barrier(void)
 {
-	if (ranks > 1)
-		MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Request r;
+
+	if (ranks > 1) {
+		MPI_Ibarrier(MPI_COMM_WORLD, &r);
+		wait_idle(&r);
+	}
 }
 
 /*
- * A rank other than 0 asks for its next case as soon as it takes one, so
- * that rank 0's answer (given between its own cases, every 10 ms at
- * most) arrives while this rank's case runs: the case in hand is the
- * answer to the request before.  The counts sent with a request are
- * this rank's when it asked, one case behind; they only feed rank 0's
- * progress line.
+ * A rank other than 0 keeps AHEAD requests out, asking for another as
+ * soon as it takes a case, so that rank 0's answers (given between its
+ * own cases, every millisecond at most) arrive while this rank's cases
+ * run.  Answers come in the order of the requests.  Once rank 0 answers
+ * "none", it answers every request still out "none" too; they are taken
+ * before this rank goes on, so that rank 0 counts AHEAD of them for
+ * every rank when all are done.  The counts sent with a request are
+ * this rank's when it asked; they only feed rank 0's progress line.
  */
-static MPI_Request next_recv = MPI_REQUEST_NULL;
-static int64_t next_job;
-
-static void ask_next(const usc_batch_progress *p)
+static void ask_one(const usc_batch_progress *p)
 {
 	uint64_t msg[4] = {p->done - p->resumed, p->defects, p->suspicious,
 			   p->failed};
+	int slot = (head + outstanding) % AHEAD;
 
 	MPI_Send(msg, 4, MPI_UINT64_T, 0, TAG_REQUEST, MPI_COMM_WORLD);
-	MPI_Irecv(&next_job, 1, MPI_INT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
-		  &next_recv);
+	MPI_Irecv(&answers[slot], 1, MPI_INT64_T, 0, TAG_JOB, MPI_COMM_WORLD,
+		  &asked[slot]);
+	outstanding++;
 }
 
-bool usc__batch_mpi_request(const usc_batch_progress *p, size_t *k)
+usc__batch_next usc__batch_mpi_request(const usc_batch_progress *p,
+				       size_t *k, bool wait)
 {
 	int64_t job;
+	int done = 0;
 
-	if (next_recv == MPI_REQUEST_NULL)
-		ask_next(p);
-	MPI_Wait(&next_recv, MPI_STATUS_IGNORE);
-	job = next_job;
-	if (job < 0)
-		return false; /* rank 0 has no more: ask no more */
-	ask_next(p);
+	if (heard_none)
+		return USC__BATCH_NEXT_NONE;
+	while (outstanding < AHEAD)
+		ask_one(p);
+	if (wait) {
+		wait_idle(&asked[head]);
+	} else {
+		MPI_Test(&asked[head], &done, MPI_STATUS_IGNORE);
+		if (!done)
+			return USC__BATCH_NEXT_LATER;
+	}
+	job = answers[head];
+	head = (head + 1) % AHEAD;
+	outstanding--;
+	if (job < 0) {
+		heard_none = true;
+		for (; outstanding > 0; outstanding--) {
+			wait_idle(&asked[head]);
+			head = (head + 1) % AHEAD;
+		}
+		return USC__BATCH_NEXT_NONE;
+	}
+	ask_one(p);
 	*k = (size_t)job;
-	return true;
+	return USC__BATCH_NEXT_JOB;
 }
 
 void usc__batch_mpi_serve(bool (*pop)(void *ctx, size_t *k), void *ctx,
@@ -189,7 +259,7 @@ void usc__batch_mpi_serve(bool (*pop)(void *ctx, size_t *k), void *ctx,
 
 bool usc__batch_mpi_others_done(void)
 {
-	return told_none >= ranks - 1;
+	return told_none >= AHEAD * (ranks - 1);
 }
 
 #else /* one rank */
@@ -216,11 +286,13 @@ void usc__batch_mpi_barrier(void)
 {
 }
 
-bool usc__batch_mpi_request(const usc_batch_progress *p, size_t *k)
+usc__batch_next usc__batch_mpi_request(const usc_batch_progress *p,
+				       size_t *k, bool wait)
 {
 	(void)p;
 	(void)k;
-	return false;
+	(void)wait;
+	return USC__BATCH_NEXT_NONE;
 }
 
 void usc__batch_mpi_serve(bool (*pop)(void *ctx, size_t *k), void *ctx,

@@ -29,6 +29,12 @@
  * The cap is not the limit itself because address space is not memory:
  * thread stacks and OpenBLAS's buffers reserve far more than they touch,
  * and OpenBLAS waits for ever when its buffer cannot be mapped.
+ *
+ * A case a worker finished is made durable (p->commit: its files
+ * flushed, its row renamed into place) by the pool's committer thread
+ * while the worker goes on with its next case, several cases at a time
+ * when they finish together; it counts as ended only once committed.
+ * Flushing is waiting for the disk, which the worker need not do.
  */
 #define _GNU_SOURCE /* prctl, malloc_trim */
 #include "internal.h"
@@ -37,6 +43,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +80,165 @@ static void on_signal(int sig)
 		/* The pipe is full: the parent wakes anyway. */
 	}
 	errno = saved;
+}
+
+/*
+ * The committer: a thread that commits the cases the workers finished.
+ * The main thread appends to work[] and takes back the entries marked
+ * committed; the thread marks up to USC__BATCH_COMMIT_GROUP queued
+ * entries as its own, commits them without the lock, marks them
+ * committed and writes a byte to wake_fd.  Only the main thread
+ * allocates (it grows work[] under the lock).
+ */
+typedef enum { QUEUED, COMMITTING, COMMITTED } entry_state;
+
+typedef struct entry {
+	size_t k;
+	char *text; /* the row, from the worker; the main thread frees it */
+	size_t len;
+	double seconds;
+	entry_state state;
+	int err;
+} entry;
+
+typedef struct committer {
+	const usc__batch_pool *p;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	entry *work;
+	size_t n, cap;
+	bool stop, started;
+} committer;
+
+static void *commit_main(void *arg)
+{
+	committer *c = arg;
+	size_t ks[USC__BATCH_COMMIT_GROUP], lens[USC__BATCH_COMMIT_GROUP];
+	char *texts[USC__BATCH_COMMIT_GROUP];
+	int errs[USC__BATCH_COMMIT_GROUP];
+
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		size_t g = 0;
+		char b = 0;
+
+		for (size_t i = 0; i < c->n && g < USC__BATCH_COMMIT_GROUP; i++)
+			if (c->work[i].state == QUEUED) {
+				c->work[i].state = COMMITTING;
+				texts[g] = c->work[i].text;
+				lens[g] = c->work[i].len;
+				ks[g++] = c->work[i].k;
+			}
+		if (g == 0) {
+			if (c->stop)
+				break;
+			pthread_cond_wait(&c->cv, &c->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&c->mu);
+		c->p->commit(c->p->ctx, ks, texts, lens, g, errs);
+		pthread_mutex_lock(&c->mu);
+		for (size_t i = 0, j = 0; i < c->n && j < g; i++)
+			if (c->work[i].state == COMMITTING) {
+				/* (In order: entries stay in the order the
+				 * thread took them.) */
+				c->work[i].state = COMMITTED;
+				c->work[i].err = errs[j++];
+			}
+		if (wake_fd[1] >= 0 && write(wake_fd[1], &b, 1) < 0) {
+			/* The pipe is full: the main thread wakes anyway. */
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+/* Queues job k for commit, taking text; false when out of memory. */
+static bool commit_queue(committer *c, size_t k, char *text, size_t len,
+			 double seconds)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&c->mu);
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		entry *w = usc__realloc(c->work, cap * sizeof *w);
+
+		if (w) {
+			c->work = w;
+			c->cap = cap;
+		} else {
+			ok = false;
+		}
+	}
+	if (ok) {
+		c->work[c->n].k = k;
+		c->work[c->n].text = text;
+		c->work[c->n].len = len;
+		c->work[c->n].seconds = seconds;
+		c->work[c->n].state = QUEUED;
+		c->work[c->n].err = 0;
+		c->n++;
+		pthread_cond_signal(&c->cv);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return ok;
+}
+
+/* Ends the jobs committed so far; returns how many are still pending. */
+static size_t commit_collect(committer *c)
+{
+	size_t kept = 0, n = 0;
+	entry *done;
+
+	if (!c->p->commit)
+		return 0;
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->n; i++)
+		n += c->work[i].state == COMMITTED;
+	if (n == 0) {
+		pthread_mutex_unlock(&c->mu);
+		return c->n;
+	}
+	/* Ended outside the lock: p->ended may take its time. */
+	done = usc__calloc(n, sizeof *done);
+	if (!done) {
+		pthread_mutex_unlock(&c->mu);
+		return n;
+	}
+	n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->work[i].state == COMMITTED)
+			done[n++] = c->work[i];
+		else
+			c->work[kept++] = c->work[i];
+	}
+	c->n = kept;
+	pthread_mutex_unlock(&c->mu);
+	for (size_t i = 0; i < n; i++) {
+		usc__free(done[i].text);
+		c->p->ended(c->p->ctx, done[i].k,
+			    done[i].err ? USC__BATCH_END_UNSAVED
+					: USC__BATCH_END_EXIT,
+			    done[i].err, done[i].seconds);
+	}
+	usc__free(done);
+	return kept;
+}
+
+/* Commits what is queued, stops the thread and ends those jobs. */
+static void commit_finish(committer *c)
+{
+	if (c->started) {
+		pthread_mutex_lock(&c->mu);
+		c->stop = true;
+		pthread_cond_signal(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+		pthread_join(c->thread, NULL);
+		c->started = false;
+	}
+	commit_collect(c);
 }
 
 /* One worker process and the case it runs. */
@@ -145,6 +311,31 @@ static bool write_all(int fd, const void *p, size_t n)
 }
 
 /*
+ * A worker's reply: its status and, with 0, the row's text (allocated
+ * into *text); false when the worker is gone or out of memory here.
+ */
+static bool read_reply(int fd, int *rc, char **text, size_t *len)
+{
+	uint64_t n;
+
+	*text = NULL;
+	*len = 0;
+	if (!read_all(fd, rc, sizeof *rc) || !read_all(fd, &n, sizeof n))
+		return false;
+	if (n == 0)
+		return true;
+	if (n > ((uint64_t)1 << 30) || !(*text = usc__malloc((size_t)n)))
+		return false;
+	if (!read_all(fd, *text, (size_t)n)) {
+		usc__free(*text);
+		*text = NULL;
+		return false;
+	}
+	*len = (size_t)n;
+	return true;
+}
+
+/*
  * The worker: sets its limits and signal dispositions, then runs the
  * cases it is sent until its command pipe closes.
  */
@@ -192,8 +383,19 @@ static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
 	}
 #endif
 	while (read_all(s[me].cmd, &k, sizeof k)) {
-		int rc = p->child(p->ctx, k);
-		double mb = resident_mb(getpid());
+		char *text = NULL;
+		size_t len = 0;
+		int rc = p->child(p->ctx, k, &text, &len);
+		uint64_t n = rc == 0 ? (uint64_t)len : 0;
+		double mb;
+
+		/* The reply: the status, the row's length and text. */
+		if (!write_all(s[me].reply, &rc, sizeof rc) ||
+		    !write_all(s[me].reply, &n, sizeof n) ||
+		    (n && !write_all(s[me].reply, text, len)))
+			_exit(1);
+		usc__free(text);
+		mb = resident_mb(getpid());
 
 		/*
 		 * Memory the case freed but malloc kept goes back to the
@@ -207,8 +409,6 @@ static void worker_main(const usc__batch_pool *p, slot *s, size_t nslots,
 		else if (mb > base_mb + USC__BATCH_RSS_GROWTH_MB / 2 ||
 			 (p->memory_mb && mb > 0.25 * (double)p->memory_mb))
 			malloc_trim(0);
-		if (!write_all(s[me].reply, &rc, sizeof rc))
-			_exit(1);
 	}
 	_exit(0);
 }
@@ -289,18 +489,31 @@ static void kill_all(slot *s, size_t n)
  * The case worker s finished (its reply read): the parent's record of
  * it, then whether the worker goes on.
  */
-static void case_done(const usc__batch_pool *p, slot *s, int rc,
-		      size_t *running)
+static void case_done(const usc__batch_pool *p, committer *c, slot *s,
+		      int rc, char *text, size_t len, size_t *running)
 {
 	size_t per = p->cases_per_worker ? p->cases_per_worker
 					 : USC__BATCH_CASES_PER_WORKER;
-	double mb;
+	double mb, seconds = usc__batch_now() - s->start;
 
 	s->busy = false;
 	s->cases++;
 	(*running)--;
-	p->ended(p->ctx, s->k, USC__BATCH_END_EXIT, rc,
-		 usc__batch_now() - s->start);
+	if (rc == 0 && p->commit && c->started &&
+	    commit_queue(c, s->k, text, len, seconds)) {
+		text = NULL; /* the committer's now */
+	} else if (rc == 0 && p->commit) {
+		/* No thread to hand it to: committed here. */
+		int e = 0;
+
+		p->commit(p->ctx, &s->k, &text, &len, 1, &e);
+		p->ended(p->ctx, s->k,
+			 e ? USC__BATCH_END_UNSAVED : USC__BATCH_END_EXIT, e,
+			 seconds);
+	} else {
+		p->ended(p->ctx, s->k, USC__BATCH_END_EXIT, rc, seconds);
+	}
+	usc__free(text);
 	if (rc != 0 || s->cases >= per) {
 		worker_retire(s);
 		return;
@@ -317,7 +530,9 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 {
 	struct sigaction sa, old_chld, old_int, old_term, old_pipe;
 	size_t jobs = p->jobs ? p->jobs : 1, running = 0, k = 0;
-	bool more = true, have = false;
+	bool more = true, have = false, later = false;
+	size_t pending = 0; /* cases finished, not yet committed */
+	committer c;
 	double interval = p->tick_interval > 0 ? p->tick_interval : 1;
 	double last_tick = usc__batch_now();
 	usc_status st = USC_OK;
@@ -342,6 +557,16 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		fcntl(wake_fd[i], F_SETFD, FD_CLOEXEC);
 	}
 	interrupted = 0;
+	memset(&c, 0, sizeof c);
+	c.p = p;
+	if (p->commit) {
+		pthread_mutex_init(&c.mu, NULL);
+		pthread_cond_init(&c.cv, NULL);
+		/* Without the thread, case_done commits each case itself
+		 * before the next one starts. */
+		c.started = pthread_create(&c.thread, NULL, commit_main, &c) ==
+			    0;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -355,7 +580,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	sa.sa_flags = 0;
 	sigaction(SIGPIPE, &sa, &old_pipe);
 
-	while (more || running > 0) {
+	while (more || running > 0 || pending > 0) {
 		double now, wait_s = interval;
 		size_t npfd = 0;
 		char drain[64];
@@ -374,13 +599,23 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		if (p->serve)
 			p->serve(p->ctx);
 		/* Give idle workers (or fresh ones) work while there is some. */
+		later = false;
 		while (running < jobs && more) {
 			size_t i = 0;
 			bool fresh;
 
-			if (!have && !(have = p->next(p->ctx, &k))) {
-				more = false;
-				break;
+			if (!have) {
+				usc__batch_next n = p->next(p->ctx, &k);
+
+				if (n == USC__BATCH_NEXT_LATER) {
+					later = true;
+					break;
+				}
+				if (n == USC__BATCH_NEXT_NONE) {
+					more = false;
+					break;
+				}
+				have = true;
 			}
 			/* An idle worker first, else an empty slot. */
 			while (i < jobs && !(s[i].pid > 0 && !s[i].busy))
@@ -433,15 +668,22 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		/* The replies of the cases that finished. */
 		for (size_t i = 0; i < jobs; i++) {
 			struct pollfd one = {s[i].reply, POLLIN, 0};
+			char *text = NULL;
+			size_t len = 0;
 			int rc;
 
 			if (s[i].pid <= 0 || !s[i].busy || s[i].timed_out ||
 			    s[i].over_memory || poll(&one, 1, 0) <= 0 ||
 			    !(one.revents & POLLIN))
 				continue;
-			if (read_all(s[i].reply, &rc, sizeof rc))
-				case_done(p, &s[i], rc, &running);
+			if (read_reply(s[i].reply, &rc, &text, &len))
+				case_done(p, &c, &s[i], rc, text, len,
+					  &running);
+			else /* (reaped below, as a crash) */
+				kill(s[i].pid, SIGKILL);
 		}
+		/* The cases committed meanwhile. */
+		pending = commit_collect(&c);
 		/* Reap every worker that ended. */
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (size_t i = 0; i < jobs; i++) {
@@ -476,7 +718,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 				break;
 			}
 		}
-		if (more && running < jobs)
+		if (more && running < jobs && !later)
 			continue;
 		/* Kill what ran past its time; sleep until the next event. */
 		now = usc__batch_now();
@@ -512,18 +754,27 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			p->tick(p->ctx, running, false);
 			last_tick = now;
 		}
-		if (running == 0 && !more)
+		if (running == 0 && !more && pending == 0)
 			break;
-		if (p->serve && wait_s > 0.01)
-			wait_s = 0.01;
+		/* Rank 0 answers the other ranks, and another rank asks
+		 * again, within a millisecond (mpi.c). */
+		if ((p->serve || later) && wait_s > 0.001)
+			wait_s = 0.001;
 		pfd[npfd].fd = wake_fd[0];
 		pfd[npfd].events = POLLIN;
 		pfd[npfd].revents = 0;
-		if (poll(pfd, npfd + 1, (int)(wait_s * 1000) + 1) > 0 &&
+		if (poll(pfd, npfd + 1, (int)(wait_s * 1000 + 0.999)) > 0 &&
 		    (pfd[npfd].revents & POLLIN))
 			while (read(wake_fd[0], drain, sizeof drain) > 0) {
 			}
 	}
+	/* What finished is committed, even when the batch was interrupted. */
+	commit_finish(&c);
+	if (p->commit) {
+		pthread_mutex_destroy(&c.mu);
+		pthread_cond_destroy(&c.cv);
+	}
+	usc__free(c.work);
 	/* The workers left idle: their command pipes close and they exit. */
 	for (size_t i = 0; i < jobs; i++)
 		if (s[i].pid > 0)

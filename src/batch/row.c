@@ -141,24 +141,9 @@ static int sync_dir_of(const char *path)
 	return rc;
 }
 
-usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
-				usc_error *err)
+/* The row's lines into f, from the format's name to "end". */
+static void put_row(FILE *f, const usc_batch_row *r)
 {
-	size_t size = strlen(path) + 32;
-	char *tmp = usc__malloc(size);
-	usc_status st = USC_OK;
-	FILE *f;
-
-	if (!tmp)
-		return usc__fail(err, USC_ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		st = usc__fail(err, USC_EIO, "%s: cannot create: %s", tmp,
-			       strerror(errno));
-		usc__free(tmp);
-		return st;
-	}
 	fprintf(f, "%s\n", ROW_MAGIC);
 	fprintf(f, "index=%" PRIu64 "\n", r->index);
 	fprintf(f, "status=%s\n", usc_batch_status_name(r->status));
@@ -173,18 +158,80 @@ usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
 	ROW_DOUBLES(PUT_)
 #undef PUT_
 	fputs("end\n", f);
-	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
-		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", tmp,
+}
+
+/*
+ * Writes the row to path (created or truncated), flushed to disk when
+ * durable; on failure path is removed.
+ */
+static usc_status write_row_file(const char *path, const usc_batch_row *r,
+				 bool durable, usc_error *err)
+{
+	usc_status st = USC_OK;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return usc__fail(err, USC_EIO, "%s: cannot create: %s", path,
+				 strerror(errno));
+	put_row(f, r);
+	if (fflush(f) != 0 || ferror(f) ||
+	    (durable && fsync(fileno(f)) != 0))
+		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", path,
 			       strerror(errno));
 	if (fclose(f) != 0 && st == USC_OK)
-		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", tmp,
+		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", path,
 			       strerror(errno));
-	if (st == USC_OK && rename(tmp, path) != 0)
+	if (st != USC_OK)
+		unlink(path);
+	return st;
+}
+
+usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
+				 size_t *len, usc_error *err)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	bool ok;
+
+	*text = NULL;
+	*len = 0;
+	if (!f)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	put_row(f, r);
+	ok = fflush(f) == 0 && !ferror(f);
+	fclose(f);
+	/* (The stream's buffer is the C library's: copied into ours.) */
+	if (ok && buf) {
+		*text = usc__malloc(size ? size : 1);
+		if (*text) {
+			memcpy(*text, buf, size);
+			*len = size;
+		}
+	}
+	free(buf);
+	if (!*text)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	return USC_OK;
+}
+
+usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
+				usc_error *err)
+{
+	size_t size = strlen(path) + 32;
+	char *tmp = usc__malloc(size);
+	usc_status st;
+
+	if (!tmp)
+		return usc__fail(err, USC_ENOMEM, "%s: out of memory", path);
+	snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
+	st = write_row_file(tmp, r, true, err);
+	if (st == USC_OK && rename(tmp, path) != 0) {
 		st = usc__fail(err, USC_EIO, "%s: cannot rename into place: %s",
 			       path, strerror(errno));
-	if (st != USC_OK)
 		unlink(tmp);
-	else if (sync_dir_of(path) != 0)
+	}
+	if (st == USC_OK && sync_dir_of(path) != 0)
 		st = usc__fail(err, USC_EIO, "%s: cannot flush its directory: %s",
 			       path, strerror(errno));
 	usc__free(tmp);

@@ -9,6 +9,9 @@ usage: batch_test.py ULPSCOPE TEST [ARGS...]
   shards                --shard K/N and merge equal one run; bad merges refused
   recycle               a timeout and a crash, each followed by good cases on
                         one worker; --cases-per-worker
+  commit                kill -9 between cases' ends and their commit: those
+                        cases are checked again, the others are not, and
+                        the index equals an uninterrupted run's
   mpi MPIEXEC           mpirun -np 2 writes the same index as one process
 
 Expected values come from `ulpscope check`, run case by case (the command
@@ -463,6 +466,70 @@ def shards():
     shutil.rmtree(tmp)
 
 
+def commit():
+    """A batch whose commits are held back (USC_BATCH_TEST_COMMIT_DELAY_MS,
+    a window the test suite alone opens) is killed while cases have
+    finished but are not committed (their rows still temporaries), once
+    before any commit and once after the first.  The resumed run must
+    take exactly the committed rows as done (its "resumed" count),
+    check the rest again, and write the index of an uninterrupted run."""
+    tmp = tempfile.mkdtemp(prefix="usc-batch-commit-")
+    ref = os.path.join(tmp, "ref.h5")
+    p = run("batch", EXAMPLES, "--out", ref, "-j2", "--quiet")
+    check(p.returncode == 0, f"reference run: {p.stderr}")
+    want = without_time(table(ref), ref)
+    env = dict(os.environ, USC_BATCH_TEST_COMMIT_DELAY_MS="3000")
+    for moment in ("before the first commit", "after the first commit"):
+        out = os.path.join(tmp, "c.h5")
+        shutil.rmtree(out + ".d", ignore_errors=True)
+        if os.path.exists(out):
+            os.remove(out)
+        rows = out + ".d/rows"
+        proc = subprocess.Popen([ULPSCOPE, "batch", EXAMPLES, "--out", out,
+                                 "-j2", "--quiet"], env=env,
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        done, pending = [], []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            names = os.listdir(rows) if os.path.isdir(rows) else []
+            done = [f for f in names if f.endswith(".row")]
+            pending = [f for f in names if ".row.tmp." in f]
+            if pending and (done or not moment.startswith("after")):
+                # (Before: the cases that end meanwhile wait, unwritten,
+                # for the first group's commit.)
+                time.sleep(0.3)
+                break
+            time.sleep(0.01)
+        check(proc.poll() is None, f"{moment}: the batch still runs "
+              "when its cases wait for their commit")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        names = os.listdir(rows)
+        done = {f for f in names if f.endswith(".row")}
+        pending = {f.split(".row.tmp.")[0] + ".row" for f in names
+                   if ".row.tmp." in f}
+        check(pending and not (pending & done),
+              f"{moment}: cases finished but not committed at the kill: "
+              f"{sorted(pending)}, committed {sorted(done)}")
+        if moment.startswith("after"):
+            check(done, f"{moment}: some cases committed at the kill")
+        else:
+            check(not done, f"{moment}: no case committed at the kill")
+        p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet", "--json")
+        check(p.returncode == 0, f"{moment}: the resumed run: {p.stderr}")
+        summary = json.loads(p.stdout)
+        check(summary["resumed"] == len(done),
+              f"{moment}: the resumed run took the {len(done)} committed "
+              f"cases as done and no other (it says {summary['resumed']})")
+        got = without_time(table(out), out)
+        check(got.equals(want), f"{moment}: the resumed index equals an "
+              "uninterrupted run's (seconds aside)")
+        left = [f for f in os.listdir(rows) if ".tmp." in f]
+        check(not left, f"{moment}: no temporaries left: {left}")
+    shutil.rmtree(tmp)
+
+
 def mpi(mpiexec):
     """mpirun -np 2 over the examples: the same index as one process."""
     tmp = tempfile.mkdtemp(prefix="usc-batch-mpi-")
@@ -494,6 +561,8 @@ def main():
         shards()
     elif test == "recycle":
         recycle()
+    elif test == "commit":
+        commit()
     elif test == "mpi":
         mpi(sys.argv[3])
     else:
