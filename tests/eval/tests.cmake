@@ -7,12 +7,24 @@ usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
 # Control flow (while, conditional, sort, TopK) in every domain, the
 # reference's path followed, the loop bound and bad modules.
 usc_add_test(test_eval_control eval/test_eval_control.c)
+# Unstable sorts and TopK take the device's order among ties; stable
+# sorts keep theirs; ties feeding further ops make the envelope refuse.
+usc_add_test(test_eval_sort_ties eval/test_eval_sort_ties.c)
+target_include_directories(test_eval_sort_ties PRIVATE ${PROJECT_SOURCE_DIR})
 # Real XLA:CPU programs with control flow (data/control_flow/) judged
 # under xla-cpu: legit, not one defect; a wrong value caught; the bound.
 add_test(NAME test_control_flow_cases COMMAND bash
   ${PROJECT_SOURCE_DIR}/tests/eval/test_control_flow_cases.sh
   $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_control_flow_cases PROPERTIES
+  ENVIRONMENT "${USC_TEST_ENV}")
+# Device outputs of sorts and top-k with tie groups permuted in numpy
+# (data/sort_ties/): legit for unstable sorts and TopK, defects for a
+# stable sort or a swapped pair that does not tie.
+add_test(NAME test_sort_ties_cases COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/eval/test_sort_ties_cases.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_sort_ties_cases PROPERTIES
   ENVIRONMENT "${USC_TEST_ENV}")
 
 # The CLI on a kernel without parameters: exp(0), exp(1), exp(2) in f32,
