@@ -9,8 +9,9 @@
  * reference's element k went.
  *
  * A sort that is not stable (is_stable=false, XLA's default) and TopK
- * may put the elements of a tie group (a run that compares equal, which
- * the comparator's strict weak order makes a class) in any order.  When
+ * may put the elements of a tie group (a run that compares equal to its
+ * first, a class of equal elements when the comparator is a strict weak
+ * order, as JAX's are) in any order.  When
  * the device's output of such a sort is an output of the kernel and the
  * reference run was given it (usc__eval_follow_device), the run puts each
  * group in the device's order, if the device's group is a permutation of
@@ -669,10 +670,10 @@ static usc_status undetermined(const usc_eval *ev, const usc_hlo_instr *in,
 		return USC_OK;
 	return usc__eval_fail(
 		err, USC_EUNSUPPORTED, in,
-		"the elements of %s that compare equal from output position "
-		"%lld on differ in a result that feeds further ops and is no "
-		"output, so the device's order among them, which that "
-		"result depends on, is unknown",
+		"the elements of %s that compare equal from position %lld "
+		"of its result on differ in a result that feeds further ops "
+		"and is no output, so the device's order among them, which "
+		"that result depends on, is unknown",
 		is_topk(in) ? "TopK" : "the unstable sort",
 		(long long)(undet - 1));
 }

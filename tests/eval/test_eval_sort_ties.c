@@ -301,8 +301,8 @@ static void test_internal_ties(void **state)
 	assert_int_equal(usc_eval_run(ev, &err), USC_EUNSUPPORTED);
 	assert_non_null(strstr(err.message,
 			       "the elements of the unstable sort that compare "
-			       "equal from output position 0 on differ in a "
-			       "result that feeds further ops and is no "
+			       "equal from position 0 of its result on differ "
+			       "in a result that feeds further ops and is no "
 			       "output"));
 	assert_non_null(strstr(err.message, "(instruction 's')"));
 	usc_eval_destroy(ev);

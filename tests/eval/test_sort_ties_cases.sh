@@ -54,4 +54,17 @@ for case in "$src"/data/sort_ties/*/; do
 	n=$((n + 1))
 done
 [ "$n" -ge 7 ] || { echo "FAIL: $n cases under data/sort_ties, expected 7"; fail=1; }
+
+# An unstable argsort whose indices feed an add (tests/eval/
+# sort_ties_internal): the tied 1s at 0 and 1 carry indices 0 and 1, and
+# the device's order of them is unseen, so the envelope is unknown and
+# the two elements that differ from the stable order are undecided
+# (exit status 5), the reason naming the sort.
+d="$src/tests/eval/sort_ties_internal"
+"$cli" check "$d/kernel.hlo" --input "$d/input_0.npy" --device "$d/device_0.npy" \
+	--profile xla-cpu >"$tmp/internal" 2>&1
+rc=$?
+[ "$rc" = 5 ] || { echo "FAIL: internal: exit status $rc, want 5"; cat "$tmp/internal"; fail=1; }
+grep -q "undecided: 2 of 4 elements could not be classified; the envelope is unknown: the elements of the unstable sort that compare equal from position 1 of its result on differ in a result that feeds further ops and is no output, so the device's order among them, which that result depends on, is unknown at 14:3 (instruction 's')" "$tmp/internal" ||
+	{ echo "FAIL: internal: message:"; cat "$tmp/internal"; fail=1; }
 exit $fail
