@@ -261,6 +261,9 @@ static bool keeps_order(const usc_hlo_instr *x)
 		return true;
 	if (x->opcode != USC_HLO_OP_BITCAST)
 		return false;
+	/* The same dimensions and layout: nothing moves. */
+	if (usc_hlo_shape_equal(s, &x->shape))
+		return true;
 	n = (size_t)usc_hlo_shape_elements(&x->shape);
 	for (size_t o = 0; o < n; o++) {
 		size_t src = 0, flat = 0;
