@@ -984,6 +984,19 @@ static usc_status follow_device(check_run *c, size_t n, usc_error *err)
 	st = usc__eval_follow_device(c->ref, c->devices, n, &follows);
 	if (st != USC_OK || !follows)
 		return st;
+	if (usc__eval_domain(c->ref) == &usc__domain_reference_fast) {
+		usc__reference_fast_counts k;
+
+		/*
+		 * The report counts one reference run: ref_counts_take adds
+		 * the evaluator's totals, which will hold both (uint64_t
+		 * wraps back).
+		 */
+		usc__reference_fast_get_counts(usc__eval_domain_state(c->ref),
+					       &k);
+		c->r->reference_functions -= k.functions;
+		c->r->reference_escalated -= k.escalated;
+	}
 	st = usc_eval_run(c->ref, err);
 	for (size_t i = 0; st == USC_OK && i < n; i++) {
 		usc_tensor_destroy(c->parts[i].reference);
