@@ -135,6 +135,15 @@ static void test_unstable_follows_device(void **state)
 		    USC_F32, 8, V(1, 1, 2, 3, -1, 0, 4, 5));
 	drop(in, 2);
 	drop(dev, 2);
+	/* Negative payloads (-1 and -3 tie) match by their s32 encodings. */
+	in[0] = tmk(USC_F32, 2, D(2, 4), V(3, 1, 2, 1, 0, -1, 5, 4));
+	in[1] = tmk(USC_S32, 2, D(2, 4), V(0, -1, 2, -3, 4, 5, 6, 7));
+	dev[0] = tmk(USC_F32, 2, D(2, 4), V(1, 1, 2, 3, -1, 0, 4, 5));
+	dev[1] = tmk(USC_S32, 2, D(2, 4), V(-3, -1, 2, 0, 5, 4, 7, 6));
+	run_all_dev(SORT2(""), in, 2, dev, 2, true, 1, USC_S32, 8,
+		    V(-3, -1, 2, 0, 5, 4, 7, 6));
+	drop(in, 2);
+	drop(dev, 2);
 }
 
 static void test_stable_keeps_order(void **state)
