@@ -403,6 +403,12 @@ static usc_status make_eval(check_run *c, usc_eval_domain domain,
 	if (st == USC_OK && c->in)
 		st = usc_eval_bind_all(*out, (const usc_tensor *const *)c->in,
 				       c->r->input_count, err);
+	if (st == USC_OK && c->devices) {
+		bool follows;
+
+		st = usc__eval_follow_device(*out, c->devices,
+					     c->r->output_count, &follows);
+	}
 	return st;
 }
 
@@ -891,6 +897,7 @@ static void run_clear(check_run *c)
 		usc_results_stats_acc_free(c->acc[i]);
 	usc__free(c->acc);
 	usc__free(c->why_out);
+	usc__free(c->devices);
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);
 	usc__check_envelope_tally(c->r, c->env);
@@ -959,6 +966,48 @@ static usc_status outputs_alloc(check_run *c, size_t n, usc_error *err)
 }
 
 /*
+ * An unstable sort or TopK whose results are outputs takes the device's
+ * order among equal elements (docs/evaluator.md, "Sort order"): the
+ * reference runs again, given the device's outputs, and so do the other
+ * domains' reference runs, which make_eval gives them to.
+ */
+static usc_status follow_device(check_run *c, size_t n, usc_error *err)
+{
+	bool follows = false;
+	usc_status st;
+
+	c->devices = usc__calloc(n ? n : 1, sizeof *c->devices);
+	if (!c->devices)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		c->devices[i] = c->r->outputs[i].device;
+	st = usc__eval_follow_device(c->ref, c->devices, n, &follows);
+	if (st != USC_OK || !follows)
+		return st;
+	if (usc__eval_domain(c->ref) == &usc__domain_reference_fast) {
+		usc__reference_fast_counts k;
+
+		/*
+		 * The report counts one reference run: ref_counts_take adds
+		 * the evaluator's totals, which will hold both (uint64_t
+		 * wraps back).
+		 */
+		usc__reference_fast_get_counts(usc__eval_domain_state(c->ref),
+					       &k);
+		c->r->reference_functions -= k.functions;
+		c->r->reference_escalated -= k.escalated;
+	}
+	st = usc_eval_run(c->ref, err);
+	for (size_t i = 0; st == USC_OK && i < n; i++) {
+		usc_tensor_destroy(c->parts[i].reference);
+		c->parts[i].reference = NULL;
+		st = usc_eval_take_output(c->ref, i, &c->parts[i].reference,
+					  err);
+	}
+	return st;
+}
+
+/*
  * The whole check: the reference run first (its outputs fix the count,
  * types and shapes the device files must have), then every output as one
  * piece, its arrays kept in the report.
@@ -994,6 +1043,8 @@ static usc_status check_whole(check_run *c, usc_error *err)
 		if (st == USC_OK)
 			part_reset(p, 0, (size_t)usc_tensor_count(p->reference));
 	}
+	if (st == USC_OK)
+		st = follow_device(c, n, err);
 	if (st == USC_OK)
 		st = check_piece(c, true, err);
 	/* The arrays become the report's. */

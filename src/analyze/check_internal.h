@@ -156,6 +156,12 @@ typedef struct usc__check_run {
 	bool tier_off;           /* the tier cannot evaluate the kernel */
 	bool env_refused;        /* the envelope domain refused it */
 	/*
+	 * The device's outputs that unstable sorts follow, given to every
+	 * evaluator made after the whole check read them (check.c,
+	 * follow_device); NULL before.
+	 */
+	const usc_tensor **devices;
+	/*
 	 * A streamed check met, after its first piece, a refusal that the
 	 * whole check handles for every element at once: it runs again
 	 * whole (usc_check_run).

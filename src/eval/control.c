@@ -26,6 +26,9 @@ typedef struct usc__ctl {
 	ctl_rec *rec;
 	/* Not the reference domain: the shadow whose trace is replayed. */
 	usc_eval *shadow;
+	/* The device's outputs unstable sorts follow (sort.c); not owned. */
+	const usc_tensor *const *device;
+	size_t ndevice;
 } usc__ctl;
 
 static bool is_reference(const usc_eval *ev)
@@ -137,6 +140,11 @@ usc_status usc__ctl_prepare(usc_eval *ev, usc_error *err)
 						 err);
 		if (st != USC_OK)
 			return st;
+	}
+	/* The shadow records the order the run follows. */
+	if (t->shadow->ctl) {
+		t->shadow->ctl->device = t->device;
+		t->shadow->ctl->ndevice = t->ndevice;
 	}
 	for (size_t i = 0; i < ev->nparams; i++) {
 		st = usc_eval_bind(t->shadow, i, ev->bound[i], err);
@@ -552,7 +560,7 @@ static usc_status eval_sorting(usc_eval *ev, const usc_hlo_instr *in,
 {
 	bool record = is_reference(ev);
 	size_t n = usc__sort_trace_len(in);
-	int64_t *order;
+	int64_t *order = NULL;
 	ctl_rec *r;
 	usc_status st;
 
@@ -565,6 +573,28 @@ static usc_status eval_sorting(usc_eval *ev, const usc_hlo_instr *in,
 	if (in->opcode == USC_HLO_OP_SORT)
 		return usc__eval_sort(ev, in, ops, res, record, order, err);
 	return usc__eval_topk(ev, in, ops, res, record, order, err);
+}
+
+const usc_tensor *const *usc__ctl_device(const usc_eval *ev, size_t *n)
+{
+	*n = ev->ctl ? ev->ctl->ndevice : 0;
+	return ev->ctl ? ev->ctl->device : NULL;
+}
+
+usc_status usc__eval_follow_device(usc_eval *ev,
+				   const usc_tensor *const *device, size_t n,
+				   bool *follows)
+{
+	const usc_hlo_computation *c = ev->comp;
+
+	*follows = false;
+	if (!ev->ctl)
+		return USC_OK;
+	ev->ctl->device = n ? device : NULL;
+	ev->ctl->ndevice = device ? n : 0;
+	for (size_t i = 0; device && n && i < c->instr_count; i++)
+		*follows = *follows || usc__sort_follows(ev, c->instrs[i]);
+	return USC_OK;
 }
 
 usc_status usc__ctl_eval(usc_eval *ev, const usc_hlo_instr *in,

@@ -84,8 +84,23 @@ usc_status usc__sort_check(usc_eval *ev, const usc_hlo_instr *in,
 			   const usc_dtype *types, size_t n,
 			   usc_error *err);
 
-/* The number of flat positions a sort's or TopK's trace records. */
+/*
+ * The number of values a sort's or TopK's trace records: the source of
+ * each flat output position, then one more, 0 or 1 + the first position
+ * whose tie group leaves a value that feeds further ops undetermined
+ * (sort.c, "The device's order").
+ */
 size_t usc__sort_trace_len(const usc_hlo_instr *in);
+
+/*
+ * Whether in is an unstable sort or a TopK of ev's computation some of
+ * whose results are outputs, which a reference run with the device's
+ * outputs (usc__eval_follow_device) may reorder.
+ */
+bool usc__sort_follows(const usc_eval *ev, const usc_hlo_instr *in);
+
+/* The device's outputs given to ev (none: NULL and *n 0). */
+const usc_tensor *const *usc__ctl_device(const usc_eval *ev, size_t *n);
 
 /* Evaluator internals control.c needs (walk.c, buffers.c). */
 usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,

@@ -137,4 +137,21 @@ usc_status usc__eval_kept_values(const usc_eval *ev, const usc_hlo_instr *in,
 				 const void **values, size_t *count,
 				 usc_dtype *dtype);
 
+/*
+ * The device's outputs of the kernel (device[i] is output i, a tuple
+ * flattened), for the unstable sorts and TopK of ev's computation whose
+ * results are outputs (directly or through get-tuple-element, tuple,
+ * copy, reshape or an order-keeping bitcast): a reference run, and the
+ * reference run every other domain replays, then puts each group of
+ * elements that compare equal in the device's order when the device's
+ * group is a permutation of its own (docs/evaluator.md, "Sort order").
+ * ev keeps the pointers, not the tensors, which must outlive its runs; a
+ * tensor of another type or size than its output is not read.  *follows
+ * receives whether ev has such a sort (a run may then give other values
+ * than without the device's outputs).  NULL or n 0: none.
+ */
+usc_status usc__eval_follow_device(usc_eval *ev,
+				   const usc_tensor *const *device, size_t n,
+				   bool *follows);
+
 #endif /* USC_EVAL_VALUES_H */

@@ -17,12 +17,24 @@ add_test(NAME cli_explain_call COMMAND ulpscope_cli explain
   --element 4,25 --profile xla-cpu)
 set_tests_properties(cli_explain_call PROPERTIES PASS_REGULAR_EXPRESSION
   "jit_layer_\\.3  call f32\\[8,32\\] \\[4,25\\].*calls layer\\.1\\.clone.*jit_layer_\\.2  call f32\\[8,32\\] \\[4,25\\].*calls layer\\.1 ")
+# Unstable sorts and TopK take the device's order among ties; stable
+# sorts keep theirs; ties feeding further ops make the envelope refuse.
+usc_add_test(test_eval_sort_ties eval/test_eval_sort_ties.c)
+target_include_directories(test_eval_sort_ties PRIVATE ${PROJECT_SOURCE_DIR})
 # Real XLA:CPU programs with control flow (data/control_flow/) judged
 # under xla-cpu: legit, not one defect; a wrong value caught; the bound.
 add_test(NAME test_control_flow_cases COMMAND bash
   ${PROJECT_SOURCE_DIR}/tests/eval/test_control_flow_cases.sh
   $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_control_flow_cases PROPERTIES
+  ENVIRONMENT "${USC_TEST_ENV}")
+# Device outputs of sorts and top-k with tie groups permuted in numpy
+# (data/sort_ties/): legit for unstable sorts and TopK, defects for a
+# stable sort or a swapped pair that does not tie.
+add_test(NAME test_sort_ties_cases COMMAND bash
+  ${PROJECT_SOURCE_DIR}/tests/eval/test_sort_ties_cases.sh
+  $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_sort_ties_cases PROPERTIES
   ENVIRONMENT "${USC_TEST_ENV}")
 
 # The CLI on a kernel without parameters: exp(0), exp(1), exp(2) in f32,
