@@ -1497,6 +1497,24 @@ static bool counts_rounding(usc_hlo_opcode op)
 	}
 }
 
+/*
+ * Whether any value of operand k of op may be read as zero: its type or
+ * its excess type flushes inputs (may_flush_input's types, decided once
+ * per apply call).
+ */
+static bool input_flushes(const env_state *s, const usc__dom_op *op,
+			  unsigned k)
+{
+	usc_dtype t = op->arg[k], w = usc__env_excess_for(s, t);
+	usc_dtype ts[2] = {t, w};
+
+	for (int j = 0; j < 2; j++)
+		if (ts[j] != USC_DTYPE_INVALID && s->has_info[ts[j]] &&
+		    (s->prof.flush[ts[j]] & USC_FLUSH_INPUTS))
+			return true;
+	return false;
+}
+
 /* Whether operand k of op may be read as zero (a subnormal, flushed). */
 static bool may_flush_input(const env_state *s, const usc__dom_op *op,
 			    const value *x, unsigned k)
@@ -1526,6 +1544,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	env_state *s = state;
 	value *o = out;
 	const value *a[USC__DOM_MAX_ARGS] = {NULL, NULL, NULL};
+	bool flushes[USC__DOM_MAX_ARGS] = {false, false, false};
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	size_t i;
@@ -1534,6 +1553,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	if (op->nargs > USC__DOM_MAX_ARGS)
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
 	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
+	for (k = 0; k < op->nargs; k++)
+		flushes[k] = input_flushes(s, op, k);
 	usc__mpfr_range_widen(&range);
 	/* The fast path decides once what it needs of op. */
 	usc__env_fast_plan(s, op);
@@ -1543,14 +1564,17 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 
 			a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
 		}
-		st = apply1(s, op, &o[i], a, err);
+		/* Finite operands of a planned op: the fast path directly. */
+		if (!usc__env_fast_elem(s, op, &o[i], a))
+			st = apply1(s, op, &o[i], a, err);
 		/*
 		 * Whatever a flush touched taints what is computed from it:
 		 * an operand already touched, or one this op may read as 0.
 		 */
 		o[i].roundings = 0;
 		for (k = 0; k < op->nargs; k++) {
-			if ((a[k]->flags & FLSH) || may_flush_input(s, op, a[k], k))
+			if ((a[k]->flags & FLSH) ||
+			    (flushes[k] && may_flush_input(s, op, a[k], k)))
 				o[i].flags |= FLSH;
 			o[i].flags |= a[k]->flags & APRX;
 			if (rounds)

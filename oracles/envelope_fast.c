@@ -108,6 +108,28 @@ static inline double mul_ru(double a, double b)
 }
 
 /*
+ * Both bounds of a b at once, *l = mul_rd(a, b) and *h = mul_ru(a, b),
+ * from one product and one FMA.
+ */
+static inline void mul_rdu(double a, double b, double *l, double *h)
+{
+	double p = a * b, e;
+
+	if (fabs(p) < 0x1p-960) {
+		if (a == 0 || b == 0) {
+			*l = *h = p;
+			return;
+		}
+		*l = next_down(p);
+		*h = next_up(p);
+		return;
+	}
+	e = fma(a, b, -p);
+	*l = e < 0 ? next_down(p) : p;
+	*h = e > 0 ? next_up(p) : p;
+}
+
+/*
  * The remainder a - q b of q = RN(a / b) is representable (and an FMA
  * computes it exactly) when nothing underflows: |q|, |a| and |b| are kept
  * within [2^-900, 2^900] here, else both sides move.  a / b = q + rem / b.
@@ -148,7 +170,81 @@ static inline double div_ru(double a, double b)
 	return side == -1 || side == 0 ? q : next_up(q);
 }
 
+/* Both bounds of a / b at once: div_rd and div_ru from one quotient. */
+static inline void div_rdu(double a, double b, double *l, double *h)
+{
+	double q = a / b;
+	int side;
+
+	if (a == 0) {
+		*l = *h = q;
+		return;
+	}
+	side = div_side(a, b, q);
+	*l = side == 1 || side == 0 ? q : next_down(q);
+	*h = side == -1 || side == 0 ? q : next_up(q);
+}
+
+/*
+ * The hull of the four end products (or quotients) c_i op d_i, each
+ * rounded outward: the smallest lower bound and the largest upper one.
+ * The operands are finite, so no bound is a NaN and plain comparisons
+ * choose as fmin and fmax would.
+ */
+static inline void hull4(bool divide, const double *c, const double *d,
+			 double *lo, double *hi)
+{
+	double l, h;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < 4; i++) {
+		if (divide)
+			div_rdu(c[i], d[i], &l, &h);
+		else
+			mul_rdu(c[i], d[i], &l, &h);
+		if (l < *lo)
+			*lo = l;
+		if (h > *hi)
+			*hi = h;
+	}
+}
+
 /* ---------------------------------------------------- the rounding sets */
+
+/*
+ * usc__env_hull and usc__env_unite of envelope.c, the same statements in
+ * line: the rounding sets call them several times per op and element,
+ * and the call across files cost more than their work.
+ */
+static inline void hull_d(value *r, double lo, double hi, unsigned zs)
+{
+	if (!(r->flags & FIN)) {
+		r->lo = lo;
+		r->hi = hi;
+		r->flags |= FIN;
+	} else {
+		if (lo < r->lo)
+			r->lo = lo;
+		if (hi > r->hi)
+			r->hi = hi;
+	}
+	if (lo <= 0 && hi >= 0)
+		r->flags |= zs & (ZPOS | ZNEG);
+}
+
+static inline void unite_d(value *r, const value *v)
+{
+	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
+		     (!(v->flags & FIN) || (v->flags & NOSUB));
+
+	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
+	if (v->flags & FIN)
+		hull_d(r, v->lo, v->hi, v->flags);
+	r->flags &= ~(unsigned)NOSUB;
+	if (nosub && (r->flags & FIN))
+		r->flags |= NOSUB;
+}
 
 /* The types the fast path rounds into: at most 24 bits of precision. */
 static bool fast_type(const env_state *s, usc_dtype t)
@@ -230,17 +326,17 @@ static void add_rounded_d(const env_state *s, value *r, usc_dtype t, double lo,
 		r->flags |= isnan(d2) ? VNAN : d2 > 0 ? PINF : NINF;
 	if (f1 && f2) {
 		if (d1 <= d2)
-			usc__env_hull(r, d1, d2, 0);
+			hull_d(r, d1, d2, 0);
 		else
 			return;
 	} else if (f1) {
-		usc__env_hull(r, d1, mx, 0);
+		hull_d(r, d1, mx, 0);
 		d2 = mx;
 	} else if (f2) {
-		usc__env_hull(r, -mx, d2, 0);
+		hull_d(r, -mx, d2, 0);
 		d1 = -mx;
 	} else if (lo < 0 && hi > 0) {
-		usc__env_hull(r, -mx, mx, 0);
+		hull_d(r, -mx, mx, 0);
 		d1 = -mx;
 		d2 = mx;
 	} else
@@ -304,7 +400,7 @@ static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
 static void add_exact_d(value *r, double lo, double hi, unsigned zs)
 {
 	if (lo <= hi)
-		usc__env_hull(r, lo, hi,
+		hull_d(r, lo, hi,
 			      zs | (lo < 0 ? ZNEG : 0) | (hi > 0 ? ZPOS : 0));
 }
 
@@ -369,7 +465,7 @@ static void finish_in_d(env_state *s, const env_fin *f, value *x, double lo,
 	add_rounded_d(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		      USC_RND_NEAREST_EVEN, o, zs);
 	if (f->w != USC_DTYPE_INVALID)
-		usc__env_unite(x, &y);
+		unite_d(x, &y);
 }
 
 /* What the rounding sets of op (declared type t) need, decided once. */
@@ -426,7 +522,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 			flush_d(s, &x, t, f->forced);
 		if (f->nosub)
 			x.flags |= NOSUB;
-		usc__env_unite(r, &x);
+		unite_d(r, &x);
 		return;
 	}
 	add_rounded_d(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
@@ -449,7 +545,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 		add_exact_d(&x, lo, hi, zs);
 	if (f->nosub)
 		x.flags |= NOSUB;
-	usc__env_unite(r, &x);
+	unite_d(r, &x);
 }
 
 void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
@@ -628,12 +724,10 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		double c[4] = {x->lo, x->lo, x->hi, x->hi};
 		double d[4] = {y->lo, y->hi, y->lo, y->hi};
 
-		*lo = INFINITY;
-		*hi = -INFINITY;
-		for (int i = 0; i < 4; i++) {
-			*lo = fmin(*lo, mul_rd(c[i], d[i]));
-			*hi = fmax(*hi, mul_ru(c[i], d[i]));
-		}
+		if (x->lo == x->hi && y->lo == y->hi)
+			mul_rdu(x->lo, y->lo, lo, hi);
+		else
+			hull4(false, c, d, lo, hi);
 		*zs = zero_signs(points, px * py);
 		break;
 	}
@@ -644,12 +738,10 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		/* A divisor that may be 0 goes to the MPFR path. */
 		if (y->lo <= 0 && y->hi >= 0)
 			return false;
-		*lo = INFINITY;
-		*hi = -INFINITY;
-		for (int i = 0; i < 4; i++) {
-			*lo = fmin(*lo, div_rd(c[i], d[i]));
-			*hi = fmax(*hi, div_ru(c[i], d[i]));
-		}
+		if (x->lo == x->hi && y->lo == y->hi)
+			div_rdu(x->lo, y->lo, lo, hi);
+		else
+			hull4(true, c, d, lo, hi);
 		*zs = zero_signs(points, px / py);
 		break;
 	}
@@ -802,7 +894,31 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 		s->escalated++;
 		return false;
 	}
-	usc__env_unite(r, &v);
+	unite_d(r, &v);
+	s->fast++;
+	return true;
+}
+
+bool usc__env_fast_elem(env_state *s, const usc__dom_op *op, value *r,
+			const value *const *a)
+{
+	unsigned cl = 0;
+	value v;
+
+	if (!s->plan.fast || s->plan.op != op)
+		return false;
+	for (unsigned k = 0; k < op->nargs; k++) {
+		if (!finite_only(a[k]))
+			return false;
+		cl |= a[k]->flags & CLIP;
+	}
+	memset(&v, 0, sizeof v);
+	if (!fast_op(s, &s->plan, op->op, &s->plan.fin, op, op->nargs, &v, a,
+		     false))
+		return false;
+	memset(r, 0, sizeof *r);
+	unite_d(r, &v);
+	r->flags |= cl;
 	s->fast++;
 	return true;
 }
