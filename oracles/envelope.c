@@ -1599,9 +1599,9 @@ double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op)
 	return accuracy_of(s, op);
 }
 
-void usc__env_clip_range(const usc__dom_op *op, value *x)
+bool usc__env_range_of(usc_hlo_opcode op, double *lo, double *hi)
 {
-	clip_range(op, x);
+	return range_of(op, lo, hi);
 }
 
 void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,

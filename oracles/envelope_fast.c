@@ -404,22 +404,29 @@ static void add_exact_d(value *r, double lo, double hi, unsigned zs)
 			      zs | (lo < 0 ? ZNEG : 0) | (hi > 0 ? ZPOS : 0));
 }
 
-/* The clip of a function's range (usc__env_clip_range) by opcode. */
-static void clip(usc_hlo_opcode opc, value *x)
+/*
+ * The clip of a function's range (clip_range of envelope.c, the same
+ * statements), on the range the plan looked up once (fin_make).
+ */
+static inline void clip(const env_fin *f, value *x)
 {
-	usc__dom_op op;
-
-	switch (opc) {
-	case USC_HLO_OP_EXPONENTIAL: case USC_HLO_OP_EXPONENTIAL_MINUS_ONE:
-	case USC_HLO_OP_LOGISTIC: case USC_HLO_OP_TANH: case USC_HLO_OP_ERF:
-	case USC_HLO_OP_SINE: case USC_HLO_OP_COSINE: case USC_HLO_OP_SQRT:
-	case USC_HLO_OP_RSQRT: case USC_HLO_OP_COSH:
-		memset(&op, 0, sizeof op);
-		op.op = opc;
-		usc__env_clip_range(&op, x);
+	if (!f->clip || !(x->flags & FIN))
 		return;
-	default:
-		return;
+	if (x->lo < f->clip_lo) {
+		x->lo = f->clip_lo;
+		x->flags |= CLIP;
+	}
+	if (x->hi > f->clip_hi) {
+		x->hi = f->clip_hi;
+		x->flags |= CLIP;
+	}
+	if (f->clip_hi < INFINITY && (x->flags & PINF)) {
+		x->flags &= ~(unsigned)PINF;
+		x->flags |= CLIP;
+	}
+	if (f->clip_lo > -INFINITY && (x->flags & NINF)) {
+		x->flags &= ~(unsigned)NINF;
+		x->flags |= CLIP;
 	}
 }
 
@@ -449,7 +456,7 @@ static void finish_in_d(env_state *s, const env_fin *f, value *x, double lo,
 		      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
 	if (f->k > 0.5)
 		add_within_d(s, &y, c, lo, hi, f->k, USC_OVF_DEFAULT, zs);
-	clip(f->op, &y);
+	clip(f, &y);
 	if (f->flush_c)
 		flush_d(s, &y, c, f->forced);
 	if (may_skip)
@@ -482,6 +489,7 @@ static void fin_make(const env_state *s, const usc__dom_op *op, usc_dtype t,
 					    : usc__env_compute_for(s, t);
 	f->k = k > 0.5 ? k_two_bits(k) : 0.5;
 	f->forced = usc__env_flush_forced(s, op->op);
+	f->clip = usc__env_range_of(op->op, &f->clip_lo, &f->clip_hi);
 	f->nosub = usc__env_never_subnormal(s, op, t);
 	f->ok = !s->mpfr_only && fast_type(s, t) &&
 		(f->w == USC_DTYPE_INVALID || fast_type(s, f->w)) &&
@@ -536,7 +544,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 			add_within_d(s, &x, w, lo, hi, f->k, USC_OVF_DEFAULT,
 				     zs);
 	}
-	clip(f->op, &x);
+	clip(f, &x);
 	if (f->flush_t)
 		flush_d(s, &x, t, f->forced);
 	if (f->flush_w)
@@ -802,7 +810,8 @@ static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
 		    const env_fin *fin, const usc__dom_op *op, unsigned nargs,
 		    value *r, const value *const *a0, bool recip_step)
 {
-	value x[2];
+	value own[2];
+	const value *x[2] = {NULL, NULL};
 	double lo, hi;
 	unsigned zs;
 	bool ok;
@@ -810,22 +819,39 @@ static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
 	for (unsigned k = 0; k < nargs; k++) {
 		if (!finite_only(a0[k]))
 			return false;
-		x[k] = *a0[k];
-		/* usc__env_flush_inputs, on the plan's types. */
-		for (int j = 0; j < 2; j++)
-			if (fin->flush_in[k][j] != USC_DTYPE_INVALID)
-				flush_d(s, &x[k], fin->flush_in[k][j], false);
+		x[k] = a0[k];
+		/*
+		 * usc__env_flush_inputs, on the plan's types: on a copy, made
+		 * only when the operand meets the subnormals (flush_d's test),
+		 * so that the common operand is read where it lies.
+		 */
+		for (int j = 0; j < 2; j++) {
+			usc_dtype ft = fin->flush_in[k][j];
+			double mn;
+
+			if (ft == USC_DTYPE_INVALID)
+				continue;
+			mn = s->info[ft].min_normal;
+			if (!(x[k]->lo < mn && x[k]->hi > -mn &&
+			      !(x[k]->lo == 0 && x[k]->hi == 0)))
+				continue;
+			if (x[k] != &own[k]) {
+				own[k] = *x[k];
+				x[k] = &own[k];
+			}
+			flush_d(s, &own[k], ft, false);
+		}
 	}
-	ok = nargs == 1 ? unary_range(p, &x[0], &lo, &hi, &zs)
-			: binary_range(opc, &x[0], &x[1], &lo, &hi, &zs);
+	ok = nargs == 1 ? unary_range(p, x[0], &lo, &hi, &zs)
+			: binary_range(opc, x[0], x[1], &lo, &hi, &zs);
 	if (!ok)
 		return false;
 	finish_d(s, fin, r, lo, hi, zs, USC_OVF_DEFAULT,
 		 opc == USC_HLO_OP_MULTIPLY && s->prof.fma);
 	if (opc == USC_HLO_OP_DIVIDE && !recip_step &&
 	    (p->recip == 1 ||
-	     (p->recip == 2 && usc__env_reciprocal_allowed(s, op, &x[1]))))
-		return fast_reciprocal(s, p, op, r, &x[0], &x[1]);
+	     (p->recip == 2 && usc__env_reciprocal_allowed(s, op, x[1]))))
+		return fast_reciprocal(s, p, op, r, x[0], x[1]);
 	return true;
 }
 
