@@ -770,6 +770,34 @@ static bool finite_only(const value *v)
 }
 
 /*
+ * Operand k (x) read as usc__env_flush_inputs reads it, on the plan's
+ * types: a copy in own, made only when x meets the subnormals (flush_d's
+ * test), so that the common operand is read where it lies; else x.
+ */
+static inline const value *flushed_input(const env_state *s,
+					 const env_fin *fin, unsigned k,
+					 const value *x, value *own)
+{
+	for (int j = 0; j < 2; j++) {
+		usc_dtype ft = fin->flush_in[k][j];
+		double mn;
+
+		if (ft == USC_DTYPE_INVALID)
+			continue;
+		mn = s->info[ft].min_normal;
+		if (!((x->flags & FIN) && x->lo < mn && x->hi > -mn &&
+		      !(x->lo == 0 && x->hi == 0)))
+			continue;
+		if (x != own) {
+			*own = *x;
+			x = own;
+		}
+		flush_d(s, own, ft, false);
+	}
+	return x;
+}
+
+/*
  * x op y (or op x) into r on the plan p: the operands read as the profile
  * lets them (flushed inputs), the exact range, the rounding sets, and for
  * a divide the x * RN(1 / y) rewrite where the profile allows it.
@@ -819,28 +847,7 @@ static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
 	for (unsigned k = 0; k < nargs; k++) {
 		if (!finite_only(a0[k]))
 			return false;
-		x[k] = a0[k];
-		/*
-		 * usc__env_flush_inputs, on the plan's types: on a copy, made
-		 * only when the operand meets the subnormals (flush_d's test),
-		 * so that the common operand is read where it lies.
-		 */
-		for (int j = 0; j < 2; j++) {
-			usc_dtype ft = fin->flush_in[k][j];
-			double mn;
-
-			if (ft == USC_DTYPE_INVALID)
-				continue;
-			mn = s->info[ft].min_normal;
-			if (!(x[k]->lo < mn && x[k]->hi > -mn &&
-			      !(x[k]->lo == 0 && x[k]->hi == 0)))
-				continue;
-			if (x[k] != &own[k]) {
-				own[k] = *x[k];
-				x[k] = &own[k];
-			}
-			flush_d(s, &own[k], ft, false);
-		}
+		x[k] = flushed_input(s, fin, k, a0[k], &own[k]);
 	}
 	ok = nargs == 1 ? unary_range(p, x[0], &lo, &hi, &zs)
 			: binary_range(opc, x[0], x[1], &lo, &hi, &zs);
@@ -869,6 +876,9 @@ void usc__env_fast_plan(env_state *s, const usc__dom_op *op)
 		if (!fast_type(s, op->arg[k]))
 			return;
 	switch (op->op) {
+	case USC_HLO_OP_CONVERT:
+		p->conv = op->nargs == 1;
+		return;
 	case USC_HLO_OP_ADD:
 	case USC_HLO_OP_SUBTRACT:
 	case USC_HLO_OP_MULTIPLY:
@@ -929,9 +939,29 @@ bool usc__env_fast_elem(env_state *s, const usc__dom_op *op, value *r,
 			const value *const *a)
 {
 	unsigned cl = 0;
-	value v;
+	value v, own;
+	const value *x;
 
-	if (!s->plan.fast || s->plan.op != op)
+	if (s->plan.op != op)
+		return false;
+	if (s->plan.conv) {
+		/*
+		 * usc__env_convert's float branch for a finite operand: no
+		 * special to convert, fp8's overflow policies out of reach.
+		 */
+		if (!finite_only(a[0]) || !(a[0]->lo <= a[0]->hi) ||
+		    !isfinite(a[0]->lo) || !isfinite(a[0]->hi))
+			return false;
+		x = flushed_input(s, &s->plan.fin, 0, a[0], &own);
+		if (!(x->lo <= x->hi))
+			return false;
+		memset(r, 0, sizeof *r);
+		r->flags = x->flags & CLIP;
+		finish_d(s, &s->plan.fin, r, x->lo, x->hi,
+			 x->flags & (ZPOS | ZNEG), USC_OVF_DEFAULT, false);
+		return true;
+	}
+	if (!s->plan.fast)
 		return false;
 	for (unsigned k = 0; k < op->nargs; k++) {
 		if (!finite_only(a[k]))

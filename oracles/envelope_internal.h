@@ -64,6 +64,7 @@ typedef struct env_fin {
 typedef struct env_plan {
 	const usc__dom_op *op; /* the op it was made for, during one apply */
 	bool fast;             /* the op and its operand types qualify */
+	bool conv;             /* a convert between f32, bf16 and f16 */
 	env_fin fin;
 	env_fin fin_mul;       /* a divide's x * (1 / y): the multiply */
 	int recip;             /* divide: 0 never, 1 always, 2 point divisors */
