@@ -732,10 +732,28 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		double c[4] = {x->lo, x->lo, x->hi, x->hi};
 		double d[4] = {y->lo, y->hi, y->lo, y->hi};
 
-		if (x->lo == x->hi && y->lo == y->hi)
+		double l, h;
+
+		if (x->lo == x->hi && y->lo == y->hi) {
 			mul_rdu(x->lo, y->lo, lo, hi);
-		else
+		} else if ((x->lo > 0 || x->hi < 0) &&
+			   (y->lo > 0 || y->hi < 0)) {
+			/*
+			 * No end is zero and each operand keeps one sign: the
+			 * exact products order by sign, the smallest and the
+			 * largest are known, and the outward bounds (monotone
+			 * in the exact product; equal products give equal
+			 * bounds) are the ones hull4 would pick.
+			 */
+			int il = x->lo > 0 ? (y->lo > 0 ? 0 : 2)
+					   : (y->lo > 0 ? 1 : 3);
+			int ih = 3 - il;
+
+			mul_rdu(c[il], d[il], lo, &h);
+			mul_rdu(c[ih], d[ih], &l, hi);
+		} else {
 			hull4(false, c, d, lo, hi);
+		}
 		*zs = zero_signs(points, px * py);
 		break;
 	}
