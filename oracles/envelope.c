@@ -1498,42 +1498,36 @@ static bool counts_rounding(usc_hlo_opcode op)
 }
 
 /*
- * Whether any value of operand k of op may be read as zero: its type or
- * its excess type flushes inputs (may_flush_input's types, decided once
- * per apply call).
+ * The smallest normal values of the types that may read operand k of op
+ * as zero (its type and its excess type, where they flush inputs), into
+ * mn; how many.  Decided once per apply call.
  */
-static bool input_flushes(const env_state *s, const usc__dom_op *op,
-			  unsigned k)
+static unsigned input_flush_edges(const env_state *s, const usc__dom_op *op,
+				  unsigned k, double mn[2])
 {
 	usc_dtype t = op->arg[k], w = usc__env_excess_for(s, t);
 	usc_dtype ts[2] = {t, w};
+	unsigned n = 0;
 
 	for (int j = 0; j < 2; j++)
 		if (ts[j] != USC_DTYPE_INVALID && s->has_info[ts[j]] &&
 		    (s->prof.flush[ts[j]] & USC_FLUSH_INPUTS))
-			return true;
-	return false;
+			mn[n++] = s->info[ts[j]].min_normal;
+	return n;
 }
 
-/* Whether operand k of op may be read as zero (a subnormal, flushed). */
-static bool may_flush_input(const env_state *s, const usc__dom_op *op,
-			    const value *x, unsigned k)
+/*
+ * Whether operand x may be read as zero (a subnormal, flushed) by a type
+ * whose smallest normal value is one of the n in mn.
+ */
+static bool may_flush_input(const value *x, const double *mn, unsigned n)
 {
-	usc_dtype t = op->arg[k], w = usc__env_excess_for(s, t);
-	usc_dtype ts[2] = {t, w};
-
 	if (!(x->flags & FIN))
 		return false;
-	for (int j = 0; j < 2; j++) {
-		double mn;
-
-		if (ts[j] == USC_DTYPE_INVALID || !s->has_info[ts[j]] ||
-		    !(s->prof.flush[ts[j]] & USC_FLUSH_INPUTS))
-			continue;
-		mn = s->info[ts[j]].min_normal;
-		if (x->lo < mn && x->hi > -mn && !(x->lo == 0 && x->hi == 0))
+	for (unsigned j = 0; j < n; j++)
+		if (x->lo < mn[j] && x->hi > -mn[j] &&
+		    !(x->lo == 0 && x->hi == 0))
 			return true;
-	}
 	return false;
 }
 
@@ -1544,7 +1538,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	env_state *s = state;
 	value *o = out;
 	const value *a[USC__DOM_MAX_ARGS] = {NULL, NULL, NULL};
-	bool flushes[USC__DOM_MAX_ARGS] = {false, false, false};
+	double mn[USC__DOM_MAX_ARGS][2];
+	unsigned nmn[USC__DOM_MAX_ARGS] = {0, 0, 0};
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	size_t i;
@@ -1554,7 +1549,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
 	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
 	for (k = 0; k < op->nargs; k++)
-		flushes[k] = input_flushes(s, op, k);
+		nmn[k] = input_flush_edges(s, op, k, mn[k]);
 	usc__mpfr_range_widen(&range);
 	/* The fast path decides once what it needs of op. */
 	usc__env_fast_plan(s, op);
@@ -1574,7 +1569,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		o[i].roundings = 0;
 		for (k = 0; k < op->nargs; k++) {
 			if ((a[k]->flags & FLSH) ||
-			    (flushes[k] && may_flush_input(s, op, a[k], k)))
+			    may_flush_input(a[k], mn[k], nmn[k]))
 				o[i].flags |= FLSH;
 			o[i].flags |= a[k]->flags & APRX;
 			if (rounds)
