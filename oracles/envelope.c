@@ -1497,25 +1497,37 @@ static bool counts_rounding(usc_hlo_opcode op)
 	}
 }
 
-/* Whether operand k of op may be read as zero (a subnormal, flushed). */
-static bool may_flush_input(const env_state *s, const usc__dom_op *op,
-			    const value *x, unsigned k)
+/*
+ * The smallest normal values of the types that may read operand k of op
+ * as zero (its type and its excess type, where they flush inputs), into
+ * mn; how many.  Decided once per apply call.
+ */
+static unsigned input_flush_edges(const env_state *s, const usc__dom_op *op,
+				  unsigned k, double mn[2])
 {
 	usc_dtype t = op->arg[k], w = usc__env_excess_for(s, t);
 	usc_dtype ts[2] = {t, w};
+	unsigned n = 0;
 
+	for (int j = 0; j < 2; j++)
+		if (ts[j] != USC_DTYPE_INVALID && s->has_info[ts[j]] &&
+		    (s->prof.flush[ts[j]] & USC_FLUSH_INPUTS))
+			mn[n++] = s->info[ts[j]].min_normal;
+	return n;
+}
+
+/*
+ * Whether operand x may be read as zero (a subnormal, flushed) by a type
+ * whose smallest normal value is one of the n in mn.
+ */
+static bool may_flush_input(const value *x, const double *mn, unsigned n)
+{
 	if (!(x->flags & FIN))
 		return false;
-	for (int j = 0; j < 2; j++) {
-		double mn;
-
-		if (ts[j] == USC_DTYPE_INVALID || !s->has_info[ts[j]] ||
-		    !(s->prof.flush[ts[j]] & USC_FLUSH_INPUTS))
-			continue;
-		mn = s->info[ts[j]].min_normal;
-		if (x->lo < mn && x->hi > -mn && !(x->lo == 0 && x->hi == 0))
+	for (unsigned j = 0; j < n; j++)
+		if (x->lo < mn[j] && x->hi > -mn[j] &&
+		    !(x->lo == 0 && x->hi == 0))
 			return true;
-	}
 	return false;
 }
 
@@ -1526,6 +1538,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	env_state *s = state;
 	value *o = out;
 	const value *a[USC__DOM_MAX_ARGS] = {NULL, NULL, NULL};
+	double mn[USC__DOM_MAX_ARGS][2];
+	unsigned nmn[USC__DOM_MAX_ARGS] = {0, 0, 0};
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	size_t i;
@@ -1534,6 +1548,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	if (op->nargs > USC__DOM_MAX_ARGS)
 		return usc__fail(err, USC_EINTERNAL, "too many operands");
 	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
+	for (k = 0; k < op->nargs; k++)
+		nmn[k] = input_flush_edges(s, op, k, mn[k]);
 	usc__mpfr_range_widen(&range);
 	/* The fast path decides once what it needs of op. */
 	usc__env_fast_plan(s, op);
@@ -1543,14 +1559,17 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 
 			a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
 		}
-		st = apply1(s, op, &o[i], a, err);
+		/* Finite operands of a planned op: the fast path directly. */
+		if (!usc__env_fast_elem(s, op, &o[i], a))
+			st = apply1(s, op, &o[i], a, err);
 		/*
 		 * Whatever a flush touched taints what is computed from it:
 		 * an operand already touched, or one this op may read as 0.
 		 */
 		o[i].roundings = 0;
 		for (k = 0; k < op->nargs; k++) {
-			if ((a[k]->flags & FLSH) || may_flush_input(s, op, a[k], k))
+			if ((a[k]->flags & FLSH) ||
+			    may_flush_input(a[k], mn[k], nmn[k]))
 				o[i].flags |= FLSH;
 			o[i].flags |= a[k]->flags & APRX;
 			if (rounds)
@@ -1575,9 +1594,9 @@ double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op)
 	return accuracy_of(s, op);
 }
 
-void usc__env_clip_range(const usc__dom_op *op, value *x)
+bool usc__env_range_of(usc_hlo_opcode op, double *lo, double *hi)
 {
-	clip_range(op, x);
+	return range_of(op, lo, hi);
 }
 
 void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,

@@ -108,6 +108,28 @@ static inline double mul_ru(double a, double b)
 }
 
 /*
+ * Both bounds of a b at once, *l = mul_rd(a, b) and *h = mul_ru(a, b),
+ * from one product and one FMA.
+ */
+static inline void mul_rdu(double a, double b, double *l, double *h)
+{
+	double p = a * b, e;
+
+	if (fabs(p) < 0x1p-960) {
+		if (a == 0 || b == 0) {
+			*l = *h = p;
+			return;
+		}
+		*l = next_down(p);
+		*h = next_up(p);
+		return;
+	}
+	e = fma(a, b, -p);
+	*l = e < 0 ? next_down(p) : p;
+	*h = e > 0 ? next_up(p) : p;
+}
+
+/*
  * The remainder a - q b of q = RN(a / b) is representable (and an FMA
  * computes it exactly) when nothing underflows: |q|, |a| and |b| are kept
  * within [2^-900, 2^900] here, else both sides move.  a / b = q + rem / b.
@@ -148,7 +170,81 @@ static inline double div_ru(double a, double b)
 	return side == -1 || side == 0 ? q : next_up(q);
 }
 
+/* Both bounds of a / b at once: div_rd and div_ru from one quotient. */
+static inline void div_rdu(double a, double b, double *l, double *h)
+{
+	double q = a / b;
+	int side;
+
+	if (a == 0) {
+		*l = *h = q;
+		return;
+	}
+	side = div_side(a, b, q);
+	*l = side == 1 || side == 0 ? q : next_down(q);
+	*h = side == -1 || side == 0 ? q : next_up(q);
+}
+
+/*
+ * The hull of the four end products (or quotients) c_i op d_i, each
+ * rounded outward: the smallest lower bound and the largest upper one.
+ * The operands are finite, so no bound is a NaN and plain comparisons
+ * choose as fmin and fmax would.
+ */
+static inline void hull4(bool divide, const double *c, const double *d,
+			 double *lo, double *hi)
+{
+	double l, h;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < 4; i++) {
+		if (divide)
+			div_rdu(c[i], d[i], &l, &h);
+		else
+			mul_rdu(c[i], d[i], &l, &h);
+		if (l < *lo)
+			*lo = l;
+		if (h > *hi)
+			*hi = h;
+	}
+}
+
 /* ---------------------------------------------------- the rounding sets */
+
+/*
+ * usc__env_hull and usc__env_unite of envelope.c, the same statements in
+ * line: the rounding sets call them several times per op and element,
+ * and the call across files cost more than their work.
+ */
+static inline void hull_d(value *r, double lo, double hi, unsigned zs)
+{
+	if (!(r->flags & FIN)) {
+		r->lo = lo;
+		r->hi = hi;
+		r->flags |= FIN;
+	} else {
+		if (lo < r->lo)
+			r->lo = lo;
+		if (hi > r->hi)
+			r->hi = hi;
+	}
+	if (lo <= 0 && hi >= 0)
+		r->flags |= zs & (ZPOS | ZNEG);
+}
+
+static inline void unite_d(value *r, const value *v)
+{
+	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
+		     (!(v->flags & FIN) || (v->flags & NOSUB));
+
+	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
+	if (v->flags & FIN)
+		hull_d(r, v->lo, v->hi, v->flags);
+	r->flags &= ~(unsigned)NOSUB;
+	if (nosub && (r->flags & FIN))
+		r->flags |= NOSUB;
+}
 
 /* The types the fast path rounds into: at most 24 bits of precision. */
 static bool fast_type(const env_state *s, usc_dtype t)
@@ -230,17 +326,17 @@ static void add_rounded_d(const env_state *s, value *r, usc_dtype t, double lo,
 		r->flags |= isnan(d2) ? VNAN : d2 > 0 ? PINF : NINF;
 	if (f1 && f2) {
 		if (d1 <= d2)
-			usc__env_hull(r, d1, d2, 0);
+			hull_d(r, d1, d2, 0);
 		else
 			return;
 	} else if (f1) {
-		usc__env_hull(r, d1, mx, 0);
+		hull_d(r, d1, mx, 0);
 		d2 = mx;
 	} else if (f2) {
-		usc__env_hull(r, -mx, d2, 0);
+		hull_d(r, -mx, d2, 0);
 		d1 = -mx;
 	} else if (lo < 0 && hi > 0) {
-		usc__env_hull(r, -mx, mx, 0);
+		hull_d(r, -mx, mx, 0);
 		d1 = -mx;
 		d2 = mx;
 	} else
@@ -304,26 +400,33 @@ static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
 static void add_exact_d(value *r, double lo, double hi, unsigned zs)
 {
 	if (lo <= hi)
-		usc__env_hull(r, lo, hi,
+		hull_d(r, lo, hi,
 			      zs | (lo < 0 ? ZNEG : 0) | (hi > 0 ? ZPOS : 0));
 }
 
-/* The clip of a function's range (usc__env_clip_range) by opcode. */
-static void clip(usc_hlo_opcode opc, value *x)
+/*
+ * The clip of a function's range (clip_range of envelope.c, the same
+ * statements), on the range the plan looked up once (fin_make).
+ */
+static inline void clip(const env_fin *f, value *x)
 {
-	usc__dom_op op;
-
-	switch (opc) {
-	case USC_HLO_OP_EXPONENTIAL: case USC_HLO_OP_EXPONENTIAL_MINUS_ONE:
-	case USC_HLO_OP_LOGISTIC: case USC_HLO_OP_TANH: case USC_HLO_OP_ERF:
-	case USC_HLO_OP_SINE: case USC_HLO_OP_COSINE: case USC_HLO_OP_SQRT:
-	case USC_HLO_OP_RSQRT: case USC_HLO_OP_COSH:
-		memset(&op, 0, sizeof op);
-		op.op = opc;
-		usc__env_clip_range(&op, x);
+	if (!f->clip || !(x->flags & FIN))
 		return;
-	default:
-		return;
+	if (x->lo < f->clip_lo) {
+		x->lo = f->clip_lo;
+		x->flags |= CLIP;
+	}
+	if (x->hi > f->clip_hi) {
+		x->hi = f->clip_hi;
+		x->flags |= CLIP;
+	}
+	if (f->clip_hi < INFINITY && (x->flags & PINF)) {
+		x->flags &= ~(unsigned)PINF;
+		x->flags |= CLIP;
+	}
+	if (f->clip_lo > -INFINITY && (x->flags & NINF)) {
+		x->flags &= ~(unsigned)NINF;
+		x->flags |= CLIP;
 	}
 }
 
@@ -353,7 +456,7 @@ static void finish_in_d(env_state *s, const env_fin *f, value *x, double lo,
 		      USC_RND_NEAREST_EVEN, USC_OVF_DEFAULT, zs);
 	if (f->k > 0.5)
 		add_within_d(s, &y, c, lo, hi, f->k, USC_OVF_DEFAULT, zs);
-	clip(f->op, &y);
+	clip(f, &y);
 	if (f->flush_c)
 		flush_d(s, &y, c, f->forced);
 	if (may_skip)
@@ -369,7 +472,7 @@ static void finish_in_d(env_state *s, const env_fin *f, value *x, double lo,
 	add_rounded_d(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		      USC_RND_NEAREST_EVEN, o, zs);
 	if (f->w != USC_DTYPE_INVALID)
-		usc__env_unite(x, &y);
+		unite_d(x, &y);
 }
 
 /* What the rounding sets of op (declared type t) need, decided once. */
@@ -386,6 +489,7 @@ static void fin_make(const env_state *s, const usc__dom_op *op, usc_dtype t,
 					    : usc__env_compute_for(s, t);
 	f->k = k > 0.5 ? k_two_bits(k) : 0.5;
 	f->forced = usc__env_flush_forced(s, op->op);
+	f->clip = usc__env_range_of(op->op, &f->clip_lo, &f->clip_hi);
 	f->nosub = usc__env_never_subnormal(s, op, t);
 	f->ok = !s->mpfr_only && fast_type(s, t) &&
 		(f->w == USC_DTYPE_INVALID || fast_type(s, f->w)) &&
@@ -426,7 +530,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 			flush_d(s, &x, t, f->forced);
 		if (f->nosub)
 			x.flags |= NOSUB;
-		usc__env_unite(r, &x);
+		unite_d(r, &x);
 		return;
 	}
 	add_rounded_d(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
@@ -440,7 +544,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 			add_within_d(s, &x, w, lo, hi, f->k, USC_OVF_DEFAULT,
 				     zs);
 	}
-	clip(f->op, &x);
+	clip(f, &x);
 	if (f->flush_t)
 		flush_d(s, &x, t, f->forced);
 	if (f->flush_w)
@@ -449,7 +553,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 		add_exact_d(&x, lo, hi, zs);
 	if (f->nosub)
 		x.flags |= NOSUB;
-	usc__env_unite(r, &x);
+	unite_d(r, &x);
 }
 
 void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
@@ -628,11 +732,27 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		double c[4] = {x->lo, x->lo, x->hi, x->hi};
 		double d[4] = {y->lo, y->hi, y->lo, y->hi};
 
-		*lo = INFINITY;
-		*hi = -INFINITY;
-		for (int i = 0; i < 4; i++) {
-			*lo = fmin(*lo, mul_rd(c[i], d[i]));
-			*hi = fmax(*hi, mul_ru(c[i], d[i]));
+		double l, h;
+
+		if (x->lo == x->hi && y->lo == y->hi) {
+			mul_rdu(x->lo, y->lo, lo, hi);
+		} else if ((x->lo > 0 || x->hi < 0) &&
+			   (y->lo > 0 || y->hi < 0)) {
+			/*
+			 * No end is zero and each operand keeps one sign: the
+			 * exact products order by sign, the smallest and the
+			 * largest are known, and the outward bounds (monotone
+			 * in the exact product; equal products give equal
+			 * bounds) are the ones hull4 would pick.
+			 */
+			int il = x->lo > 0 ? (y->lo > 0 ? 0 : 2)
+					   : (y->lo > 0 ? 1 : 3);
+			int ih = 3 - il;
+
+			mul_rdu(c[il], d[il], lo, &h);
+			mul_rdu(c[ih], d[ih], &l, hi);
+		} else {
+			hull4(false, c, d, lo, hi);
 		}
 		*zs = zero_signs(points, px * py);
 		break;
@@ -644,12 +764,10 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		/* A divisor that may be 0 goes to the MPFR path. */
 		if (y->lo <= 0 && y->hi >= 0)
 			return false;
-		*lo = INFINITY;
-		*hi = -INFINITY;
-		for (int i = 0; i < 4; i++) {
-			*lo = fmin(*lo, div_rd(c[i], d[i]));
-			*hi = fmax(*hi, div_ru(c[i], d[i]));
-		}
+		if (x->lo == x->hi && y->lo == y->hi)
+			div_rdu(x->lo, y->lo, lo, hi);
+		else
+			hull4(true, c, d, lo, hi);
 		*zs = zero_signs(points, px / py);
 		break;
 	}
@@ -667,6 +785,34 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 static bool finite_only(const value *v)
 {
 	return (v->flags & (FIN | VNAN | PINF | NINF | UNK)) == FIN;
+}
+
+/*
+ * Operand k (x) read as usc__env_flush_inputs reads it, on the plan's
+ * types: a copy in own, made only when x meets the subnormals (flush_d's
+ * test), so that the common operand is read where it lies; else x.
+ */
+static inline const value *flushed_input(const env_state *s,
+					 const env_fin *fin, unsigned k,
+					 const value *x, value *own)
+{
+	for (int j = 0; j < 2; j++) {
+		usc_dtype ft = fin->flush_in[k][j];
+		double mn;
+
+		if (ft == USC_DTYPE_INVALID)
+			continue;
+		mn = s->info[ft].min_normal;
+		if (!((x->flags & FIN) && x->lo < mn && x->hi > -mn &&
+		      !(x->lo == 0 && x->hi == 0)))
+			continue;
+		if (x != own) {
+			*own = *x;
+			x = own;
+		}
+		flush_d(s, own, ft, false);
+	}
+	return x;
 }
 
 /*
@@ -710,7 +856,8 @@ static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
 		    const env_fin *fin, const usc__dom_op *op, unsigned nargs,
 		    value *r, const value *const *a0, bool recip_step)
 {
-	value x[2];
+	value own[2];
+	const value *x[2] = {NULL, NULL};
 	double lo, hi;
 	unsigned zs;
 	bool ok;
@@ -718,22 +865,18 @@ static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
 	for (unsigned k = 0; k < nargs; k++) {
 		if (!finite_only(a0[k]))
 			return false;
-		x[k] = *a0[k];
-		/* usc__env_flush_inputs, on the plan's types. */
-		for (int j = 0; j < 2; j++)
-			if (fin->flush_in[k][j] != USC_DTYPE_INVALID)
-				flush_d(s, &x[k], fin->flush_in[k][j], false);
+		x[k] = flushed_input(s, fin, k, a0[k], &own[k]);
 	}
-	ok = nargs == 1 ? unary_range(p, &x[0], &lo, &hi, &zs)
-			: binary_range(opc, &x[0], &x[1], &lo, &hi, &zs);
+	ok = nargs == 1 ? unary_range(p, x[0], &lo, &hi, &zs)
+			: binary_range(opc, x[0], x[1], &lo, &hi, &zs);
 	if (!ok)
 		return false;
 	finish_d(s, fin, r, lo, hi, zs, USC_OVF_DEFAULT,
 		 opc == USC_HLO_OP_MULTIPLY && s->prof.fma);
 	if (opc == USC_HLO_OP_DIVIDE && !recip_step &&
 	    (p->recip == 1 ||
-	     (p->recip == 2 && usc__env_reciprocal_allowed(s, op, &x[1]))))
-		return fast_reciprocal(s, p, op, r, &x[0], &x[1]);
+	     (p->recip == 2 && usc__env_reciprocal_allowed(s, op, x[1]))))
+		return fast_reciprocal(s, p, op, r, x[0], x[1]);
 	return true;
 }
 
@@ -751,6 +894,9 @@ void usc__env_fast_plan(env_state *s, const usc__dom_op *op)
 		if (!fast_type(s, op->arg[k]))
 			return;
 	switch (op->op) {
+	case USC_HLO_OP_CONVERT:
+		p->conv = op->nargs == 1;
+		return;
 	case USC_HLO_OP_ADD:
 	case USC_HLO_OP_SUBTRACT:
 	case USC_HLO_OP_MULTIPLY:
@@ -802,7 +948,51 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 		s->escalated++;
 		return false;
 	}
-	usc__env_unite(r, &v);
+	unite_d(r, &v);
+	s->fast++;
+	return true;
+}
+
+bool usc__env_fast_elem(env_state *s, const usc__dom_op *op, value *r,
+			const value *const *a)
+{
+	unsigned cl = 0;
+	value v, own;
+	const value *x;
+
+	if (s->plan.op != op)
+		return false;
+	if (s->plan.conv) {
+		/*
+		 * usc__env_convert's float branch for a finite operand: no
+		 * special to convert, fp8's overflow policies out of reach.
+		 */
+		if (!finite_only(a[0]) || !(a[0]->lo <= a[0]->hi) ||
+		    !isfinite(a[0]->lo) || !isfinite(a[0]->hi))
+			return false;
+		x = flushed_input(s, &s->plan.fin, 0, a[0], &own);
+		if (!(x->lo <= x->hi))
+			return false;
+		memset(r, 0, sizeof *r);
+		r->flags = x->flags & CLIP;
+		finish_d(s, &s->plan.fin, r, x->lo, x->hi,
+			 x->flags & (ZPOS | ZNEG), USC_OVF_DEFAULT, false);
+		return true;
+	}
+	if (!s->plan.fast)
+		return false;
+	for (unsigned k = 0; k < op->nargs; k++) {
+		if (!finite_only(a[k]))
+			return false;
+		cl |= a[k]->flags & CLIP;
+	}
+	memset(&v, 0, sizeof v);
+	if (!fast_op(s, &s->plan, op->op, &s->plan.fin, op, op->nargs, &v, a,
+		     false))
+		return false;
+	memset(r, 0, sizeof *r);
+	unite_d(r, &v);
+	r->flags |= cl;
 	s->fast++;
 	return true;
 }

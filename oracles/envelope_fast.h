@@ -28,6 +28,17 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 			 const value *const *a);
 
 /*
+ * One element of the op planned by usc__env_fast_plan, in a loop over
+ * its elements: what apply1 of envelope.c computes for it when every
+ * operand is a finite set (no NaN, infinity or UNKNOWN member) and the
+ * fast path decides it, without apply1's dispatch; false, with r and the
+ * counts untouched, sends the element to apply1 (which tries the fast
+ * path again, counts, and takes the MPFR path).
+ */
+bool usc__env_fast_elem(env_state *s, const usc__dom_op *op, value *r,
+			const value *const *a);
+
+/*
  * usc__env_finish for an exact range given as doubles lo <= hi (an outward
  * enclosure of it): in double when the types allow, else through MPFR.
  */

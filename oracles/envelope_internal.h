@@ -52,6 +52,9 @@ typedef struct env_fin {
 	usc_dtype t, c, w;
 	double k;
 	bool forced, nosub, flush_t, flush_c, flush_w;
+	/* The function's range [clip_lo, clip_hi] (usc__env_range_of). */
+	bool clip;
+	double clip_lo, clip_hi;
 	/* The types whose subnormals operand k may be read as 0 in. */
 	usc_dtype flush_in[2][2];
 	bool ok; /* t, c and w are types the fast path rounds into */
@@ -61,6 +64,7 @@ typedef struct env_fin {
 typedef struct env_plan {
 	const usc__dom_op *op; /* the op it was made for, during one apply */
 	bool fast;             /* the op and its operand types qualify */
+	bool conv;             /* a convert between f32, bf16 and f16 */
 	env_fin fin;
 	env_fin fin_mul;       /* a divide's x * (1 / y): the multiply */
 	int recip;             /* divide: 0 never, 1 always, 2 point divisors */
@@ -105,7 +109,7 @@ void usc__env_hull(value *r, double lo, double hi, unsigned zs);
 void usc__env_unite(value *r, const value *v);
 /* The static helpers of envelope.c that envelope_fast.c shares. */
 double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op);
-void usc__env_clip_range(const usc__dom_op *op, value *x);
+bool usc__env_range_of(usc_hlo_opcode op, double *lo, double *hi);
 void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,
 			 bool force);
 bool usc__env_flush_forced(const env_state *s, usc_hlo_opcode op);

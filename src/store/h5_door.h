@@ -202,14 +202,35 @@ typedef enum usc__h5_store {
 #define USC__H5_CHUNK_THRESHOLD 4096
 
 /*
+ * How the chunks of a dataset above USC__H5_CHUNK_THRESHOLD bytes are
+ * filtered; every one is checksummed (Fletcher-32).  SMALL (byte shuffle,
+ * deflate level 6) is the default, for tensors kept for long; FAST
+ * (shuffle, deflate level 1) and RAW (no deflate) are for the result
+ * file's per-element datasets, written at the speed of the check: level 1
+ * costs about half of level 6's time for 1-7 % more bytes, and RAW is for
+ * arrays that deflate hardly shrinks (docs/results.md, "Compression").
+ */
+typedef enum usc__h5_pack {
+	USC__H5_PACK_SMALL,
+	USC__H5_PACK_FAST,
+	USC__H5_PACK_RAW
+} usc__h5_pack;
+
+/*
  * Writes an array of type t as a new dataset of the given shape, creating
  * missing groups.  Integers are taken as little-endian, the layout of a
- * usc_tensor's data; doubles in the machine's own order.
+ * usc_tensor's data; doubles in the machine's own order.  The _packed form
+ * chooses the filters (usc__h5_write_numeric: USC__H5_PACK_SMALL).
  */
 usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 				 usc__h5_store t, size_t rank,
 				 const int64_t *dims, const void *data,
 				 usc_error *err);
+usc_status usc__h5_write_numeric_packed(usc__h5_file *f,
+					const char *dataset, usc__h5_store t,
+					usc__h5_pack pack, size_t rank,
+					const int64_t *dims, const void *data,
+					usc_error *err);
 
 /*
  * Writes bytes as a new dataset of an HDF5 enum over uint8 whose member i
@@ -221,16 +242,18 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 				 size_t count, usc_error *err);
 
 /*
- * Creates an empty dataset of the given shape, as usc__h5_write_numeric
- * (or usc__h5_write_enum_u8) would create it, to be filled a range at a
- * time by usc__h5_write_range; close it with usc__h5_dataset_close.
+ * Creates an empty dataset of the given shape, as
+ * usc__h5_write_numeric_packed (or usc__h5_write_enum_u8) would create it
+ * with the filters of pack, to be filled a range at a time by
+ * usc__h5_write_range; close it with usc__h5_dataset_close.
  */
 usc_status usc__h5_create_numeric(usc__h5_file *f, const char *dataset,
-				  usc__h5_store t, size_t rank,
-				  const int64_t *dims, usc__h5_dataset **out,
-				  usc_error *err);
-usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
+				  usc__h5_store t, usc__h5_pack pack,
 				  size_t rank, const int64_t *dims,
+				  usc__h5_dataset **out, usc_error *err);
+usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
+				  usc__h5_pack pack, size_t rank,
+				  const int64_t *dims,
 				  const char *const *names, size_t count,
 				  usc__h5_dataset **out, usc_error *err);
 

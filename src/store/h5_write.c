@@ -108,17 +108,34 @@ static void choose_chunk(size_t rank, const hsize_t *dims, size_t elem,
 	}
 }
 
+/* The deflate level of each usc__h5_pack; 0: no shuffle, no deflate. */
+static int pack_level(usc__h5_pack pack)
+{
+	switch (pack) {
+	case USC__H5_PACK_FAST:
+		return 1;
+	case USC__H5_PACK_RAW:
+		return 0;
+	case USC__H5_PACK_SMALL:
+	default:
+		return 6;
+	}
+}
+
 /*
  * Creates dataset (with any missing groups) of file type ftype and the
  * given shape; *dset receives it.  Datasets of more than
- * USC__H5_CHUNK_THRESHOLD bytes of elem_size-byte elements are chunked,
- * shuffled, compressed and checksummed; elem_size 0 never is.
+ * USC__H5_CHUNK_THRESHOLD bytes of elem_size-byte elements are chunked and
+ * checksummed, and shuffled and compressed as pack says; elem_size 0
+ * never is.
  */
 static usc_status create_dataset(usc__h5_file *f, const char *dataset,
-				 hid_t ftype, size_t elem_size, size_t rank,
+				 hid_t ftype, size_t elem_size,
+				 usc__h5_pack pack, size_t rank,
 				 const int64_t *dims, hid_t *dset,
 				 usc_error *err)
 {
+	int level = pack_level(pack);
 	usc__h5_quiet q = usc__h5_quiet_begin();
 	hsize_t hd[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
 	hid_t space = -1, lcpl = -1, dcpl = -1;
@@ -150,9 +167,9 @@ static usc_status create_dataset(usc__h5_file *f, const char *dataset,
 	    count * elem_size > USC__H5_CHUNK_THRESHOLD) {
 		choose_chunk(rank, hd, elem_size, chunk);
 		if (H5Pset_chunk(dcpl, (int)rank, chunk) < 0 ||
-		    H5Pset_shuffle(dcpl) < 0 ||
-		    (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
-		     H5Pset_deflate(dcpl, 6) < 0) ||
+		    (level > 0 && H5Pset_shuffle(dcpl) < 0) ||
+		    (level > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
+		     H5Pset_deflate(dcpl, (unsigned)level) < 0) ||
 		    H5Pset_fletcher32(dcpl) < 0) {
 			st = usc__h5_fail(err, USC_EIO,
 				     "%s:%s: cannot set up compression",
@@ -179,8 +196,9 @@ done:
 /* create_dataset, then data, laid out as mtype, written whole into it. */
 static usc_status write_dataset(usc__h5_file *f, const char *dataset,
 				hid_t ftype, hid_t mtype, size_t elem_size,
-				size_t rank, const int64_t *dims,
-				const void *data, usc_error *err)
+				usc__h5_pack pack, size_t rank,
+				const int64_t *dims, const void *data,
+				usc_error *err)
 {
 	uint64_t count = 1;
 	usc_status st;
@@ -189,8 +207,8 @@ static usc_status write_dataset(usc__h5_file *f, const char *dataset,
 
 	for (size_t i = 0; i < rank; i++)
 		count *= (uint64_t)dims[i];
-	st = create_dataset(f, dataset, ftype, elem_size, rank, dims, &dset,
-			    err);
+	st = create_dataset(f, dataset, ftype, elem_size, pack, rank, dims,
+			    &dset, err);
 	if (st != USC_OK)
 		return st;
 	q = usc__h5_quiet_begin();
@@ -218,7 +236,8 @@ usc_status usc__h5_write_array(usc__h5_file *f, const char *dataset,
 		return st;
 	}
 	usc__h5_quiet_end(q);
-	st = write_dataset(f, dataset, type, type, 0, rank, dims, data, err);
+	st = write_dataset(f, dataset, type, type, 0, USC__H5_PACK_SMALL, rank,
+			   dims, data, err);
 	H5Tclose(type);
 	return st;
 }
@@ -283,16 +302,26 @@ static size_t store_types(usc__h5_store t, hid_t *ftype, hid_t *mtype)
 	return sizes[t];
 }
 
+usc_status usc__h5_write_numeric_packed(usc__h5_file *f,
+					const char *dataset, usc__h5_store t,
+					usc__h5_pack pack, size_t rank,
+					const int64_t *dims, const void *data,
+					usc_error *err)
+{
+	hid_t ftype, mtype;
+	size_t size = store_types(t, &ftype, &mtype);
+
+	return write_dataset(f, dataset, ftype, mtype, size, pack, rank, dims,
+			     data, err);
+}
+
 usc_status usc__h5_write_numeric(usc__h5_file *f, const char *dataset,
 				 usc__h5_store t, size_t rank,
 				 const int64_t *dims, const void *data,
 				 usc_error *err)
 {
-	hid_t ftype, mtype;
-	size_t size = store_types(t, &ftype, &mtype);
-
-	return write_dataset(f, dataset, ftype, mtype, size, rank, dims, data,
-			     err);
+	return usc__h5_write_numeric_packed(f, dataset, t, USC__H5_PACK_SMALL,
+					    rank, dims, data, err);
 }
 
 /* An enum over uint8 whose member i is names[i]; -1 on failure. */
@@ -327,7 +356,8 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
 		return st;
 	}
 	usc__h5_quiet_end(q);
-	st = write_dataset(f, dataset, type, type, 1, rank, dims, data, err);
+	st = write_dataset(f, dataset, type, type, 1, USC__H5_PACK_SMALL, rank,
+			   dims, data, err);
 	H5Tclose(type);
 	return st;
 }
@@ -338,8 +368,8 @@ usc_status usc__h5_write_enum_u8(usc__h5_file *f, const char *dataset,
  */
 static usc_status create_for_ranges(usc__h5_file *f, const char *dataset,
 				    hid_t ftype, hid_t mtype,
-				    size_t elem_size, size_t rank,
-				    const int64_t *dims,
+				    size_t elem_size, usc__h5_pack pack,
+				    size_t rank, const int64_t *dims,
 				    usc__h5_dataset **out, usc_error *err)
 {
 	usc__h5_dataset *d = usc__h5_dataset_new(f, dataset);
@@ -351,8 +381,8 @@ static usc_status create_for_ranges(usc__h5_file *f, const char *dataset,
 		return usc__fail(err, USC_ENOMEM, "%s:%s: out of memory",
 				 f->path, dataset);
 	d->file = f;
-	st = create_dataset(f, dataset, ftype, elem_size, rank, dims, &d->id,
-			    err);
+	st = create_dataset(f, dataset, ftype, elem_size, pack, rank, dims,
+			    &d->id, err);
 	q = usc__h5_quiet_begin();
 	if (st == USC_OK && (d->mtype = H5Tcopy(mtype)) < 0)
 		st = usc__h5_fail(err, USC_EIO, "%s: cannot copy the memory type",
@@ -367,19 +397,20 @@ static usc_status create_for_ranges(usc__h5_file *f, const char *dataset,
 }
 
 usc_status usc__h5_create_numeric(usc__h5_file *f, const char *dataset,
-				  usc__h5_store t, size_t rank,
-				  const int64_t *dims, usc__h5_dataset **out,
-				  usc_error *err)
+				  usc__h5_store t, usc__h5_pack pack,
+				  size_t rank, const int64_t *dims,
+				  usc__h5_dataset **out, usc_error *err)
 {
 	hid_t ftype, mtype;
 	size_t size = store_types(t, &ftype, &mtype);
 
-	return create_for_ranges(f, dataset, ftype, mtype, size, rank, dims,
-				 out, err);
+	return create_for_ranges(f, dataset, ftype, mtype, size, pack, rank,
+				 dims, out, err);
 }
 
 usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
-				  size_t rank, const int64_t *dims,
+				  usc__h5_pack pack, size_t rank,
+				  const int64_t *dims,
 				  const char *const *names, size_t count,
 				  usc__h5_dataset **out, usc_error *err)
 {
@@ -392,8 +423,8 @@ usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
 	if (type < 0)
 		return usc__h5_fail(err, USC_EIO, "%s:%s: cannot describe the enum",
 			       f->path, dataset);
-	st = create_for_ranges(f, dataset, type, type, 1, rank, dims, out,
-			       err);
+	st = create_for_ranges(f, dataset, type, type, 1, pack, rank, dims,
+			       out, err);
 	H5Tclose(type);
 	return st;
 }
@@ -537,7 +568,8 @@ usc_status usc__h5_write_strings(usc__h5_file *f, const char *dataset,
 		return usc__h5_fail(err, USC_EIO, "%s:%s: cannot describe the strings",
 			       f->path, dataset);
 	}
-	st = write_dataset(f, dataset, type, type, w + 1, 1, &dim, buf, err);
+	st = write_dataset(f, dataset, type, type, w + 1, USC__H5_PACK_SMALL, 1,
+			   &dim, buf, err);
 	H5Tclose(type);
 	usc__free(buf);
 	return st;

@@ -32,6 +32,8 @@
  */
 enum {
 	ROW_REFERENCE,
+	ROW_ORACLE_RAD = 2,
+	ROW_ULP_REFERENCE = 4,
 	ROW_UNDECIDED = 5,
 	ROW_ENVELOPE_FLAGS = 8,
 	ROW_CLASS,
@@ -47,6 +49,31 @@ static const char *const row_names[ROW_SETS] = {
 static bool row_is_u8(size_t j)
 {
 	return j == ROW_UNDECIDED || j == ROW_ENVELOPE_FLAGS;
+}
+
+/*
+ * The filters of a per-element dataset, chosen for the speed of the check
+ * (docs/results.md, "Compression").  Deflate runs at 35-50 MB/s on arrays
+ * it shrinks by less than about 2.5 (the encodings, the oracle's
+ * midpoints, its ULP errors, the envelope's ends: doubles and codes with
+ * most bits in use), which alone cost 10-20 times the kernel's plain f64
+ * evaluation: those are stored unfiltered.  The rest (the radii, the
+ * errors against the reference, the flags and classes: mostly a few
+ * repeated values) shrink 4-200 times at 130-850 MB/s and take deflate
+ * level 1 after the byte shuffle.
+ */
+static usc__h5_pack row_pack(size_t j)
+{
+	switch (j) {
+	case ROW_ORACLE_RAD:
+	case ROW_ULP_REFERENCE:
+	case ROW_UNDECIDED:
+	case ROW_ENVELOPE_FLAGS:
+	case ROW_CLASS:
+		return USC__H5_PACK_FAST;
+	default:
+		return USC__H5_PACK_RAW;
+	}
 }
 
 /* An output being written: its group, datasets and progress. */
@@ -465,8 +492,11 @@ static usc_status begin_output(usc__h5_file *f, const char *kg, size_t i,
 	st = usc__h5_group_create(f, o->group, err);
 	usc__results_path(path, sizeof path, "%s/device", o->group);
 	if (st == USC_OK)
-		st = usc__h5_write_numeric(f, path, enc, rank, dims,
-					   usc_tensor_cdata(device), err);
+		st = usc__h5_write_numeric_packed(f, path, enc,
+						  USC__H5_PACK_RAW, rank,
+						  dims,
+						  usc_tensor_cdata(device),
+						  err);
 	if (st == USC_OK)
 		st = usc__h5_attr_set_string(f, path, "dtype",
 					     usc_dtype_name(spec.dtype), err);
@@ -476,7 +506,8 @@ static usc_status begin_output(usc__h5_file *f, const char *kg, size_t i,
 		usc__results_path(path, sizeof path, "%s/%s", o->group,
 				  row_names[j]);
 		if (j == ROW_CLASS)
-			st = usc__h5_create_enum_u8(f, path, rank, dims,
+			st = usc__h5_create_enum_u8(f, path, row_pack(j),
+						    rank, dims,
 						    class_names,
 						    USC_CLASS_COUNT, &o->ds[j],
 						    err);
@@ -486,7 +517,7 @@ static usc_status begin_output(usc__h5_file *f, const char *kg, size_t i,
 				j == ROW_REFERENCE ? enc
 				: row_is_u8(j)	? USC__H5_STORE_U8
 								: USC__H5_STORE_F64,
-				rank, dims, &o->ds[j], err);
+				row_pack(j), rank, dims, &o->ds[j], err);
 		if (st == USC_OK && j == ROW_REFERENCE)
 			st = usc__h5_attr_set_string(f, path, "dtype",
 						     usc_dtype_name(spec.dtype),

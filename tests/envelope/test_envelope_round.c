@@ -15,7 +15,12 @@
  *     (zeros, subnormals, the largest values, the edges of the domains,
  *     the overflow of exp and logistic's far tail, NaN and infinities):
  *     under strict, xla-cpu and xla-gpu the fast envelope contains the
- *     MPFR path's element by element.
+ *     MPFR path's element by element;
+ *   - the same on interval operands, which point inputs never give:
+ *     products of two sets of every sign combination (one sign each, a
+ *     zero end, both signs), the float-to-float converts between f32,
+ *     bf16 and f16 of such sets, and a divide by them, through the
+ *     element loop of env_apply (usc__env_fast_elem).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -304,11 +309,122 @@ static void test_functions(void **state)
 	       n);
 }
 
+/*
+ * A kernel of interval operands: tanh of each input is a set of the
+ * input's sign (or around 0), each product and quotient meets every sign
+ * combination, and the converts round such sets into the other types.
+ * Under each profile the fast envelope of every element contains the MPFR
+ * one, and the fast path decided most op elements (its loop ran).
+ */
+static void check_intervals(usc_dtype t, usc_dtype u, const usc_profile *p,
+			    size_t *n)
+{
+	char text[1024];
+	const char *tn = usc_dtype_name(t), *un = usc_dtype_name(u);
+	usc_eval_options o = usc_eval_options_default();
+	usc_hlo_file *f = NULL;
+	usc_eval *ev;
+	usc_tensor *in[2] = {NULL, NULL};
+	usc__envelope_elem fast[NIN];
+	usc_float_info fi;
+	usc_error err;
+	usc_dtype ot;
+	uint64_t decided, escalated;
+	int64_t d = NIN;
+
+	assert_int_equal(usc_float_info_of(t, &fi), USC_OK);
+	snprintf(text, sizeof text,
+		 "HloModule m\nENTRY e {\n"
+		 "  p = %s[%d] parameter(0)\n"
+		 "  q = %s[%d] parameter(1)\n"
+		 "  a = %s[%d] tanh(p)\n"
+		 "  b = %s[%d] tanh(q)\n"
+		 "  m = %s[%d] multiply(a, b)\n"
+		 "  c = %s[%d] convert(m)\n"
+		 "  w = %s[%d] convert(c)\n"
+		 "  x = %s[%d] multiply(w, a)\n"
+		 "  ROOT r = %s[%d] divide(x, b)\n}\n",
+		 tn, NIN, tn, NIN, tn, NIN, tn, NIN, tn, NIN, un, NIN, tn,
+		 NIN, tn, NIN, tn, NIN);
+	if (usc_hlo_parse(text, strlen(text), "<t>", &f, &err) != USC_OK)
+		fail_msg("parse: %s", err.message);
+	o.domain = USC_DOMAIN_ENVELOPE;
+	o.profile = p;
+	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
+					 &err),
+			 USC_OK);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(usc_tensor_create(t, 1, &d, &in[k], &err),
+				 USC_OK);
+		for (size_t i = 0; i < NIN; i++) {
+			uint64_t bits = 0;
+			double x = input(t, k ? (i * 7 + 3) % NIN : i, &fi);
+
+			(void)usc_encode_double(t, x, NULL, &bits, NULL);
+			assert_int_equal(usc_tensor_set_bits(in[k], i, bits),
+					 USC_OK);
+		}
+		assert_int_equal(usc_eval_bind(ev, (size_t)k, in[k], &err),
+				 USC_OK);
+	}
+	usc__envelope_set_mpfr_only(usc__eval_domain_state(ev), false);
+	assert_int_equal(usc_eval_run(ev, &err), USC_OK);
+	usc__envelope_counts(usc__eval_domain_state(ev), &decided, &escalated);
+	if (decided < escalated)
+		fail_msg("%s via %s under %s: %llu op elements decided in "
+			 "double, %llu escalated",
+			 tn, un, p->name, (unsigned long long)decided,
+			 (unsigned long long)escalated);
+	for (size_t i = 0; i < NIN; i++)
+		fast[i] = elem_of(ev, i, &ot);
+	usc__envelope_set_mpfr_only(usc__eval_domain_state(ev), true);
+	assert_int_equal(usc_eval_run(ev, &err), USC_OK);
+	for (size_t i = 0; i < NIN; i++) {
+		usc__envelope_elem m = elem_of(ev, i, &ot);
+
+		if (!contains(&fast[i], &m))
+			fail_msg("%s via %s under %s, element %zu: the fast "
+				 "envelope [%a, %a] %#x does not contain the "
+				 "MPFR one [%a, %a] %#x",
+				 tn, un, p->name, i, fast[i].lo, fast[i].hi,
+				 fast[i].flags, m.lo, m.hi, m.flags);
+		(*n)++;
+	}
+	usc_eval_destroy(ev);
+	usc_hlo_file_destroy(f);
+	for (int k = 0; k < 2; k++)
+		usc_tensor_destroy(in[k]);
+}
+
+static void test_intervals(void **state)
+{
+	static const char *const profiles[] = {"strict", "xla-cpu",
+					       "xla-gpu"};
+	size_t n = 0;
+
+	(void)state;
+	for (size_t pi = 0; pi < sizeof profiles / sizeof *profiles; pi++) {
+		usc_profile p;
+		usc_error err;
+
+		assert_int_equal(usc_profile_builtin(profiles[pi], &p, &err),
+				 USC_OK);
+		for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+			for (size_t ui = 0; ui < sizeof types / sizeof *types;
+			     ui++)
+				check_intervals(types[ti], types[ui], &p, &n);
+	}
+	printf("  %zu elements of interval operands: the fast envelope "
+	       "contains the MPFR one\n",
+	       n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_intervals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
