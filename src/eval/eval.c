@@ -1434,6 +1434,8 @@ static usc_status eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 	size_t *uses, *order;
 	usc_status st = USC_OK;
 
+	if (ev->cone)
+		return usc__cone_computation(ev, c, args, nargs, result, err);
 	/* Kept instructions (bisection) exist whole: no tiles then. */
 	if (tile != USC_EVAL_NO_TILES && ev->nkeep == 0 &&
 	    streamable(c, tile)) {
@@ -1509,7 +1511,15 @@ done:
 	return st;
 }
 
-/* The driver's pieces that control.c calls (control.h). */
+/* The driver's pieces that control.c and cone.c call. */
+usc_status usc__eval_instr(usc_eval *ev, const usc_hlo_instr *in,
+			   const usc__evalue *ops, const usc__evalue *args,
+			   size_t nargs, usc__evalue *res, usc_error *err)
+{
+	return eval_instr(ev, in, ops, args, nargs, res, err);
+}
+
+
 usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 				 const usc__evalue *args, size_t nargs,
 				 usc__evalue *result, usc_error *err)
@@ -1759,6 +1769,7 @@ void usc_eval_destroy(usc_eval *ev)
 	usc__free(ev->keep_vals);
 	usc__sfn_free_all(ev);
 	usc__ctl_free(ev);
+	usc__cone_detach(ev);
 	if (ev->dom && ev->dstate)
 		ev->dom->destroy(ev->dstate);
 	usc__free(ev->params);

@@ -86,11 +86,26 @@ struct usc_eval {
 	usc__evalue *keep_vals;
 	/* Control flow: the reference's trace (control.h); NULL: none. */
 	struct usc__ctl *ctl;
+	/* Its cone (cone.h): recording the base or serving from it. */
+	struct usc__cone_map *cone;
 };
 
 #define USC__VAL(ev, buf, i)                                                 \
 	((void *)((unsigned char *)(buf)->values +                           \
 		  ((size_t)(i) - (buf)->base) * (ev)->dom->value_size))
+
+/*
+ * The cone's hooks (cone.c): a computation of an evaluator with a cone is
+ * evaluated there; eval_instr is the one op it evaluates.
+ */
+usc_status usc__cone_computation(usc_eval *ev, const usc_hlo_computation *c,
+				 const struct usc__evalue *args, size_t nargs,
+				 struct usc__evalue *result, usc_error *err);
+void usc__cone_detach(usc_eval *ev);
+usc_status usc__eval_instr(usc_eval *ev, const usc_hlo_instr *in,
+			   const struct usc__evalue *ops,
+			   const struct usc__evalue *args, size_t nargs,
+			   struct usc__evalue *res, usc_error *err);
 
 /* Buffers. */
 usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
