@@ -26,8 +26,9 @@
  * Who owns what: the cone owns the base evaluator and the kept values
  * (reference counted buffers, shared read-only with attached evaluators,
  * which must use the same domain and options as the base except the
- * rounding set); an attached evaluator owns its map and must be destroyed
- * before the cone.  Memory is bounded: values are kept in evaluation order
+ * rounding set, and be bound to the same input tensors: the entry's
+ * parameters are taken from the base too); an attached evaluator owns its
+ * map and must be destroyed before the cone.  Memory is bounded: values are kept in evaluation order
  * until their bytes (value_size per element; MPFR limbs not counted)
  * reach the budget; an unchanged instruction whose value was not kept is
  * evaluated again from its operands.  A kernel with control flow (while,

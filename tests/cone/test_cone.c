@@ -16,7 +16,8 @@
  *     domain with round_only), on the cases of data/examples: the
  *     encoding, kind, flags and both MPFI endpoints of every element.
  *   - A budget of one byte keeps nothing and still gives the same values;
- *     a kernel with a while loop is evaluated whole.
+ *     a kernel with a while loop is evaluated whole; every allocation
+ *     failing in turn gives out of memory and leaks nothing.
  *
  * By default the envelopes of every 6th mutant (the reference of every
  * one) and the ops of two example kernels; USC_CONE_FULL=1 checks every
@@ -731,11 +732,72 @@ static void test_control_flow_whole(void **state)
 	case_free(&kc);
 }
 
+/*
+ * Every allocation of a cone's base, an attach and a cone run failing in
+ * turn: out of memory, nothing leaked, until all succeed with the values
+ * of a whole run.
+ */
+static void test_out_of_memory(void **state)
+{
+	usc_eval_options eo = usc_eval_options_default();
+	const usc_hlo_instr *seed;
+	usc__cone_seeds s;
+	usc__cone_match m;
+	bool done = false;
+	long base;
+	kcase kc;
+	run w;
+
+	(void)state;
+	small_case(&kc, chain_text);
+	seed = named(kc.m, "m");
+	s.seeds = &seed;
+	s.n = 1;
+	m = usc__cone_match_seeds(&s);
+	w = evaluate(kc.m->entry, &eo, &kc, NULL, NULL);
+	assert_int_equal(w.st, USC_OK);
+	base = usc__alloc_live();
+	for (long n = 0; !done && n < 100000; n++) {
+		usc__cone *k = NULL;
+		usc_error err;
+		usc_status st;
+		run c;
+
+		memset(&c, 0, sizeof c);
+		usc__alloc_fail_after(n);
+		st = usc__cone_create(kc.m->entry, &eo,
+				      (const usc_tensor *const *)kc.in, 1, 0,
+				      &k, &err);
+		if (st == USC_OK) {
+			c = evaluate(kc.m->entry, &eo, &kc, k, &m);
+			st = c.st;
+		}
+		usc__alloc_fail_after(-1);
+		if (st == USC_OK) {
+			size_t ev, re;
+
+			same_outputs(&w, &c, "out of memory");
+			usc__cone_counts(c.ev, &ev, &re);
+			assert_true(re > 0);
+			done = true;
+		} else {
+			assert_int_equal(st, USC_ENOMEM);
+		}
+		run_free(&c);
+		usc__cone_destroy(k);
+		assert_int_equal(usc__alloc_live(), base);
+	}
+	assert_true(done);
+	run_free(&w);
+	case_free(&kc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cone_counts_and_budget),
 	    cmocka_unit_test(test_control_flow_whole),
+	    cmocka_unit_test(test_out_of_memory),
 	    cmocka_unit_test(test_attribution_runs),
 	    cmocka_unit_test(test_defect_mutants),
 	};
