@@ -425,7 +425,10 @@ static size_t subdirs(const char *d, char ***out)
 		if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))
 			continue;
 		list = realloc(list, (n + 1) * sizeof *list);
-		list[n++] = strdup(p);
+		assert_non_null(list);
+		list[n] = malloc(strlen(p) + 1);
+		assert_non_null(list[n]);
+		memcpy(list[n++], p, strlen(p) + 1);
 	}
 	closedir(dp);
 	qsort(list, n, sizeof *list, cmp_str);
