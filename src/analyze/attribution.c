@@ -26,6 +26,7 @@
 #include "ulpscope/dtype_mpfr.h"
 #include "ulpscope/results.h"
 
+#include "eval/cone.h"
 #include "eval/eval_internal.h"
 #include "eval/eval_values.h"
 #include "../../oracles/oracle.h"
@@ -322,9 +323,14 @@ const char *usc_attr_op_label(const usc_attr_op *op, char *buf, size_t size)
 
 /* ------------------------------------------------------------ runs */
 
+/*
+ * A run of c under o, its values kept; with a cone (k, m), only what
+ * differs from the cone's base is evaluated (src/eval/cone.h).
+ */
 static usc_status run_eval(const usc_hlo_computation *c,
 			   const usc_eval_options *o,
 			   const usc_tensor *const *inputs, size_t n,
+			   usc__cone *k, const usc__cone_match *m,
 			   usc_eval **out, usc_error *err)
 {
 	usc_eval *ev = NULL;
@@ -333,8 +339,12 @@ static usc_status run_eval(const usc_hlo_computation *c,
 
 	*out = NULL;
 	st = usc_eval_create_computation(c, o, &ev, err);
-	if (st != USC_OK)
+	if (st == USC_OK && k)
+		st = usc__cone_attach(ev, k, m, err);
+	if (st != USC_OK) {
+		usc_eval_destroy(ev);
 		return st;
+	}
 	if (usc_eval_param_count(ev) != n) {
 		st = usc__fail(err, USC_EINVAL,
 			       "attribution: the kernel takes %zu inputs, "
@@ -705,6 +715,8 @@ usc_status usc_attribute(const usc_hlo_module *m,
 	usc_attribution *r = NULL;
 	acc_output *acc = NULL;
 	usc_eval *ev = NULL;
+	usc__cone *cone = NULL;
+	size_t np = 0;
 	mpfr_prec_t prec;
 	mpfr_t mm, t;
 	usc_status st;
@@ -755,14 +767,29 @@ usc_status usc_attribute(const usc_hlo_module *m,
 	r->top_k = o.top_k;
 	r->precision = (unsigned long)prec;
 
-	/* y*: nothing rounds. */
+	/*
+	 * y*: nothing rounds.  Its values are kept (the cone, within its
+	 * budget) for the runs of y_u, which differ from it only downstream
+	 * of u.
+	 */
 	eo.domain = USC_DOMAIN_ORACLE;
 	eo.reduce_order = o.reduce_order;
 	eo.oracle_precision = (unsigned long)prec;
 	eo.quantize = o.quantize;
-	st = run_eval(c, &eo, inputs, input_count, &ev, err);
+	/* The cone's base would say it in its words: attribution's own. */
+	for (size_t i = 0; i < c->instr_count; i++)
+		np += c->instrs[i]->opcode == USC_HLO_OP_PARAMETER;
+	if (np != input_count) {
+		st = usc__fail(err, USC_EINVAL,
+			       "attribution: the kernel takes %zu inputs, "
+			       "%zu given",
+			       np, input_count);
+		goto done;
+	}
+	st = usc__cone_create(c, &eo, inputs, input_count, 0, &cone, err);
 	if (st != USC_OK)
 		goto done;
+	ev = usc__cone_base(cone);
 	r->output_count = usc_eval_output_count(ev);
 	r->outputs = usc__calloc(r->output_count ? r->output_count : 1,
 				 sizeof *r->outputs);
@@ -772,16 +799,19 @@ usc_status usc_attribute(const usc_hlo_module *m,
 		goto done;
 	}
 	st = take_oracle(ev, acc, r->output_count, prec, err);
-	usc_eval_destroy(ev);
 	ev = NULL;
 	if (st == USC_OK)
 		st = build(r, m, &cl, acc, err);
 
 	/* y_u: only unit u rounds. */
 	for (size_t u = 0; st == USC_OK && u < cl.n; u++) {
+		usc__cone_seeds seeds = {cl.units[u].instrs, cl.units[u].n};
+		usc__cone_match cm = usc__cone_match_seeds(&seeds);
+
 		eo.round_only = cl.units[u].instrs;
 		eo.round_only_count = cl.units[u].n;
-		st = run_eval(c, &eo, inputs, input_count, &ev, err);
+		st = run_eval(c, &eo, inputs, input_count, cone, &cm, &ev,
+			      err);
 		if (st == USC_OK)
 			st = take_unit(ev, acc, r, u, mm, t, err);
 		usc_eval_destroy(ev);
@@ -792,7 +822,8 @@ usc_status usc_attribute(const usc_hlo_module *m,
 	if (st == USC_OK) {
 		eo = usc_eval_options_default();
 		eo.reduce_order = o.reduce_order;
-		st = run_eval(c, &eo, inputs, input_count, &ev, err);
+		st = run_eval(c, &eo, inputs, input_count, NULL, NULL, &ev,
+			      err);
 	}
 	if (st == USC_OK)
 		st = take_reference(ev, acc, r, mm, t, err);
@@ -800,6 +831,7 @@ usc_status usc_attribute(const usc_hlo_module *m,
 	if (st == USC_OK)
 		finish(r, acc);
 done:
+	usc__cone_destroy(cone);
 	acc_free(acc, r ? r->output_count : 0);
 	collect_free(&cl);
 	mpfr_clears(mm, t, (mpfr_ptr)0);

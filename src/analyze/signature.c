@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eval/cone.h"
 #include "eval/eval_values.h"
 #include "ulpscope/hlo_kernel.h"
 #include "../../oracles/envelope.h"
@@ -41,21 +42,40 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* An evaluator of m in a domain, its inputs bound. */
-static usc_status make_eval(const usc_hlo_module *m,
-			    const usc_tensor *const *inputs, size_t ni,
-			    const usc_signature_options *o,
-			    usc_eval_domain domain, usc_eval **out,
-			    usc_error *err)
+/* The options of every evaluation of the search in a domain. */
+static usc_eval_options eval_options(const usc_signature_options *o,
+				     usc_eval_domain domain)
 {
 	usc_eval_options eo = usc_eval_options_default();
-	usc_status st;
 
-	*out = NULL;
 	eo.domain = domain;
 	eo.reduce_order = o->reduce_order;
 	if (domain == USC_DOMAIN_ENVELOPE)
 		eo.profile = o->profile;
+	return eo;
+}
+
+/*
+ * A mutant's evaluation reuses the unmutated kernel's values upstream of
+ * the mutated op (src/eval/cone.h): the cone of the printed kernel in the
+ * domain, and how the mutant's lines match its lines.  NULL: whole.
+ */
+typedef struct cone_use {
+	usc__cone *k;
+	const usc__cone_match *m;
+} cone_use;
+
+/* An evaluator of m in a domain, its inputs bound. */
+static usc_status make_eval(const usc_hlo_module *m,
+			    const usc_tensor *const *inputs, size_t ni,
+			    const usc_signature_options *o,
+			    usc_eval_domain domain, const cone_use *cu,
+			    usc_eval **out, usc_error *err)
+{
+	usc_eval_options eo = eval_options(o, domain);
+	usc_status st;
+
+	*out = NULL;
 	st = usc_eval_create(m, &eo, out, err);
 	if (st != USC_OK)
 		return st;
@@ -64,19 +84,24 @@ static usc_status make_eval(const usc_hlo_module *m,
 				 "the kernel takes %zu parameter(s); %zu "
 				 "input(s) given",
 				 usc_eval_param_count(*out), ni);
+	if (cu && cu->k) {
+		st = usc__cone_attach(*out, cu->k, cu->m, err);
+		if (st != USC_OK)
+			return st;
+	}
 	return usc_eval_bind_all(*out, inputs, ni, err);
 }
 
 /* Evaluates module m on the inputs; outputs handed over into outs. */
 static usc_status evaluate(const usc_hlo_module *m,
 			   const usc_tensor *const *inputs, size_t ni,
-			   const usc_signature_options *o, usc_tensor **outs,
-			   size_t nout, usc_error *err)
+			   const usc_signature_options *o, const cone_use *cu,
+			   usc_tensor **outs, size_t nout, usc_error *err)
 {
 	usc_eval *ev = NULL;
 	usc_status st;
 
-	st = make_eval(m, inputs, ni, o, USC_DOMAIN_REFERENCE, &ev, err);
+	st = make_eval(m, inputs, ni, o, USC_DOMAIN_REFERENCE, cu, &ev, err);
 	if (st == USC_OK)
 		st = usc_eval_run(ev, err);
 	if (st == USC_OK && usc_eval_output_count(ev) != nout)
@@ -133,8 +158,9 @@ static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
  */
 static usc_status
 envelope_of(const usc_hlo_module *m, const usc_tensor *const *inputs, size_t ni,
-	    const usc_signature_options *o, const uint64_t *offset, size_t nout,
-	    uint64_t elements, usc_envelope *env, char *why, size_t why_size)
+	    const usc_signature_options *o, const cone_use *cu,
+	    const uint64_t *offset, size_t nout, uint64_t elements,
+	    usc_envelope *env, char *why, size_t why_size)
 {
 	usc__eval_stream s;
 	env_ctx c;
@@ -147,7 +173,7 @@ envelope_of(const usc_hlo_module *m, const usc_tensor *const *inputs, size_t ni,
 		env[k].flags = USC_ENV_UNKNOWN;
 	}
 	usc_error_clear(&e2);
-	st = make_eval(m, inputs, ni, o, USC_DOMAIN_ENVELOPE, &ev, &e2);
+	st = make_eval(m, inputs, ni, o, USC_DOMAIN_ENVELOPE, cu, &ev, &e2);
 	if (st == USC_OK) {
 		memset(&c, 0, sizeof c);
 		c.ev = ev;
@@ -218,6 +244,16 @@ typedef struct search {
 	uint64_t elements;
 	double *scratch;
 	usc__sig_text bt;
+	/*
+	 * The cones (src/eval/cone.h): the printed kernel parsed again (the
+	 * mutants' lines are its lines), its lines indexed, and its values in
+	 * the reference domain and, once the second pass needs it, the
+	 * envelope's.  NULL: mutants are evaluated whole.
+	 */
+	usc_hlo_file *bf;
+	usc__cone_text *ct;
+	usc__cone *cref, *cenv;
+	bool cenv_tried;
 	pending *pend;
 	size_t npend, cappend;
 	size_t enumerated, evaluated, no_effect, failed, skipped;
@@ -234,7 +270,10 @@ static void free_outputs(usc_tensor **outs, size_t n)
 	}
 }
 
-/* The mutant's module parsed from its text; NULL (counted) on failure. */
+/*
+ * The mutant's module parsed from its text (which the caller frees, after
+ * the evaluations that match its lines); NULL (counted) on failure.
+ */
 static usc_hlo_file *parse_mutant(const usc_hlo_instr *in, usc_mutation k,
 				  int v, char **text)
 {
@@ -251,9 +290,73 @@ static usc_hlo_file *parse_mutant(const usc_hlo_instr *in, usc_mutation k,
 		usc_hlo_file_destroy(mf);
 		mf = NULL;
 	}
-	usc__free(*text);
-	*text = NULL;
 	return mf;
+}
+
+/*
+ * The printed kernel's cones: its text parsed and indexed, and its
+ * reference values.  A kernel the cone cannot take is searched with whole
+ * evaluations (cref stays NULL); only out of memory is an error.
+ */
+static usc_status make_cones(search *s, usc_error *err)
+{
+	usc_eval_options eo = eval_options(&s->o, USC_DOMAIN_REFERENCE);
+	const usc_hlo_module *bm;
+	usc_error e2;
+	usc_status st;
+
+	usc_error_clear(&e2);
+	st = usc_hlo_parse(s->bt.text, s->bt.len, "<kernel>", &s->bf, &e2);
+	if (st == USC_ENOMEM)
+		return usc__fail(err, st, "out of memory");
+	if (st != USC_OK || usc_hlo_file_module_count(s->bf) < 1 ||
+	    !usc_hlo_file_module(s->bf, 0)->entry)
+		return USC_OK;
+	bm = usc_hlo_file_module(s->bf, 0);
+	st = usc__cone_text_create(bm, s->bt.text, s->bt.len, &s->ct, err);
+	if (st != USC_OK)
+		return st;
+	st = usc__cone_create(bm->entry, &eo, s->inputs, s->ni, 0, &s->cref,
+			      &e2);
+	if (st == USC_ENOMEM)
+		return usc__fail(err, st, "out of memory");
+	return USC_OK;
+}
+
+/* The envelope's cone, made the first time the second pass needs it. */
+static usc_status envelope_cone(search *s, usc_error *err)
+{
+	usc_eval_options eo = eval_options(&s->o, USC_DOMAIN_ENVELOPE);
+	usc_error e2;
+	usc_status st;
+
+	if (s->cenv_tried || !s->ct)
+		return USC_OK;
+	s->cenv_tried = true;
+	usc_error_clear(&e2);
+	st = usc__cone_create(usc_hlo_file_module(s->bf, 0)->entry, &eo,
+			      s->inputs, s->ni, 0, &s->cenv, &e2);
+	if (st == USC_ENOMEM)
+		return usc__fail(err, st, "out of memory");
+	return USC_OK;
+}
+
+/* How mutant mm (parsed from text) uses cone k; cu->k NULL: it cannot. */
+static usc_status mutant_cone(search *s, usc__cone *k,
+			      const usc_hlo_module *mm, const char *text,
+			      usc__cone_match *cm, cone_use *cu,
+			      usc_error *err)
+{
+	usc_status st;
+
+	cu->k = NULL;
+	cu->m = cm;
+	if (!k || !s->ct)
+		return USC_OK;
+	st = usc__cone_text_match(s->ct, mm, text, strlen(text), cm, err);
+	if (st == USC_OK)
+		cu->k = k;
+	return st;
 }
 
 /* Adds a pending envelope; false on out of memory. */
@@ -296,6 +399,8 @@ static usc_status first_pass(search *s, const usc_hlo_instr *in, usc_mutation k,
 	usc_hlo_file *mf;
 	char *text = NULL;
 	bool applies = false;
+	usc__cone_match cm;
+	cone_use cu = {NULL, NULL};
 	size_t *index = NULL;
 	uint64_t near_max = 0;
 	bool effective = false;
@@ -320,18 +425,28 @@ static usc_status first_pass(search *s, const usc_hlo_instr *in, usc_mutation k,
 	}
 	s->evaluated++;
 	mf = parse_mutant(in, k, v, &text);
+	if (mf)
+		st = mutant_cone(s, s->cref, usc_hlo_file_module(mf, 0), text,
+				 &cm, &cu, err);
+	if (st != USC_OK) {
+		usc_hlo_file_destroy(mf);
+		usc__free(text);
+		return st;
+	}
 	usc_error_clear(&e2);
 	if (!mf || evaluate(usc_hlo_file_module(mf, 0), s->inputs, s->ni, &s->o,
-			    s->mut, s->nout, &e2) != USC_OK) {
+			    &cu, s->mut, s->nout, &e2) != USC_OK) {
 		if (mf && getenv("USC_SIGNATURE_DEBUG"))
 			fprintf(stderr, "signature: %s %s/%d: %s\n", in->name,
 				usc_mutation_name(k), v, e2.message);
 		s->failed++;
 		usc_hlo_file_destroy(mf);
+		usc__free(text);
 		free_outputs(s->mut, s->nout);
 		return USC_OK;
 	}
 	usc_hlo_file_destroy(mf);
+	usc__free(text);
 	cand.kind = k;
 	cand.variant = v;
 	index = usc__malloc(s->set_count * sizeof *index);
@@ -378,6 +493,8 @@ static usc_status second_pass(search *s, const pending *p, usc_error *err)
 	usc_hlo_file *mf;
 	char *text = NULL;
 	bool applies = false;
+	usc__cone_match cme, cmr;
+	cone_use cue = {NULL, NULL}, cur = {NULL, NULL};
 	usc_status st;
 
 	st = usc__sig_build_mutant(&s->bt, p->in, p->kind, p->variant, &applies,
@@ -385,21 +502,34 @@ static usc_status second_pass(search *s, const pending *p, usc_error *err)
 	if (st != USC_OK || !applies)
 		return st;
 	mf = parse_mutant(p->in, p->kind, p->variant, &text);
-	if (!mf)
+	if (!mf) {
+		usc__free(text);
 		return USC_OK;
-	st = envelope_of(usc_hlo_file_module(mf, 0), s->inputs, s->ni, &s->o,
-			 s->offset, s->nout, s->elements, s->menv, NULL, 0);
+	}
+	st = envelope_cone(s, err);
+	if (st == USC_OK)
+		st = mutant_cone(s, s->cenv, usc_hlo_file_module(mf, 0), text,
+				 &cme, &cue, err);
+	if (st == USC_OK)
+		st = mutant_cone(s, s->cref, usc_hlo_file_module(mf, 0), text,
+				 &cmr, &cur, err);
+	if (st == USC_OK)
+		st = envelope_of(usc_hlo_file_module(mf, 0), s->inputs, s->ni,
+				 &s->o, &cue, s->offset, s->nout, s->elements,
+				 s->menv, NULL, 0);
 	/* The strict outputs again, for the translated envelope where the
 	 * mutant's own is unknown. */
 	if (st == USC_OK &&
 	    evaluate(usc_hlo_file_module(mf, 0), s->inputs, s->ni, &s->o,
-		     s->mut, s->nout, err) != USC_OK) {
+		     &cur, s->mut, s->nout, err) != USC_OK) {
 		usc_error_clear(err);
 		free_outputs(s->mut, s->nout);
 		usc_hlo_file_destroy(mf);
+		usc__free(text);
 		return USC_OK;
 	}
 	usc_hlo_file_destroy(mf);
+	usc__free(text);
 	if (st != USC_OK) {
 		free_outputs(s->mut, s->nout);
 		return usc__fail(err, st, "out of memory");
@@ -547,6 +677,9 @@ static usc_status run_search(search *s, usc_error *err)
 	double deadline = s->t0 + (s->env ? 0.5 : 1.0) * s->o.max_seconds;
 	usc_status st = usc__sig_print_base(m, &s->bt, err);
 
+	if (st == USC_OK)
+		st = make_cones(s, err);
+
 	for (size_t ci = 0; st == USC_OK && ci < m->computation_count; ci++) {
 		const usc_hlo_computation *comp = m->computations[ci];
 
@@ -620,7 +753,8 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
-	st = evaluate(m, inputs, input_count, &s.o, s.ref, device_count, err);
+	st = evaluate(m, inputs, input_count, &s.o, NULL, s.ref, device_count,
+		      err);
 	if (st == USC_OK)
 		st = check_devices(&s, devices, err);
 	if (st != USC_OK)
@@ -649,7 +783,7 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 			goto done;
 		}
-		st = envelope_of(m, inputs, input_count, &s.o, s.offset,
+		st = envelope_of(m, inputs, input_count, &s.o, NULL, s.offset,
 				 device_count, s.elements, s.env, why,
 				 sizeof why);
 		if (st != USC_OK)
@@ -701,6 +835,10 @@ done:
 			usc_signature_report_destroy(out[k]);
 			out[k] = NULL;
 		}
+	usc__cone_destroy(s.cenv);
+	usc__cone_destroy(s.cref);
+	usc__cone_text_destroy(s.ct);
+	usc_hlo_file_destroy(s.bf);
 	usc_hlo_text_free(s.bt.text);
 	free_outputs(s.ref, device_count);
 	free_outputs(s.mut, device_count);

@@ -52,6 +52,7 @@ void usc_eval_destroy(usc_eval *ev)
 	usc__free(ev->keep_vals);
 	usc__sfn_free_all(ev);
 	usc__ctl_free(ev);
+	usc__cone_detach(ev);
 	if (ev->dom && ev->dstate)
 		ev->dom->destroy(ev->dstate);
 	usc__free(ev->params);

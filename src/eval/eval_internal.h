@@ -86,11 +86,22 @@ struct usc_eval {
 	usc__evalue *keep_vals;
 	/* Control flow: the reference's trace (control.h); NULL: none. */
 	struct usc__ctl *ctl;
+	/* Its cone (cone.h): recording the base or serving from it. */
+	struct usc__cone_map *cone;
 };
 
 #define USC__VAL(ev, buf, i)                                                 \
 	((void *)((unsigned char *)(buf)->values +                           \
 		  ((size_t)(i) - (buf)->base) * (ev)->dom->value_size))
+
+/*
+ * The cone's hooks (cone.c): a computation of an evaluator with a cone is
+ * evaluated there (walk.c asks); usc__eval_instr is the one op it evaluates.
+ */
+usc_status usc__cone_computation(usc_eval *ev, const usc_hlo_computation *c,
+				 const struct usc__evalue *args, size_t nargs,
+				 struct usc__evalue *result, usc_error *err);
+void usc__cone_detach(usc_eval *ev);
 
 /* Buffers. */
 usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,

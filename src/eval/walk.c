@@ -374,6 +374,8 @@ usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 	size_t *uses, *order;
 	usc_status st = USC_OK;
 
+	if (ev->cone)
+		return usc__cone_computation(ev, c, args, nargs, result, err);
 	/* Kept instructions (bisection) exist whole: no tiles then. */
 	if (tile != USC_EVAL_NO_TILES && ev->nkeep == 0 &&
 	    usc__eval_streamable(c, tile))
