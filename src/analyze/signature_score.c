@@ -343,6 +343,14 @@ static int cmp_cand(const usc_signature_candidate *a,
 		return na > nb ? -1 : 1;
 	if (wa != wb)
 		return wa < wb ? -1 : 1;
+	/*
+	 * output-zero is built from the device (the reference where the
+	 * device is not zero): its bitwise count and median hold by
+	 * construction and are no evidence against a mutation of the
+	 * program that scores as well, which also says what made the zeros.
+	 */
+	if ((a->kind == USC_MUT_OUTPUT_ZERO) != (b->kind == USC_MUT_OUTPUT_ZERO))
+		return a->kind == USC_MUT_OUTPUT_ZERO ? 1 : -1;
 	if (a->reproduced != b->reproduced)
 		return a->reproduced > b->reproduced ? -1 : 1;
 	if (ma != mb)
@@ -405,6 +413,13 @@ void usc__sig_cand_free(usc_signature_candidate *c)
 	usc__free(c->op);
 	usc__free(c->computation);
 	c->op = c->computation = NULL;
+	for (size_t i = 0; i < c->equivalent_count; i++) {
+		usc__free(c->equivalent[i].op);
+		usc__free(c->equivalent[i].computation);
+	}
+	usc__free(c->equivalent);
+	c->equivalent = NULL;
+	c->equivalent_count = 0;
 }
 
 void usc_signature_report_destroy(usc_signature_report *r)
@@ -436,6 +451,8 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 	x = &s->list[s->n];
 	*x = *c;
 	x->op = x->computation = NULL;
+	x->equivalent = NULL;
+	x->equivalent_count = 0;
 	if (in) {
 		x->op = usc__strdup(in->name);
 		x->computation = usc__strdup(in->parent->name);
@@ -478,8 +495,11 @@ bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 		       : 0;
 	if (band_floor < 1)
 		band_floor = best > 0 ? 1 : best;
-	if (!sort_cands(list, n, band_floor))
+	if (!sort_cands(list, n, band_floor) || !usc__sig_merge_equivalent(s))
 		return false;
+	/* Twins folded: the list is shorter. */
+	list = s->list;
+	n = s->n;
 	if (r->verdict != USC_SIGNATURE_NO_DIFFERENCE &&
 	    r->verdict != USC_SIGNATURE_LEGIT) {
 		double net = n ? (double)list[0].explained -
