@@ -7,6 +7,9 @@
  * would only report the search's order; the ranked list shows them as
  * one candidate that lists its equivalent forms instead.
  *
+ * The same holds of a constant set to zero and the result of the ops
+ * that only move or convert it replaced by zeros.
+ *
  * Only structural equivalences are merged: each rule below is an
  * identity of the programs, whatever the inputs.  Mutations that merely
  * agree on the inputs the check saw (a value rounded down or toward zero
@@ -166,6 +169,63 @@ static bool transposed_producer(const usc_hlo_instr *e, int v,
 	       o->opcode == USC_HLO_OP_BROADCAST;
 }
 
+/* A one-operand op that maps an all-+0 operand to an all-+0 result. */
+static bool keeps_zero_op(const usc_hlo_instr *in)
+{
+	switch (in->opcode) {
+	case USC_HLO_OP_BROADCAST:
+	case USC_HLO_OP_RESHAPE:
+	case USC_HLO_OP_TRANSPOSE:
+	case USC_HLO_OP_BITCAST:
+	case USC_HLO_OP_COPY:
+	case USC_HLO_OP_CONVERT:
+	case USC_HLO_OP_SLICE:
+		return in->operand_count == 1;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A fusion of one operand whose computation is a chain of such ops from
+ * its parameter to its root (XLA wraps a lone broadcast or convert in
+ * one: "wrapped_broadcast").
+ */
+static bool keeps_zero(const usc_hlo_instr *in)
+{
+	const usc_hlo_instr *x;
+	int depth = 0;
+
+	if (in->opcode != USC_HLO_OP_FUSION)
+		return keeps_zero_op(in);
+	if (in->operand_count != 1 || in->called_count != 1 ||
+	    !in->called[0]->root)
+		return false;
+	for (x = in->called[0]->root; depth < 16 && keeps_zero_op(x); depth++)
+		x = x->operands[0];
+	return x->opcode == USC_HLO_OP_PARAMETER;
+}
+
+/*
+ * Whether y is reached from x through sole uses of ops that keep zeros:
+ * then x zeroed (a constant set to 0, an op's result replaced by zeros)
+ * and y's result replaced by zeros are one program (every +0 stays +0
+ * on the way, and nothing else reads the values in between).
+ */
+static bool zeroes_reach(const usc_hlo_instr *x, const usc_hlo_instr *y)
+{
+	size_t at = 0;
+
+	for (int depth = 0; depth < 16; depth++) {
+		x = sole_user(x, &at);
+		if (!x || !keeps_zero(x))
+			return false;
+		if (x == y)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a and b (in either order) write the same program. */
 static bool same_program(const usc_hlo_module *m, const form *a,
 			 const form *b)
@@ -180,6 +240,10 @@ static bool same_program(const usc_hlo_module *m, const form *a,
 	if (a->kind == USC_MUT_FLIP_COMPARE && a->variant == 0 &&
 	    b->kind == USC_MUT_OFF_BY_ONE && b->variant == 0)
 		return shifted_iota(x, y);
+	if (((a->kind == USC_MUT_WRONG_CONSTANT && a->variant == 1) ||
+	     a->kind == USC_MUT_ZERO) &&
+	    b->kind == USC_MUT_ZERO)
+		return zeroes_reach(x, y);
 	if (a->kind == USC_MUT_TRANSPOSED &&
 	    (b->kind == USC_MUT_DOT_TRANSPOSE_OUTPUT ||
 	     b->kind == USC_MUT_BROADCAST_PERMUTE))
@@ -251,7 +315,8 @@ static bool twinnable(usc_mutation k)
 	return k == USC_MUT_FLIP_COMPARE || k == USC_MUT_SWAP_OPERANDS ||
 	       k == USC_MUT_OFF_BY_ONE || k == USC_MUT_TRANSPOSED ||
 	       k == USC_MUT_DOT_TRANSPOSE_OUTPUT ||
-	       k == USC_MUT_BROADCAST_PERMUTE;
+	       k == USC_MUT_BROADCAST_PERMUTE || k == USC_MUT_WRONG_CONSTANT ||
+	       k == USC_MUT_ZERO;
 }
 
 bool usc__sig_merge_equivalent(usc__sig_set *s)

@@ -8,7 +8,8 @@ USC_SOURCE_DIR as in ctest).
    is the select's branches swapped; GT->GE of an s32 iota against a
    threshold is the iota plus one.  The device output is computed here
    with numpy (np.where of the negated or shifted mask), not by ulpscope.
-   A compare with a second use is not folded (its flip also changes that
+   A constant set to zero is the fusion that only broadcasts it replaced
+   by zeros.  A compare with a second use is not folded (its flip also changes that
    use), and two directed roundings that agree on positive sums stay two
    candidates, tied (an observational tie, not an identity).
 
@@ -195,6 +196,38 @@ def test_iota(tmp):
     print("iota: one candidate, %s" % sorted(forms(best)))
 
 
+FUSED_ZERO_KERNEL = """HloModule equiv_zero
+
+wrapped_bc {
+  p = f32[] parameter(0)
+  ROOT b = f32[16]{0} broadcast(p), dimensions={}
+}
+
+ENTRY main {
+  x = f32[16]{0} parameter(0)
+  k.0 = f32[] constant(0.25)
+  wb.0 = f32[16]{0} fusion(k.0), kind=kLoop, calls=wrapped_bc
+  ROOT mk.0 = f32[16]{0} multiply(x, wb.0)
+}
+"""
+
+
+def test_zero_chain(tmp):
+    """0 for the constant is the broadcasting fusion's result zeroed."""
+    x, _, _, ins = inputs(tmp)
+    k = write(tmp, "zero.hlo", FUSED_ZERO_KERNEL)
+    # x * 0: signed zeros, which the root's zeroing (+0) does not give.
+    dev = (x * np.float32(0)).astype(np.float32)
+    r = search(k, ins[:1], [save(tmp, "dev.npy", dev)])
+    want = {("k.0", "wrong-constant", 1), ("wb.0", "zero", 0)}
+    best = r["candidates"][0] if r["candidates"] else None
+    if r["verdict"] != "explained" or not best or forms(best) != want:
+        fail("zero chain: best %s, expected one candidate of the forms %s" %
+             (best and sorted(forms(best)), sorted(want)))
+        return
+    print("zero chain: one candidate, %s" % sorted(forms(best)))
+
+
 def test_round_ties(tmp):
     """Rounded down or toward zero: the same bits on positive sums, yet
     two programs (they differ on negative ones): two tied candidates."""
@@ -331,7 +364,8 @@ def test_output_zero_last(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sigeq_") as tmp:
-        for t in (test_select, test_iota, test_round_ties, test_splat,
+        for t in (test_select, test_iota, test_zero_chain, test_round_ties,
+                  test_splat,
                   test_narrow_ulps, test_output_zero_last):
             try:
                 t(tmp)
