@@ -125,7 +125,12 @@ def gen_graph(gen_text):
             for name, opcode, args in GEN_OP.findall(entry)}
 
 
-def named(o_names, op, graph):
+UNARY = {"convert", "sqrt", "rsqrt", "cbrt", "exponential", "exponential-minus-one", "log",
+         "log-plus-one", "sine", "cosine", "tan", "tanh", "logistic", "negate", "abs", "sign",
+         "floor", "ceil", "round-nearest-even", "round-nearest-afz"}
+
+
+def named(o_names, op, graph, o_opcode=None):
     """Whether an optimized op whose metadata op_name is o_names
     ("add.4", or "add.4;broadcast.2" when XLA fused several generated ops
     into one) implements the generated op: op is one of them, or op sits
@@ -142,6 +147,19 @@ def named(o_names, op, graph):
             seen += 1
             if g == op:
                 return graph[g][0] in LAYOUT if g in graph else False
+        # XLA sinks a transpose through unary elementwise ops into the
+        # broadcast under them (transpose(sqrt(broadcast(x))) becomes
+        # sqrt(broadcast'(x)), the broadcast named after the transpose):
+        # an optimized broadcast named after such a chain is the
+        # generated broadcast at its bottom.
+        g = o_names.split(";")[-1]
+        if o_opcode == "broadcast" and graph.get(op, ("",))[0] == "broadcast":
+            seen = 0
+            while g in graph and graph[g][0] in LAYOUT | UNARY and graph[g][1] and seen < 16:
+                g = graph[g][1][0]
+                seen += 1
+                if g == op:
+                    return True
     return False
 
 
@@ -261,11 +279,16 @@ def one_seed(args, seed, profile, log, only=None):
     unique = unique_opcodes(text)
     graph = gen_graph(text)
 
+    kopcode = {name: opcode for name, opcode in INSTR.findall(ktext)}
+
     def is_op(o, op):
         if o in names:
-            return named(names[o], op, graph)
+            return named(names[o], op, graph, kopcode.get(o))
         if o in kconst:
-            return gconst.get(op) == kconst[o]
+            # XLA turns x - c into x + (-c): a constant whose value no
+            # generated constant has is matched by its negation.
+            v = kconst[o]
+            return gconst.get(op) == v or (v not in gconst.values() and gconst.get(op) == -v)
         return o == op or same_unique_opcode(o, op, unique)
     inputs = inputs_of(orig, case)
     draws = []
