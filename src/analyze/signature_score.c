@@ -323,18 +323,32 @@ static int64_t net_of(const usc_signature_candidate *c)
 	return (int64_t)c->explained - (int64_t)c->broken;
 }
 
-/* Better first (band_floor: the lowest net count of the leading band);
- * see the comment of usc__sig_rank. */
+/*
+ * Whether c says something: it explains an element, and its width is
+ * below the identity's (idw; NaN: no finite distance to compare with).
+ */
+static bool informative(const usc_signature_candidate *c, double idw)
+{
+	return c->explained > 0 &&
+	       (isnan(idw) || (!isnan(c->width) && c->width < idw));
+}
+
+/* Better first (band_floor: the lowest net count of the leading band;
+ * idw: the identity's width); see the comment of usc__sig_rank. */
 static int cmp_cand(const usc_signature_candidate *a,
-		    const usc_signature_candidate *b, int64_t band_floor)
+		    const usc_signature_candidate *b, int64_t band_floor,
+		    double idw)
 {
 	int64_t na = net_of(a), nb = net_of(b);
 	bool ba = na >= band_floor, bb = nb >= band_floor;
+	bool ia = informative(a, idw), ib = informative(b, idw);
 	double wa = isnan(a->width) ? INFINITY : a->width;
 	double wb = isnan(b->width) ? INFINITY : b->width;
 	double ma = isnan(a->median_ulps) ? -1 : a->median_ulps;
 	double mb = isnan(b->median_ulps) ? -1 : b->median_ulps;
 
+	if (ia != ib)
+		return ia ? -1 : 1;
 	if (ba != bb)
 		return ba ? -1 : 1;
 	if (ba && wa != wb)
@@ -377,7 +391,7 @@ static bool tied(const usc_signature_candidate *a,
 
 /* A stable merge sort of list by cmp_cand (qsort has no context). */
 static bool sort_cands(usc_signature_candidate *list, size_t n,
-		       int64_t band_floor)
+		       int64_t band_floor, double idw)
 {
 	usc_signature_candidate *tmp;
 
@@ -394,7 +408,7 @@ static bool sort_cands(usc_signature_candidate *list, size_t n,
 
 			while (i < mid && j < hi)
 				tmp[k++] = cmp_cand(&list[j], &list[i],
-						    band_floor) < 0
+						    band_floor, idw) < 0
 					       ? list[j++]
 					       : list[i++];
 			while (i < mid)
@@ -466,7 +480,11 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 }
 
 /*
- * The order: the net count explained - broken first (the defect elements
+ * The order: first the informative candidates, those that explain an
+ * element with a width below the identity's (the verdict's test: a
+ * wider explanation says nothing more than "somewhere near the right
+ * value", and must not hide a narrow one that explains a little less).
+ * Then the net count explained - broken (the defect elements
  * a mutant accounts for without spoiling what was right), then the more
  * specific explanation (the smaller width: a mutant whose envelope holds
  * the device value among fewer values says more).  The net count is
@@ -495,7 +513,8 @@ bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 		       : 0;
 	if (band_floor < 1)
 		band_floor = best > 0 ? 1 : best;
-	if (!sort_cands(list, n, band_floor) || !usc__sig_merge_equivalent(s))
+	if (!sort_cands(list, n, band_floor, r->identity.width) ||
+	    !usc__sig_merge_equivalent(s))
 		return false;
 	/* Twins folded: the list is shorter. */
 	list = s->list;

@@ -22,6 +22,15 @@ USC_SOURCE_DIR as in ctest).
    computed here by hand and by numpy's float16 nextafter); one that is
    not such a value does not.
 
+4. Four cases of the injected-defect campaign (tests/signature/campaign:
+   a generated kernel, its inputs, and the outputs XLA:CPU computed from a
+   mutant of it; expected.json names the kernel op of the injected
+   mutation, read from XLA's op_name metadata): the injected mutation is
+   the first candidate (or one of its equivalent forms) under xla-cpu.
+   They cover a convert rounded toward zero that a vacuously wide
+   explanation used to outrank, a bf16 constant moved by a bf16 ulp, a
+   zeroed constant, and an EQ->NE compare feeding a select.
+
 3. output-zero, built from the device, ranks after a mutation of the
    program that scores as well (a constant zeroed), whatever its bitwise
    count: the zeros there carry no evidence of their own.
@@ -362,11 +371,32 @@ def test_output_zero_last(tmp):
     print("output-zero: after the zeroed constant (%d < %d)" % (wc, oz))
 
 
+CAMPAIGN = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "campaign")
+
+
+def test_campaign(tmp):
+    """The injected mutation first, on real XLA:CPU mutant outputs."""
+    for name in sorted(os.listdir(CAMPAIGN)):
+        d = os.path.join(CAMPAIGN, name)
+        with open(os.path.join(d, "expected.json")) as fh:
+            e = json.load(fh)
+        p = run([CLI, "signature", d, "--profile", "xla-cpu", "--json",
+                 "--top", "5", "--max-seconds", "100000"], ok=(0, 3))
+        cands = json.loads(p.stdout)["candidates"]
+        names = {(f[0], f[1]) for f in forms(cands[0])} if cands else set()
+        if (e["op"], e["mutation"]) not in names:
+            fail("campaign %s: first %s, expected %s %s" %
+                 (name, sorted(names), e["op"], e["mutation"]))
+            continue
+        print("campaign %s: %s %s first" % (name, e["op"], e["mutation"]))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sigeq_") as tmp:
         for t in (test_select, test_iota, test_zero_chain, test_round_ties,
                   test_splat,
-                  test_narrow_ulps, test_output_zero_last):
+                  test_narrow_ulps, test_output_zero_last, test_campaign):
             try:
                 t(tmp)
             except RuntimeError as e:

@@ -11,7 +11,9 @@ set_tests_properties(test_signature PROPERTIES
 # Equivalent mutations folded into one candidate, observational ties kept
 # apart, the constant mutations on splat arrays and in bf16/f16 ulps, and
 # output-zero after a program mutation that scores as well: hand kernels,
-# the device computed with numpy (tests/signature/run_equiv.py).
+# the device computed with numpy; and four cases of the injected-defect
+# campaign (tests/signature/campaign: XLA:CPU's outputs of a mutant) whose
+# injected mutation must come first (tests/signature/run_equiv.py).
 add_test(NAME test_signature_equiv
   COMMAND /usr/bin/python3 -W ignore ${CMAKE_CURRENT_SOURCE_DIR}/signature/run_equiv.py)
 set_tests_properties(test_signature_equiv PROPERTIES
