@@ -118,10 +118,14 @@ GEN_OP = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+([\w\-]+)\(([^)]*
 LAYOUT = {"broadcast", "transpose", "reshape", "copy", "bitcast"}
 
 
+GEN_LINE = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*(.*)$", re.M)
+
+
 def gen_graph(gen_text):
-    """{op of the generated entry: (opcode, [operands])}."""
+    """{op of the generated entry: (opcode, [operands], its text after '=')}."""
     entry = gen_text[gen_text.rfind("ENTRY"):]
-    return {name: (opcode, re.findall(r"%([\w.\-]+)", args))
+    rhs = dict(GEN_LINE.findall(entry))
+    return {name: (opcode, re.findall(r"%([\w.\-]+)", args), rhs.get(name, "").strip())
             for name, opcode, args in GEN_OP.findall(entry)}
 
 
@@ -133,13 +137,19 @@ UNARY = {"convert", "sqrt", "rsqrt", "cbrt", "exponential", "exponential-minus-o
 def named(o_names, op, graph, o_opcode=None):
     """Whether an optimized op whose metadata op_name is o_names
     ("add.4", or "add.4;broadcast.2" when XLA fused several generated ops
-    into one) implements the generated op: op is one of them, or op sits
+    into one) implements the generated op: op is one of them or has the
+    same text as one (XLA's CSE merged them), or op sits
     in a chain of layout ops (broadcast, transpose, reshape, copy,
     bitcast) that ends at one of them, which XLA folds into a single op
     named after the last (a transpose of a broadcast becomes one
     broadcast)."""
     for g in o_names.split(";"):
         if g == op:
+            return True
+        # Two generated ops of the same text (opcode, operands and
+        # attributes) are one op after XLA's CSE, named after either.
+        if g in graph and op in graph and graph[g][0] != "parameter" and \
+                graph[g][2] == graph[op][2]:
             return True
         seen = 0
         while g in graph and graph[g][0] in LAYOUT and graph[g][1] and seen < 16:
