@@ -141,10 +141,66 @@ static bool shifted_iota(const usc_hlo_instr *cmp, const usc_hlo_instr *iota)
 	return strcmp(dir, "LT") == 0 || strcmp(dir, "GE") == 0;
 }
 
+/* The one fusion that calls computation c; NULL when none or several. */
+static const usc_hlo_instr *caller_of(const usc_hlo_computation *c)
+{
+	const usc_hlo_module *m = c->parent;
+	const usc_hlo_instr *found = NULL;
+
+	for (size_t i = 0; m && i < m->computation_count; i++) {
+		const usc_hlo_computation *k = m->computations[i];
+
+		for (size_t j = 0; j < k->instr_count; j++) {
+			const usc_hlo_instr *in = k->instrs[j];
+
+			if (in->opcode != USC_HLO_OP_FUSION ||
+			    in->called_count != 1 || in->called[0] != c)
+				continue;
+			if (found)
+				return NULL;
+			found = in;
+		}
+	}
+	return found;
+}
+
+/*
+ * Whether the value o is p's result, through fusion boundaries, with
+ * nothing else reading it on the way: o is p; or o is a fused
+ * computation's parameter and its caller's operand (used there once)
+ * is; or o is a fusion whose computation's root is p.  XLA puts a dot
+ * and its user in two fusions, so the user reads the dot as a
+ * parameter.
+ */
+static bool carries(const usc_hlo_instr *o, const usc_hlo_instr *p)
+{
+	size_t at = 0;
+
+	for (int depth = 0; depth < 8; depth++) {
+		const usc_hlo_instr *f;
+
+		if (o == p)
+			return true;
+		if (o->opcode == USC_HLO_OP_FUSION)
+			return o->called_count == 1 && p->is_root &&
+			       p->parent == o->called[0];
+		if (o->opcode != USC_HLO_OP_PARAMETER || !o->parent ||
+		    o->parent->is_entry || o->parameter_number < 0)
+			return false;
+		f = caller_of(o->parent);
+		if (!f || (size_t)o->parameter_number >= f->operand_count)
+			return false;
+		o = f->operands[o->parameter_number];
+		if (sole_user(o, &at) != f)
+			return false;
+	}
+	return false;
+}
+
 /*
  * transposed (operand v of an elementwise op read through transposed
- * indices) is the producer's own transposition when that operand is
- * square (the mutant reads it as [c, r] and transposes back, which is
+ * indices) is the producer's own transposition (in the same computation
+ * or across fusions) when that operand is square (the mutant reads it as [c, r] and transposes back, which is
  * the transpose only for r = c) and has no other use: a dot's
  * dot-transpose-output, or any broadcast-permute of a rank-2 broadcast
  * (a rank-2 result has one other arrangement of its dimensions: the
@@ -159,14 +215,14 @@ static bool transposed_producer(const usc_hlo_instr *e, int v,
 	if (v < 0 || (size_t)v >= e->operand_count || e->operand_count != 2)
 		return false;
 	o = e->operands[v];
-	if (o != p || o->shape.rank != 2 ||
-	    o->shape.dims[0] != o->shape.dims[1] ||
-	    e->operands[0] == e->operands[1] || sole_user(o, &at) != e)
+	if (o->shape.rank != 2 || o->shape.dims[0] != o->shape.dims[1] ||
+	    e->operands[0] == e->operands[1] || sole_user(o, &at) != e ||
+	    !usc__sig_same_dims(&o->shape, &p->shape) || !carries(o, p))
 		return false;
 	if (pk == USC_MUT_DOT_TRANSPOSE_OUTPUT)
-		return o->opcode == USC_HLO_OP_DOT;
+		return p->opcode == USC_HLO_OP_DOT;
 	return pk == USC_MUT_BROADCAST_PERMUTE &&
-	       o->opcode == USC_HLO_OP_BROADCAST;
+	       p->opcode == USC_HLO_OP_BROADCAST;
 }
 
 /* A one-operand op that maps an all-+0 operand to an all-+0 result. */

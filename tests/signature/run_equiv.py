@@ -9,7 +9,9 @@ USC_SOURCE_DIR as in ctest).
    threshold is the iota plus one.  The device output is computed here
    with numpy (np.where of the negated or shifted mask), not by ulpscope.
    A constant set to zero is the fusion that only broadcasts it replaced
-   by zeros.  A compare with a second use is not folded (its flip also changes that
+   by zeros.  A subtract reading, through a fusion parameter, a square
+   dot that another fusion computes, transposed, is that dot's output
+   transposed (the device: numpy's (x @ y).T - z on small integers, exact).  A compare with a second use is not folded (its flip also changes that
    use), and two directed roundings that agree on positive sums stay two
    candidates, tied (an observational tie, not an identity).
 
@@ -237,6 +239,50 @@ def test_zero_chain(tmp):
     print("zero chain: one candidate, %s" % sorted(forms(best)))
 
 
+FUSED_DOT_KERNEL = """HloModule equiv_dot
+
+fdot {
+  a = f32[4,4]{1,0} parameter(0)
+  b = f32[4,4]{1,0} parameter(1)
+  ROOT d.0 = f32[4,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+fsub {
+  p = f32[4,4]{1,0} parameter(0)
+  q = f32[4,4]{1,0} parameter(1)
+  ROOT s.0 = f32[4,4]{1,0} subtract(p, q)
+}
+
+ENTRY main {
+  x = f32[4,4]{1,0} parameter(0)
+  y = f32[4,4]{1,0} parameter(1)
+  z = f32[4,4]{1,0} parameter(2)
+  fd.0 = f32[4,4]{1,0} fusion(x, y), kind=kLoop, calls=fdot
+  ROOT fs.0 = f32[4,4]{1,0} fusion(fd.0, z), kind=kLoop, calls=fsub
+}
+"""
+
+
+def test_fused_transpose(tmp):
+    """transposed of a fusion parameter = the other fusion's dot
+    transposed."""
+    rng = np.random.default_rng(23)
+    x, y, z = (rng.integers(-8, 8, (4, 4)).astype(np.float32)
+               for _ in range(3))
+    ins = [save(tmp, "fx.npy", x), save(tmp, "fy.npy", y),
+           save(tmp, "fz.npy", z)]
+    dev = ((x @ y).T - z).astype(np.float32)
+    k = write(tmp, "dot.hlo", FUSED_DOT_KERNEL)
+    r = search(k, ins, [save(tmp, "dev.npy", dev)])
+    want = {("s.0", "transposed", 0), ("d.0", "dot-transpose-output", 0)}
+    best = r["candidates"][0] if r["candidates"] else None
+    if r["verdict"] != "explained" or not best or not want <= forms(best):
+        fail("fused transpose: best %s, expected the forms %s" %
+             (best and sorted(forms(best)), sorted(want)))
+        return
+    print("fused transpose: one candidate, %s" % sorted(forms(best)))
+
+
 def test_round_ties(tmp):
     """Rounded down or toward zero: the same bits on positive sums, yet
     two programs (they differ on negative ones): two tied candidates."""
@@ -394,7 +440,8 @@ def test_campaign(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="usc_sigeq_") as tmp:
-        for t in (test_select, test_iota, test_zero_chain, test_round_ties,
+        for t in (test_select, test_iota, test_zero_chain,
+                  test_fused_transpose, test_round_ties,
                   test_splat,
                   test_narrow_ulps, test_output_zero_last, test_campaign):
             try:
