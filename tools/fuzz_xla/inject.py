@@ -73,15 +73,51 @@ CONVERT = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+convert\(%?([\w.
                      re.M)
 
 
+COMP_HEAD = re.compile(r"^\s*(?:ENTRY\s+)?%?([\w.\-]+)\s*(?:\(.*)?\{\s*$")
+TO_APPLY = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+reduce(?:-window)?\(.*"
+                      r"to_apply=%?([\w.\-]+)", re.M)
+FUSION_CALLS = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*\sfusion\(.*calls=%?([\w.\-]+)",
+                          re.M)
+
+
 def op_names(kernel_text):
     """{instruction of the optimized module: the generated op it came
     from} through XLA's metadata op_name.  A convert XLA added without
     one (the rounding of a bf16/f16 op it computes in f32) belongs to the
-    op it converts."""
+    op it converts; the unnamed reductions and wrapped ops are named as
+    below."""
     names = {name: op for name, op in OPNAME.findall(kernel_text)}
     for name, operand in CONVERT.findall(kernel_text):
         if name not in names and operand in names:
             names[name] = names[operand]
+    # A fusion XLA wraps around one op ("wrapped_reduce-window") carries
+    # the op_name; the op inside, of the same opcode, has none.
+    comps, cur = {}, None
+    for line in kernel_text.splitlines():
+        m = COMP_HEAD.match(line)
+        if m:
+            cur = comps.setdefault(m.group(1), [])
+        elif cur is not None:
+            i = INSTR.match(line)
+            if i:
+                cur.append(i.groups())
+    # A reduction left without one is named by its region's parameters,
+    # which XLA names after the generated reduction.
+    for name, region in TO_APPLY.findall(kernel_text):
+        if name in names:
+            continue
+        for pname, opcode in comps.get(region, []):
+            if opcode == "parameter" and pname in names:
+                names[name] = names[pname]
+                break
+    for fusion, comp in FUSION_CALLS.findall(kernel_text):
+        op = names.get(fusion)
+        if not op:
+            continue
+        base = re.sub(r"\.\d+$", "", op)
+        for name, opcode in comps.get(comp, []):
+            if name not in names and opcode == base:
+                names[name] = op
     return names
 
 
