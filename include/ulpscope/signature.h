@@ -108,8 +108,9 @@ extern "C" {
 	  "dropped (truncated instead of rounded)")                            \
 	X(CONVERT_INT_ROUND, "convert-int-round", 1,                           \
 	  "a truncating float -> int convert rounding to nearest even")        \
-	X(CONSTANT_ULPS, "constant-ulps", 4,                                   \
-	  "a float constant off by +1, -1, +2 or -2 ulps")                     \
+	X(CONSTANT_ULPS, "constant-ulps", 12,                                  \
+	  "a float constant off by +1, -1, +2 or -2 ulps of its type, or of "  \
+	  "bf16 or f16 where it is a value of that narrower type")             \
 	X(BROADCAST_PERMUTE, "broadcast-permute", 4,                           \
 	  "a broadcast's dimensions permuted (or moved), where the shapes "    \
 	  "allow")                                                             \
@@ -214,6 +215,18 @@ typedef struct usc_signature_options {
 
 usc_signature_options usc_signature_options_default(void);
 
+/*
+ * Another (op, mutation, variant) that writes the same program as a
+ * candidate (docs/signatures.md, "Equivalent mutations").
+ */
+typedef struct usc_signature_form {
+	char *op;
+	char *computation;
+	usc_mutation kind;
+	int variant;
+	char detail[96];
+} usc_signature_form;
+
 /* One (op, mutation) pair and how well it reproduces the device. */
 typedef struct usc_signature_candidate {
 	char *op;            /* instruction name; NULL for NONE, OUTPUT_ZERO */
@@ -248,6 +261,14 @@ typedef struct usc_signature_candidate {
 	double median_ulps;
 	/* Ties with the best candidate (same score, width and median). */
 	bool tied_best;
+	/*
+	 * The other mutations that write the same program, whatever the
+	 * inputs (flip-compare EQ<->NE of a select's only predicate is the
+	 * select's swap-operands): one candidate, several names.  NULL and
+	 * 0 when there are none.
+	 */
+	usc_signature_form *equivalent;
+	size_t equivalent_count;
 } usc_signature_candidate;
 
 typedef struct usc_signature_report {

@@ -565,6 +565,7 @@ static usc_status set_up(search *s, size_t k, const usc_tensor *const *dev,
 	ss->env = s->env;
 	ss->elements = s->elements;
 	ss->scratch = s->scratch;
+	ss->m = s->m;
 	ss->defect = usc__calloc(s->elements ? s->elements : 1, 1);
 	r->kernel_name = usc__strdup(s->m->name ? s->m->name : "kernel");
 	if (!ss->defect || !r->kernel_name)

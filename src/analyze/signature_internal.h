@@ -104,6 +104,15 @@ const char *usc__sig_splat(usc__sig_ctx *c, usc_dtype t, const char *value,
 void usc__sig_convert_operands(usc__sig_ctx *c, const char *sh, char *args,
 			       size_t cap);
 
+/*
+ * A float constant whose elements all hold one value: a scalar, or the
+ * array XLA writes when it folds the broadcast of a scalar constant.
+ * The constant mutations move that value (docs/signatures.md).
+ */
+bool usc__sig_splat_constant(const usc_hlo_instr *in);
+/* The mutated constant: value val in every element of c->in's shape. */
+void usc__sig_emit_constant(usc__sig_ctx *c, const char *val);
+
 bool usc__sig_is_array(const usc_hlo_shape *s);
 bool usc__sig_is_float_array(const usc_hlo_shape *s);
 int usc__sig_fbits(usc_dtype t);
@@ -192,6 +201,7 @@ typedef struct usc__sig_set {
 	usc_signature_report *r;
 	usc_signature_candidate *list;
 	size_t n, cap;
+	const usc_hlo_module *m;  /* the kernel, for equivalences */
 } usc__sig_set;
 
 /*
@@ -238,6 +248,13 @@ bool usc__sig_score_output_zero(usc__sig_set *s,
 bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 		   const usc_hlo_instr *in);
 void usc__sig_cand_free(usc_signature_candidate *c);
+
+/*
+ * Folds each candidate that writes the same program as a better ranked
+ * one into that one's equivalent forms (signature_equiv.c); the list
+ * must be sorted.  False on out of memory.
+ */
+bool usc__sig_merge_equivalent(usc__sig_set *s);
 
 /* Sorts the set's candidates, sets the verdict, keeps the top and ties;
  * false on out of memory. */

@@ -183,34 +183,47 @@ bool usc__sig_mut_convert_int(usc__sig_ctx *c, usc_mutation kind)
 }
 
 /*
- * constant-ulps/0..3: a scalar float constant moved by +1, -1, +2, -2
- * codes of its type (toward +inf for +k), as when a compiler folds a
- * constant in another precision or rounds a literal the wrong way.  Only
- * finite non-zero constants whose results keep their sign are written.
+ * constant-ulps/0..3: a float constant moved by +1, -1, +2, -2 codes of
+ * its type (toward +inf for +k), as when a compiler folds a constant in
+ * another precision or rounds a literal the wrong way.  /4..7 move it by
+ * the same codes of bf16, /8..11 of f16, when the constant is a value of
+ * that narrower type: XLA computes a bf16 or f16 program in f32 and
+ * widens its literals, so a literal one bf16 ulp off in the program is a
+ * move of 2^16 codes in the kernel's f32 constant.  Only finite non-zero
+ * constants whose results keep their sign are written; a splat array
+ * constant (a folded broadcast) moves every element.
  */
 bool usc__sig_mut_constant_ulps(usc__sig_ctx *c, int v)
 {
 	static const int steps[4] = {1, -1, 2, -2};
 	const usc_hlo_instr *in = c->in;
-	usc_dtype t = in->shape.dtype;
-	const usc_format *f = usc_format_of(t);
+	usc_dtype t = in->shape.dtype, u;
+	const usc_format *f;
 	uint64_t bits, sign, mag, nb;
-	double x, y;
-	char sc[64], val[64];
+	double x, y, back;
+	char val[64], unit[16] = "";
 	int k;
 
-	if (v < 0 || v > 3 || in->opcode != USC_HLO_OP_CONSTANT ||
-	    !usc__sig_is_float_array(&in->shape) || in->shape.rank != 0 ||
-	    !in->literal || in->literal->kind != USC_HLO_LITERAL_ARRAY ||
-	    in->literal->count != 1 || !f || !f->has_sign || f->bits > 64)
+	if (v < 0 || v > 11 || !usc__sig_splat_constant(in))
+		return false;
+	u = v < 4 ? t : v < 8 ? USC_BF16 : USC_F16;
+	f = usc_format_of(u);
+	if (!f || !f->has_sign || f->bits > 64)
 		return false;
 	x = in->literal->elems[0].value;
 	/* A zero has no ulp of its own (its neighbours are subnormals): an
 	 * init or a mask, not a literal a compiler rounds. */
 	if (!isfinite(x) || x == 0 ||
-	    usc_encode_double(t, x, NULL, &bits, NULL) != USC_OK)
+	    usc_encode_double(u, x, NULL, &bits, NULL) != USC_OK)
 		return false;
-	k = steps[v];
+	if (v >= 4) {
+		/* Only a value of the narrower type, in a wider constant. */
+		if (usc__sig_precision_of(u) >= usc__sig_precision_of(t) ||
+		    usc_decode_double(u, bits, &back) != USC_OK || back != x)
+			return false;
+		snprintf(unit, sizeof unit, " %s", usc_dtype_name(u));
+	}
+	k = steps[v % 4];
 	sign = (uint64_t)1 << (f->bits - 1);
 	mag = bits & ~sign;
 	/* Toward +inf: a larger magnitude when positive, a smaller when
@@ -221,14 +234,14 @@ bool usc__sig_mut_constant_ulps(usc__sig_ctx *c, int v)
 		return false;
 	nb = (bits & sign && mag != 0 ? sign : 0) |
 	     (mag + (uint64_t)(int64_t)k);
-	if (usc_decode_double(t, nb, &y) != USC_OK || !isfinite(y) ||
+	if (usc_decode_double(u, nb, &y) != USC_OK || !isfinite(y) ||
 	    isnan(y) || y == x)
 		return false;
 	snprintf(val, sizeof val, "%.17g", y);
-	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(t));
-	usc__sig_emit(c, in->is_root, in->name, sc, "constant", val, NULL);
-	usc__sig_set_detail(c, "%s %+d ulp%s (%s)", in->literal->elems[0].text,
-			    steps[v],
-			    steps[v] == 1 || steps[v] == -1 ? "" : "s", val);
+	usc__sig_emit_constant(c, val);
+	usc__sig_set_detail(c, "%s %+d%s ulp%s (%s)",
+			    in->literal->elems[0].text, steps[v % 4], unit,
+			    steps[v % 4] == 1 || steps[v % 4] == -1 ? "" : "s",
+			    val);
 	return true;
 }

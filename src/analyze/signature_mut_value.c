@@ -174,18 +174,60 @@ bool usc__sig_mut_wrong_init(usc__sig_ctx *c)
 	return true;
 }
 
+bool usc__sig_splat_constant(const usc_hlo_instr *in)
+{
+	const usc_hlo_literal *l = in->literal;
+	uint64_t n = 1;
+
+	if (in->opcode != USC_HLO_OP_CONSTANT ||
+	    !usc__sig_is_float_array(&in->shape) || !l ||
+	    l->kind != USC_HLO_LITERAL_ARRAY || l->count == 0)
+		return false;
+	for (size_t d = 0; d < in->shape.rank; d++)
+		n *= (uint64_t)in->shape.dims[d];
+	if (n != l->count)
+		return false;
+	/* Bit for bit the same value: the text XLA printed for each. */
+	for (size_t i = 1; i < l->count; i++)
+		if (l->elems[i].value != l->elems[0].value ||
+		    signbit(l->elems[i].value) != signbit(l->elems[0].value))
+			return false;
+	return true;
+}
+
+void usc__sig_emit_constant(usc__sig_ctx *c, const char *val)
+{
+	const usc_hlo_instr *in = c->in;
+	char sc[64], sh[256], k[160];
+
+	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(in->shape.dtype));
+	if (in->shape.rank == 0) {
+		usc__sig_emit(c, in->is_root, in->name, sc, "constant", val,
+			      NULL);
+		return;
+	}
+	usc__sig_emit(c, false, usc__sig_hname(c, k), sc, "constant", val,
+		      NULL);
+	usc__sig_shape_txt(sh, sizeof sh, in->shape.dtype, &in->shape);
+	usc__sig_emit(c, in->is_root, in->name, sh, "broadcast", k,
+		      ", dimensions={}");
+}
+
+/*
+ * wrong-constant/0: the constant rounded to bf16 (a literal folded in a
+ * narrower type); /1: zero (a constant lost).  Scalars, and the splat
+ * arrays XLA folds a broadcast constant into (its fused kernels carry
+ * them without the op_name of the scalar they came from).
+ */
 bool usc__sig_mut_wrong_constant(usc__sig_ctx *c, int v)
 {
 	const usc_hlo_instr *in = c->in;
-	char sc[64], val[64];
+	char val[64];
 	double x, y;
 	uint64_t bits;
 	usc_rounding r = USC_ROUNDING_DEFAULT;
 
-	if (in->opcode != USC_HLO_OP_CONSTANT ||
-	    !usc__sig_is_float_array(&in->shape) || in->shape.rank != 0 ||
-	    !in->literal || in->literal->kind != USC_HLO_LITERAL_ARRAY ||
-	    in->literal->count != 1)
+	if (!usc__sig_splat_constant(in))
 		return false;
 	x = in->literal->elems[0].value;
 	if (!isfinite(x) || x == 0)
@@ -203,7 +245,6 @@ bool usc__sig_mut_wrong_constant(usc__sig_ctx *c, int v)
 		usc__sig_set_detail(c, "0 instead of %s",
 				    in->literal->elems[0].text);
 	}
-	snprintf(sc, sizeof sc, "%s[]", usc_dtype_name(in->shape.dtype));
-	usc__sig_emit(c, in->is_root, in->name, sc, "constant", val, NULL);
+	usc__sig_emit_constant(c, val);
 	return true;
 }

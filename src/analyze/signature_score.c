@@ -323,18 +323,32 @@ static int64_t net_of(const usc_signature_candidate *c)
 	return (int64_t)c->explained - (int64_t)c->broken;
 }
 
-/* Better first (band_floor: the lowest net count of the leading band);
- * see the comment of usc__sig_rank. */
+/*
+ * Whether c says something: it explains an element, and its width is
+ * below the identity's (idw; NaN: no finite distance to compare with).
+ */
+static bool informative(const usc_signature_candidate *c, double idw)
+{
+	return c->explained > 0 &&
+	       (isnan(idw) || (!isnan(c->width) && c->width < idw));
+}
+
+/* Better first (band_floor: the lowest net count of the leading band;
+ * idw: the identity's width); see the comment of usc__sig_rank. */
 static int cmp_cand(const usc_signature_candidate *a,
-		    const usc_signature_candidate *b, int64_t band_floor)
+		    const usc_signature_candidate *b, int64_t band_floor,
+		    double idw)
 {
 	int64_t na = net_of(a), nb = net_of(b);
 	bool ba = na >= band_floor, bb = nb >= band_floor;
+	bool ia = informative(a, idw), ib = informative(b, idw);
 	double wa = isnan(a->width) ? INFINITY : a->width;
 	double wb = isnan(b->width) ? INFINITY : b->width;
 	double ma = isnan(a->median_ulps) ? -1 : a->median_ulps;
 	double mb = isnan(b->median_ulps) ? -1 : b->median_ulps;
 
+	if (ia != ib)
+		return ia ? -1 : 1;
 	if (ba != bb)
 		return ba ? -1 : 1;
 	if (ba && wa != wb)
@@ -343,6 +357,14 @@ static int cmp_cand(const usc_signature_candidate *a,
 		return na > nb ? -1 : 1;
 	if (wa != wb)
 		return wa < wb ? -1 : 1;
+	/*
+	 * output-zero is built from the device (the reference where the
+	 * device is not zero): its bitwise count and median hold by
+	 * construction and are no evidence against a mutation of the
+	 * program that scores as well, which also says what made the zeros.
+	 */
+	if ((a->kind == USC_MUT_OUTPUT_ZERO) != (b->kind == USC_MUT_OUTPUT_ZERO))
+		return a->kind == USC_MUT_OUTPUT_ZERO ? 1 : -1;
 	if (a->reproduced != b->reproduced)
 		return a->reproduced > b->reproduced ? -1 : 1;
 	if (ma != mb)
@@ -369,7 +391,7 @@ static bool tied(const usc_signature_candidate *a,
 
 /* A stable merge sort of list by cmp_cand (qsort has no context). */
 static bool sort_cands(usc_signature_candidate *list, size_t n,
-		       int64_t band_floor)
+		       int64_t band_floor, double idw)
 {
 	usc_signature_candidate *tmp;
 
@@ -386,7 +408,7 @@ static bool sort_cands(usc_signature_candidate *list, size_t n,
 
 			while (i < mid && j < hi)
 				tmp[k++] = cmp_cand(&list[j], &list[i],
-						    band_floor) < 0
+						    band_floor, idw) < 0
 					       ? list[j++]
 					       : list[i++];
 			while (i < mid)
@@ -405,6 +427,13 @@ void usc__sig_cand_free(usc_signature_candidate *c)
 	usc__free(c->op);
 	usc__free(c->computation);
 	c->op = c->computation = NULL;
+	for (size_t i = 0; i < c->equivalent_count; i++) {
+		usc__free(c->equivalent[i].op);
+		usc__free(c->equivalent[i].computation);
+	}
+	usc__free(c->equivalent);
+	c->equivalent = NULL;
+	c->equivalent_count = 0;
 }
 
 void usc_signature_report_destroy(usc_signature_report *r)
@@ -436,6 +465,8 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 	x = &s->list[s->n];
 	*x = *c;
 	x->op = x->computation = NULL;
+	x->equivalent = NULL;
+	x->equivalent_count = 0;
 	if (in) {
 		x->op = usc__strdup(in->name);
 		x->computation = usc__strdup(in->parent->name);
@@ -449,7 +480,11 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 }
 
 /*
- * The order: the net count explained - broken first (the defect elements
+ * The order: first the informative candidates, those that explain an
+ * element with a width below the identity's (the verdict's test: a
+ * wider explanation says nothing more than "somewhere near the right
+ * value", and must not hide a narrow one that explains a little less).
+ * Then the net count explained - broken (the defect elements
  * a mutant accounts for without spoiling what was right), then the more
  * specific explanation (the smaller width: a mutant whose envelope holds
  * the device value among fewer values says more).  The net count is
@@ -478,8 +513,12 @@ bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o)
 		       : 0;
 	if (band_floor < 1)
 		band_floor = best > 0 ? 1 : best;
-	if (!sort_cands(list, n, band_floor))
+	if (!sort_cands(list, n, band_floor, r->identity.width) ||
+	    !usc__sig_merge_equivalent(s))
 		return false;
+	/* Twins folded: the list is shorter. */
+	list = s->list;
+	n = s->n;
 	if (r->verdict != USC_SIGNATURE_NO_DIFFERENCE &&
 	    r->verdict != USC_SIGNATURE_LEGIT) {
 		double net = n ? (double)list[0].explained -

@@ -1,6 +1,7 @@
 list(APPEND USC_LIB_SOURCES
   src/analyze/signature.c
   src/analyze/signature_catalogue.c
+  src/analyze/signature_equiv.c
   src/analyze/signature_score.c
   src/analyze/signature_text.c
   src/analyze/signature_mut_compare.c

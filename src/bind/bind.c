@@ -41,6 +41,7 @@ static const struct {
 	{"usc_bisect_step", sizeof(usc_bisect_step)},
 	{"usc_signature_options", sizeof(usc_signature_options)},
 	{"usc_signature_request", sizeof(usc_signature_request)},
+	{"usc_signature_form", sizeof(usc_signature_form)},
 	{"usc_signature_candidate", sizeof(usc_signature_candidate)},
 	{"usc_signature_report", sizeof(usc_signature_report)},
 	{"usc_explain_request", sizeof(usc_explain_request)},

@@ -152,7 +152,22 @@ static void json_cand(const usc_signature_report *r,
 	usc_cli_json_num(frac(c->differing_reproduced, r->differing));
 	printf(", \"median_ulps\": ");
 	usc_cli_json_num(c->median_ulps);
-	printf(", \"tied_best\": %s}", c->tied_best ? "true" : "false");
+	printf(", \"tied_best\": %s, \"equivalent\": [",
+	       c->tied_best ? "true" : "false");
+	for (size_t i = 0; i < c->equivalent_count; i++) {
+		const usc_signature_form *e = &c->equivalent[i];
+
+		printf("%s{\"op\": ", i ? ", " : "");
+		usc_cli_json_str(e->op);
+		printf(", \"computation\": ");
+		usc_cli_json_str(e->computation);
+		printf(", \"mutation\": ");
+		usc_cli_json_str(usc_mutation_name(e->kind));
+		printf(", \"variant\": %d, \"detail\": ", e->variant);
+		usc_cli_json_str(e->detail);
+		printf("}");
+	}
+	printf("]}");
 }
 
 static void print_json(const usc_signature_report *r)
@@ -273,6 +288,12 @@ static void print_text(const usc_signature_report *r)
 		       100 * frac(c->explained, r->defects),
 		       (unsigned long long)c->broken, w,
 		       100 * frac(c->reproduced, r->elements), c->detail);
+		/* The same program under other names: one candidate. */
+		for (size_t j = 0; j < c->equivalent_count; j++)
+			printf("%4s  %-28s %-22s the same program: %s\n", "",
+			       c->equivalent[j].op,
+			       usc_mutation_name(c->equivalent[j].kind),
+			       c->equivalent[j].detail);
 		ties += c->tied_best;
 	}
 	if (r->verdict == USC_SIGNATURE_EXPLAINED) {
@@ -281,6 +302,12 @@ static void print_text(const usc_signature_report *r)
 		printf("best explanation: %s %s (%s) ",
 		       b->op ? b->op : "output", usc_mutation_name(b->kind),
 		       b->detail);
+		for (size_t j = 0; j < b->equivalent_count; j++)
+			printf("%s %s %s (%s) ",
+			       j ? "and" : "- the same program as",
+			       b->equivalent[j].op,
+			       usc_mutation_name(b->equivalent[j].kind),
+			       b->equivalent[j].detail);
 		say_score(r, b);
 		printf("\n");
 		if (ties > 1)

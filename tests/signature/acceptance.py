@@ -480,7 +480,13 @@ def run_case(case, tmp, full, per_kind, table):
         def key(c):
             return (None if c["mutation"] == OUTPUT_ZERO else c["op"],
                     c["mutation"])
+        # A candidate's equivalent forms (docs/signatures.md, "Equivalent
+        # mutations") are the same program under other names.
+        def keys(c):
+            return [key(c)] + [(e["op"], e["mutation"])
+                               for e in c.get("equivalent", [])]
         names = [key(c) for c in cands]
+        top3 = [k for c in cands[:3] for k in keys(c)]
         row = table[(case, kind)]
         row[3] += 1
         if r["budget_exhausted"] or r["verdict"] != "explained":
@@ -489,12 +495,15 @@ def run_case(case, tmp, full, per_kind, table):
                                         if r["budget_exhausted"] else ""))
             row[7] += 1
             continue
-        tied = [key(c) for c in cands if c["tied_best"]]
+        tied = [k for c in cands if c["tied_best"] for k in keys(c)]
         # Several (op, mutation) tied with the best reproduce the whole
         # output, as the true one does: bit-identical outputs, ambiguous
         # by construction.
         if len(set(tied)) > 1 and (op, kind) in tied and \
                 cands[0]["fraction"] == 1.0:
+            ambiguous.add(j)
+        # Named by an equivalent form of the best: the same program.
+        if cands and (op, kind) in keys(cands[0])[1:]:
             ambiguous.add(j)
         if names[0] == (op, kind) and j not in ambiguous:
             row[4] += 1
@@ -509,17 +518,18 @@ def run_case(case, tmp, full, per_kind, table):
                 mutant(bj) == digests[j]:
             ambiguous.add(j)
         if j in ambiguous:
-            if (op, kind) in tied or (op, kind) in names[:3]:
+            if (op, kind) in tied or (op, kind) in top3:
                 row[6] += 1
             else:
                 row[7] += 1
                 fail("%s (ambiguous by construction): not among the tied "
                      "best %s" % (label, tied))
-        elif (op, kind) in names[:3]:
+        elif (op, kind) in top3:
             row[5] += 1
             print("  %s: ranked %d, best %s %s (%s)" % (
-                label, names.index((op, kind)) + 1, b["op"], b["mutation"],
-                b["detail"]))
+                label, 1 + next(i for i, c in enumerate(cands)
+                                if (op, kind) in keys(c)),
+                b["op"], b["mutation"], b["detail"]))
         else:
             row[7] += 1
             fail("%s: not in the top 3: %s" % (label, names[:3]))

@@ -8,6 +8,18 @@ set_tests_properties(test_signature PROPERTIES
   ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
   SKIP_RETURN_CODE 77 TIMEOUT 900)
 
+# Equivalent mutations folded into one candidate, observational ties kept
+# apart, the constant mutations on splat arrays and in bf16/f16 ulps, and
+# output-zero after a program mutation that scores as well: hand kernels,
+# the device computed with numpy; and four cases of the injected-defect
+# campaign (tests/signature/campaign: XLA:CPU's outputs of a mutant) whose
+# injected mutation must come first (tests/signature/run_equiv.py).
+add_test(NAME test_signature_equiv
+  COMMAND /usr/bin/python3 -W ignore ${CMAKE_CURRENT_SOURCE_DIR}/signature/run_equiv.py)
+set_tests_properties(test_signature_equiv PROPERTIES
+  ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
+  SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 # The acceptance bar (tests/signature/acceptance.py): every mutation that
 # applies, on every op of six captured kernels, injected and searched, and
 # the mutations normal inputs cannot show (flushed denormals, saturating

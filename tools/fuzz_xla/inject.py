@@ -41,7 +41,8 @@ import numpy as np  # noqa: E402
 OPNAME = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*metadata=\{[^}]*op_name=\"([^\"]*)\"",
                     re.M)
 ENTRY = re.compile(r"^ENTRY\s+%?([\w.\-]+)", re.M)
-CONST = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\w+\[\]\S*\s+constant\(([^)]*)\)", re.M)
+CONST = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\w+\[([\d,]*)\]\S*\s+"
+                   r"constant\(([^)]*)\)", re.M)
 
 
 def sh(cmd, **kw):
@@ -72,27 +73,68 @@ CONVERT = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+convert\(%?([\w.
                      re.M)
 
 
+COMP_HEAD = re.compile(r"^\s*(?:ENTRY\s+)?%?([\w.\-]+)\s*(?:\(.*)?\{\s*$")
+TO_APPLY = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+reduce(?:-window)?\(.*"
+                      r"to_apply=%?([\w.\-]+)", re.M)
+FUSION_CALLS = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*\sfusion\(.*calls=%?([\w.\-]+)",
+                          re.M)
+
+
 def op_names(kernel_text):
     """{instruction of the optimized module: the generated op it came
     from} through XLA's metadata op_name.  A convert XLA added without
     one (the rounding of a bf16/f16 op it computes in f32) belongs to the
-    op it converts."""
+    op it converts; the unnamed reductions and wrapped ops are named as
+    below."""
     names = {name: op for name, op in OPNAME.findall(kernel_text)}
     for name, operand in CONVERT.findall(kernel_text):
         if name not in names and operand in names:
             names[name] = names[operand]
+    # A fusion XLA wraps around one op ("wrapped_reduce-window") carries
+    # the op_name; the op inside, of the same opcode, has none.
+    comps, cur = {}, None
+    for line in kernel_text.splitlines():
+        m = COMP_HEAD.match(line)
+        if m:
+            cur = comps.setdefault(m.group(1), [])
+        elif cur is not None:
+            i = INSTR.match(line)
+            if i:
+                cur.append(i.groups())
+    # A reduction left without one is named by its region's parameters,
+    # which XLA names after the generated reduction.
+    for name, region in TO_APPLY.findall(kernel_text):
+        if name in names:
+            continue
+        for pname, opcode in comps.get(region, []):
+            if opcode == "parameter" and pname in names:
+                names[name] = names[pname]
+                break
+    for fusion, comp in FUSION_CALLS.findall(kernel_text):
+        op = names.get(fusion)
+        if not op:
+            continue
+        base = re.sub(r"\.\d+$", "", op)
+        for name, opcode in comps.get(comp, []):
+            if name not in names and opcode == base:
+                names[name] = op
     return names
 
 
 def constants(text):
-    """{scalar constant: its value}; XLA writes no op_name for the
-    constants it moves into a fusion, so a constant is matched by value."""
+    """{constant: its value} for the scalar constants and the splat
+    arrays (every element one value: the broadcast of a scalar XLA folded
+    into one constant); XLA writes no op_name for the constants it moves
+    into a fusion or folds, so a constant is matched by value."""
     out = {}
-    for name, v in CONST.findall(text):
+    for name, dims, v in CONST.findall(text):
+        vals = [x for x in re.split(r"[{},\s]+", v) if x]
         try:
-            out[name] = float(v)
+            vals = {float(x) for x in vals}
         except ValueError:
-            pass
+            continue
+        if len(vals) == 1:
+            out[name] = vals.pop()
     return out
 
 
@@ -106,6 +148,65 @@ def unique_opcodes(gen_text):
     for _, opcode in INSTR.findall(entry):
         count[opcode] = count.get(opcode, 0) + 1
     return {k for k, v in count.items() if v == 1}
+
+
+GEN_OP = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*\S+\s+([\w\-]+)\(([^)]*)\)", re.M)
+LAYOUT = {"broadcast", "transpose", "reshape", "copy", "bitcast"}
+
+
+GEN_LINE = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*(.*)$", re.M)
+
+
+def gen_graph(gen_text):
+    """{op of the generated entry: (opcode, [operands], its text after '=')}."""
+    entry = gen_text[gen_text.rfind("ENTRY"):]
+    rhs = dict(GEN_LINE.findall(entry))
+    return {name: (opcode, re.findall(r"%([\w.\-]+)", args), rhs.get(name, "").strip())
+            for name, opcode, args in GEN_OP.findall(entry)}
+
+
+UNARY = {"convert", "sqrt", "rsqrt", "cbrt", "exponential", "exponential-minus-one", "log",
+         "log-plus-one", "sine", "cosine", "tan", "tanh", "logistic", "negate", "abs", "sign",
+         "floor", "ceil", "round-nearest-even", "round-nearest-afz"}
+
+
+def named(o_names, op, graph, o_opcode=None):
+    """Whether an optimized op whose metadata op_name is o_names
+    ("add.4", or "add.4;broadcast.2" when XLA fused several generated ops
+    into one) implements the generated op: op is one of them or has the
+    same text as one (XLA's CSE merged them), or op sits
+    in a chain of layout ops (broadcast, transpose, reshape, copy,
+    bitcast) that ends at one of them, which XLA folds into a single op
+    named after the last (a transpose of a broadcast becomes one
+    broadcast)."""
+    for g in o_names.split(";"):
+        if g == op:
+            return True
+        # Two generated ops of the same text (opcode, operands and
+        # attributes) are one op after XLA's CSE, named after either.
+        if g in graph and op in graph and graph[g][0] != "parameter" and \
+                graph[g][2] == graph[op][2]:
+            return True
+        seen = 0
+        while g in graph and graph[g][0] in LAYOUT and graph[g][1] and seen < 16:
+            g = graph[g][1][0]
+            seen += 1
+            if g == op:
+                return graph[g][0] in LAYOUT if g in graph else False
+        # XLA sinks a transpose through unary elementwise ops into the
+        # broadcast under them (transpose(sqrt(broadcast(x))) becomes
+        # sqrt(broadcast'(x)), the broadcast named after the transpose):
+        # an optimized broadcast named after such a chain is the
+        # generated broadcast at its bottom.
+        g = o_names.split(";")[-1]
+        if o_opcode == "broadcast" and graph.get(op, ("",))[0] == "broadcast":
+            seen = 0
+            while g in graph and graph[g][0] in LAYOUT | UNARY and graph[g][1] and seen < 16:
+                g = graph[g][1][0]
+                seen += 1
+                if g == op:
+                    return True
+    return False
 
 
 def same_unique_opcode(o, op, unique):
@@ -185,7 +286,7 @@ def inputs_of(case_dir, case):
     return out
 
 
-def one_seed(args, seed, profile, log):
+def one_seed(args, seed, profile, log, only=None):
     import capture
     import run
     work = os.path.join(args.out, "work", f"seed_{seed}")
@@ -222,16 +323,28 @@ def one_seed(args, seed, profile, log):
     names, kconst, gconst = op_names(ktext), constants(ktext), constants(text)
 
     unique = unique_opcodes(text)
+    graph = gen_graph(text)
+
+    kopcode = {name: opcode for name, opcode in INSTR.findall(ktext)}
 
     def is_op(o, op):
         if o in names:
-            return names[o] == op
+            return named(names[o], op, graph, kopcode.get(o))
         if o in kconst:
-            return gconst.get(op) == kconst[o]
+            # XLA turns x - c into x + (-c): a constant whose value no
+            # generated constant has is matched by its negation.
+            v = kconst[o]
+            return gconst.get(op) == v or (v not in gconst.values() and gconst.get(op) == -v)
         return o == op or same_unique_opcode(o, op, unique)
     inputs = inputs_of(orig, case)
+    draws = []
     for kind in kinds[:args.per_kernel]:
         op, mut = rng.choice(by_kind[kind])
+        draws.append((op, kind, mut))
+    if only is not None:
+        # A replay: the mutants an earlier run recorded for this seed.
+        draws = only
+    for op, kind, mut in draws:
         rec = {"seed": seed, "distribution": dist, "op": op, "kind": kind, "mutant": mut}
         t0 = time.time()
         mpath = os.path.join(work, "mutant.hlo")
@@ -266,6 +379,10 @@ def one_seed(args, seed, profile, log):
         rec["verdict"] = doc.get("verdict")
         rec["outside"], rec["undecided"] = outside(doc)
         rec["outcome"] = "changed"
+        if args.keep:
+            shutil.copytree(mcase, os.path.join(args.keep, f"seed_{seed}_{op}_{mut.replace('/', '_')}"),
+                            dirs_exist_ok=True)
+            shutil.copy(gpath, os.path.join(args.keep, f"seed_{seed}.generated.hlo"))
         if rec["verdict"] == "defect":
             t2 = time.time()
             s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
@@ -277,6 +394,13 @@ def one_seed(args, seed, profile, log):
                 cands = []
                 rec["signature_error"] = s.stderr.strip()[:300]
             right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
+            # A candidate is one program under several names when
+            # signature found mutations that write the same program
+            # (docs/signatures.md, "Equivalent mutations"): the injected
+            # mutation may be any of its forms.
+            right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
+                                 for e in c.get("equivalent", []))
+                        for r, c in zip(right, cands)]
             # Candidates tied with the first (signature's "1="): mutations
             # that explain the output equally well, often equivalent ones
             # (EQ<->NE of a compare feeding a select is its branches swapped).
@@ -288,8 +412,13 @@ def one_seed(args, seed, profile, log):
             rec["tied"] = len(tied)
             rec["top1"] = bool(right[:1] and right[0])
             rec["top3"] = any(right[:3])
-            rec["top1_tied"] = any(right[i] for i in tied)
-            rec["top3_tied"] = rec["top3"] or rec["top1_tied"]
+            rec["equivalent"] = [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
+                                  f"{e.get('mutation')}/{e.get('variant')}"
+                                  for e in c.get("equivalent", [])] for c in cands[:5]]
+            rec["top1_equiv"] = bool(right_eq[:1] and right_eq[0])
+            rec["top3_equiv"] = any(right_eq[:3])
+            rec["top1_tied"] = any(right_eq[i] for i in tied)
+            rec["top3_tied"] = rec["top3_equiv"] or rec["top1_tied"]
             rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
         rec["seconds"] = round(time.time() - t0, 2)
         log(rec)
@@ -319,6 +448,8 @@ def summarise(path):
         "top1": sum(1 for r in defects if r.get("top1")),
         "top3": sum(1 for r in defects if r.get("top3")),
         "top1_op": sum(1 for r in defects if r.get("top1_op")),
+        "top1_equiv": sum(1 for r in defects if r.get("top1_equiv", r.get("top1"))),
+        "top3_equiv": sum(1 for r in defects if r.get("top3_equiv", r.get("top3"))),
         "top1_tied": sum(1 for r in defects if r.get("top1_tied")),
         "top3_tied": sum(1 for r in defects if r.get("top3_tied")),
         "misses_by_kind": {},
@@ -336,6 +467,10 @@ def summarise(path):
         k["ranked"] += 1
         k["top1_miss"] += not r.get("top1")
         k["top3_miss"] += not r.get("top3")
+        k["top1_equiv_miss"] = k.get("top1_equiv_miss", 0) + \
+            (not r.get("top1_equiv", r.get("top1")))
+        k["top3_equiv_miss"] = k.get("top3_equiv_miss", 0) + \
+            (not r.get("top3_equiv", r.get("top3")))
         k["top1_tied_miss"] = k.get("top1_tied_miss", 0) + (not r.get("top1_tied"))
     for r in leaves:
         if r["verdict"] != "defect":
@@ -348,6 +483,8 @@ def summarise(path):
     if defects:
         s["top1_rate"] = round(s["top1"] / len(defects), 4)
         s["top3_rate"] = round(s["top3"] / len(defects), 4)
+        s["top1_equiv_rate"] = round(s["top1_equiv"] / len(defects), 4)
+        s["top3_equiv_rate"] = round(s["top3_equiv"] / len(defects), 4)
         s["top1_tied_rate"] = round(s["top1_tied"] / len(defects), 4)
         s["top3_tied_rate"] = round(s["top3_tied"] / len(defects), 4)
     return s
@@ -366,6 +503,11 @@ def main(argv=None):
     ap.add_argument("--mutant-seed", type=int, default=0, help="varies the mutants drawn")
     ap.add_argument("--max-seconds", type=float, default=10,
                     help="signature --max-seconds per mutant (10)")
+    ap.add_argument("--replay", metavar="MUTANTS_JSONL",
+                    help="run again only the mutants an earlier run judged defect "
+                         "(its seeds, ops and mutants; --seeds then only filters)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep each changed mutant's case (and the generated module) in DIR")
     ap.add_argument("--summary-only", action="store_true")
     ap.add_argument("--rescore", action="store_true",
                     help="score OUT/mutants.jsonl again (runs made before the unique-opcode "
@@ -389,9 +531,21 @@ def main(argv=None):
             def log(rec):
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
+            replay = None
+            if args.replay:
+                replay = {}
+                with open(args.replay) as g:
+                    for line in g:
+                        r = json.loads(line) if line.strip() else {}
+                        if r.get("verdict") == "defect":
+                            replay.setdefault(r["seed"], []).append(
+                                (r["op"], r["kind"], r["mutant"]))
+            if args.keep:
+                os.makedirs(args.keep, exist_ok=True)
             for seed in run.parse_seeds(args.seeds):
-                if seed not in done:
-                    one_seed(args, seed, profile, log)
+                if seed in done or (replay is not None and seed not in replay):
+                    continue
+                one_seed(args, seed, profile, log, replay[seed] if replay else None)
         shutil.rmtree(os.path.join(args.out, "work"), ignore_errors=True)
     s = summarise(path)
     with open(os.path.join(args.out, "inject.json"), "w") as f:

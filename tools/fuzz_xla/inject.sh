@@ -11,7 +11,9 @@
 #   JOBS=1 tools/fuzz_xla/inject.sh 50 1000 /tmp/inj
 #
 # ULPSCOPE (default build/ulpscope), USC_PYTHON (default tools/pyenv.sh's),
-# FAST_MATH (off or on: the setting and its profile, default off).
+# FAST_MATH (off or on: the setting and its profile, default off), REPLAY
+# (an earlier run's mutants.jsonl: run again only the mutants it judged
+# defect, on its seeds within the range; about a third of the time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:?usage: inject.sh N [FIRST_SEED] [OUT]}
@@ -22,6 +24,8 @@ py=${USC_PYTHON:-$("$root/tools/pyenv.sh")}
 jobs=${JOBS:-2}
 per=${PER:-4}
 fm=${FAST_MATH:-off}
+replay=()
+[ -n "${REPLAY:-}" ] && replay=(--replay "$REPLAY")
 mkdir -p "$out"
 step=$(( (n + jobs - 1) / jobs ))
 pids=()
@@ -31,7 +35,7 @@ for ((k = 0; k < jobs; k++)); do
 	[ $hi -ge $((first + n)) ] && hi=$((first + n - 1))
 	[ $lo -gt $hi ] && continue
 	"$py" "$root/tools/fuzz_xla/inject.py" --ulpscope "$cli" --out "$out/part_$k" \
-		--seeds "$lo-$hi" --per-kernel "$per" --fast-math "$fm" \
+		--seeds "$lo-$hi" --per-kernel "$per" --fast-math "$fm" "${replay[@]}" \
 		> "$out/part_$k.log" 2>&1 &
 	pids+=($!)
 done
