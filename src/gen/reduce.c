@@ -111,7 +111,7 @@ usc_status usc_reduce_size_of(const char *text, size_t len,
 			      usc_error *err)
 {
 	usc_hlo_file *f;
-	usc_hlo_computation *e;
+	usc_hlo_computation *e = NULL;
 	usc_status st;
 
 	if (!text || !out)
@@ -424,7 +424,7 @@ static usc_status make(const char *text, size_t len, const char *filename,
 {
 	usc_hlo_print_options po = usc_hlo_print_options_default();
 	usc_hlo_file *f, *g;
-	usc_hlo_computation *e, *ge;
+	usc_hlo_computation *e = NULL, *ge = NULL;
 	usc_status st;
 	usc_error ignored;
 
@@ -555,7 +555,7 @@ usc_status usc_reduce_candidates(const char *text, size_t len,
 				 usc_error *err)
 {
 	usc_hlo_file *f;
-	usc_hlo_computation *e;
+	usc_hlo_computation *e = NULL;
 	usc_reduce_size base;
 	usc_reduce_candidate *v = NULL;
 	move *moves = NULL;
