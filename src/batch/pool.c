@@ -111,6 +111,18 @@ typedef struct committer {
 	bool stop, started;
 } committer;
 
+/*
+ * Held by the committer thread while it commits (the only time it runs
+ * anything but waits) and by the main thread around fork(): a worker is
+ * forked from a process with a second thread, and a child that inherits
+ * a lock that thread held inside malloc, stdio or the sanitizers'
+ * allocator waits for it forever (seen under AddressSanitizer: a worker
+ * stuck in the allocator's mutex at its first free).  So no fork happens
+ * while the committer is inside a library; a worker's start waits for
+ * the group being committed, which only replacements of workers do.
+ */
+static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void *commit_main(void *arg)
 {
 	committer *c = arg;
@@ -137,7 +149,9 @@ static void *commit_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&c->mu);
+		pthread_mutex_lock(&fork_mu);
 		c->p->commit(c->p->ctx, ks, texts, lens, g, errs);
+		pthread_mutex_unlock(&fork_mu);
 		pthread_mutex_lock(&c->mu);
 		for (size_t i = 0, j = 0; i < c->n && j < g; i++)
 			if (c->work[i].state == COMMITTING) {
@@ -427,7 +441,10 @@ static bool worker_start(const usc__batch_pool *p, slot *s, size_t n,
 		close(cmd[1]);
 		return false;
 	}
+	/* Not while the committer is inside a library (fork_mu). */
+	pthread_mutex_lock(&fork_mu);
 	pid = fork();
+	pthread_mutex_unlock(&fork_mu);
 	if (pid < 0) {
 		int e = errno;
 
