@@ -81,20 +81,9 @@ static inline double add_ru(double a, double b)
 /*
  * The error of a product p = RN(a b) is exactly fma(a, b, -p) when it is
  * representable, which holds when |p| >= 2^-960 (the error is then far
- * above the subnormal range); otherwise both sides move.
+ * above the subnormal range); otherwise both sides move.  The product
+ * rounded up:
  */
-static inline double mul_rd(double a, double b)
-{
-	double p = a * b;
-
-	if (fabs(p) < 0x1p-960) {
-		if (a == 0 || b == 0)
-			return p;
-		return next_down(p);
-	}
-	return fma(a, b, -p) < 0 ? next_down(p) : p;
-}
-
 static inline double mul_ru(double a, double b)
 {
 	double p = a * b;
@@ -108,8 +97,8 @@ static inline double mul_ru(double a, double b)
 }
 
 /*
- * Both bounds of a b at once, *l = mul_rd(a, b) and *h = mul_ru(a, b),
- * from one product and one FMA.
+ * Both bounds of a b at once, *l rounded down and *h = mul_ru(a, b), from
+ * one product and one FMA.
  */
 static inline void mul_rdu(double a, double b, double *l, double *h)
 {
