@@ -19,58 +19,26 @@
 
 #include "hlo/hlo_internal.h"
 #include "hlo/lexer.h"
+#include "hlo/parser_internal.h"
 
-/* Nesting beyond this (tuple shapes, literals) is refused, not recursed. */
-#define MAX_DEPTH 200
-
-typedef struct pending_operand {
-	usc_hlo_instr *instr;
-	size_t index;
-	const char *name;
-	size_t len;
-	uint32_t line, column;
-} pending_operand;
-
-typedef struct parser {
-	usc__hlo_lexer lx;
-	usc__hlo_token tok;
-	const char *prev_end; /* one past the previous token */
-	usc_error *err;
-	usc_hlo_file *file;
-	usc__hlo_arena *arena;
-	usc__hlo_stack stack;
-	usc__hlo_map names; /* instructions of the open computation */
-	usc__hlo_map comps; /* computations of the open module */
-	pending_operand *pending;
-	size_t pending_count, pending_cap;
-	int depth;
-} parser;
-
-#define TRY(expr)                                                            \
-	do {                                                                 \
-		usc_status try_st_ = (expr);                                 \
-		if (try_st_ != USC_OK)                                       \
-			return try_st_;                                      \
-	} while (0)
-
-static usc_status oom(parser *p)
+usc_status usc__hp_oom(usc__parser *p)
 {
 	return usc__fail(p->err, USC_ENOMEM, "out of memory");
 }
 
-static usc_status next(parser *p)
+usc_status usc__hp_next(usc__parser *p)
 {
 	p->prev_end = p->tok.text + p->tok.len;
 	return usc__hlo_lex_next(&p->lx, &p->tok, p->err);
 }
 
-static usc_status error_tok(parser *p, const usc__hlo_token *t,
-			    const char *msg)
+usc_status usc__hp_error_tok(usc__parser *p, const usc__hlo_token *t,
+			     const char *msg)
 {
 	return usc__hlo_error_at(&p->lx, t->line, t->column, p->err, "%s", msg);
 }
 
-static usc_status fail_expected(parser *p, const char *what)
+usc_status usc__hp_fail_expected(usc__parser *p, const char *what)
 {
 	char found[64];
 
@@ -79,14 +47,15 @@ static usc_status fail_expected(parser *p, const char *what)
 				 "expected %s, found %s", what, found);
 }
 
-static usc_status expect(parser *p, usc__hlo_tok_kind kind, const char *what)
+usc_status usc__hp_expect(usc__parser *p, usc__hlo_tok_kind kind,
+			  const char *what)
 {
 	if (p->tok.kind != kind)
-		return fail_expected(p, what);
-	return next(p);
+		return usc__hp_fail_expected(p, what);
+	return usc__hp_next(p);
 }
 
-static bool tok_is(const usc__hlo_token *t, const char *word)
+bool usc__hp_tok_is(const usc__hlo_token *t, const char *word)
 {
 	size_t n = strlen(word);
 
@@ -94,33 +63,33 @@ static bool tok_is(const usc__hlo_token *t, const char *word)
 	       memcmp(t->text, word, n) == 0;
 }
 
-static usc_status dup_text(parser *p, const char *s, size_t n,
-			   const char **out)
+usc_status usc__hp_dup_text(usc__parser *p, const char *s, size_t n,
+			    const char **out)
 {
 	char *d = usc__hlo_arena_strndup(p->arena, s, n);
 
 	if (!d)
-		return oom(p);
+		return usc__hp_oom(p);
 	*out = d;
 	return USC_OK;
 }
 
-static usc_status push(parser *p, const void *item, size_t size)
+usc_status usc__hp_push(usc__parser *p, const void *item, size_t size)
 {
 	if (usc__hlo_stack_push(&p->stack, item, size) != USC_OK)
-		return oom(p);
+		return usc__hp_oom(p);
 	return USC_OK;
 }
 
-static usc_status finish(parser *p, size_t start, void **out)
+usc_status usc__hp_finish(usc__parser *p, size_t start, void **out)
 {
 	if (usc__hlo_stack_finish(&p->stack, start, p->arena, out) != USC_OK)
-		return oom(p);
+		return usc__hp_oom(p);
 	return USC_OK;
 }
 
 /* The next source character after the current token (spaces skipped). */
-static int peek_char(const parser *p, bool skip_space)
+int usc__hp_peek_char(const usc__parser *p, bool skip_space)
 {
 	size_t i = p->lx.pos;
 
@@ -132,7 +101,7 @@ static int peek_char(const parser *p, bool skip_space)
 }
 
 /* Parses the current INT token into *out; decimal or 0x hex. */
-static usc_status tok_int(parser *p, int64_t *out)
+usc_status usc__hp_tok_int(usc__parser *p, int64_t *out)
 {
 	const char *s = p->tok.text;
 	size_t n = p->tok.len, i = 0;
@@ -141,7 +110,7 @@ static usc_status tok_int(parser *p, int64_t *out)
 	unsigned base = 10;
 
 	if (p->tok.kind != USC__TOK_INT)
-		return fail_expected(p, "integer");
+		return usc__hp_fail_expected(p, "integer");
 	if (s[0] == '-') {
 		neg = true;
 		i = 1;
@@ -157,23 +126,24 @@ static usc_status tok_int(parser *p, int64_t *out)
 				      : (unsigned)((c | 32) - 'a' + 10);
 
 		if (v > (limit - d) / base)
-			return error_tok(p, &p->tok, "integer out of range");
+			return usc__hp_error_tok(p, &p->tok,
+						 "integer out of range");
 		v = v * base + d;
 	}
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return USC_OK;
 }
 
-static usc_status expect_int(parser *p, int64_t *out, const char *what)
+usc_status usc__hp_expect_int(usc__parser *p, int64_t *out, const char *what)
 {
 	if (p->tok.kind != USC__TOK_INT)
-		return fail_expected(p, what);
-	TRY(tok_int(p, out));
-	return next(p);
+		return usc__hp_fail_expected(p, what);
+	TRY(usc__hp_tok_int(p, out));
+	return usc__hp_next(p);
 }
 
 /* Parses "12" out of a piece of a DXD/PAD token (already validated). */
-static int64_t piece_int(const char *s, size_t n, bool *overflow)
+int64_t usc__hp_piece_int(const char *s, size_t n, bool *overflow)
 {
 	bool neg = n && s[0] == '-';
 	uint64_t v = 0;
@@ -195,30 +165,28 @@ static int64_t piece_int(const char *s, size_t n, bool *overflow)
 
 /* ---------------------------------------------------------------- shapes */
 
-static usc_status parse_shape(parser *p, usc_hlo_shape *out);
-
-static usc_status parse_tuple_shape(parser *p, usc_hlo_shape *out)
+static usc_status parse_tuple_shape(usc__parser *p, usc_hlo_shape *out)
 {
 	size_t start = p->stack.len, count = 0;
 	void *arr;
 
-	TRY(next(p));
+	TRY(usc__hp_next(p));
 	if (p->tok.kind != USC__TOK_RPAREN) {
 		for (;;) {
 			usc_hlo_shape e;
 
-			TRY(parse_shape(p, &e));
-			TRY(push(p, &e, sizeof e));
+			TRY(usc__hp_parse_shape(p, &e));
+			TRY(usc__hp_push(p, &e, sizeof e));
 			count++;
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		}
 	}
 	if (p->tok.kind != USC__TOK_RPAREN)
-		return fail_expected(p, "',' or ')'");
-	TRY(next(p));
-	TRY(finish(p, start, &arr));
+		return usc__hp_fail_expected(p, "',' or ')'");
+	TRY(usc__hp_next(p));
+	TRY(usc__hp_finish(p, start, &arr));
 	out->kind = USC_HLO_SHAPE_TUPLE;
 	out->dtype = USC_DTYPE_INVALID;
 	out->tuple = arr;
@@ -231,7 +199,7 @@ typedef struct dim_item {
 	int64_t kind;
 } dim_item;
 
-static usc_status parse_shape(parser *p, usc_hlo_shape *out)
+usc_status usc__hp_parse_shape(usc__parser *p, usc_hlo_shape *out)
 {
 	size_t start, rank = 0, i;
 	usc_dtype dt;
@@ -241,23 +209,24 @@ static usc_status parse_shape(parser *p, usc_hlo_shape *out)
 	memset(out, 0, sizeof *out);
 	if (p->tok.kind == USC__TOK_LPAREN) {
 		if (++p->depth > MAX_DEPTH)
-			return error_tok(p, &p->tok, "shape nested too deeply");
+			return usc__hp_error_tok(p, &p->tok,
+						 "shape nested too deeply");
 		st = parse_tuple_shape(p, out);
 		p->depth--;
 		return st;
 	}
 	if (p->tok.kind != USC__TOK_NAME || p->tok.percent)
-		return fail_expected(p, "shape");
+		return usc__hp_fail_expected(p, "shape");
 	if (usc_dtype_from_name(p->tok.text, p->tok.len, &dt) != USC_OK) {
-		if (peek_char(p, false) == '[')
+		if (usc__hp_peek_char(p, false) == '[')
 			return usc__hlo_error_at(
 				&p->lx, p->tok.line, p->tok.column, p->err,
 				"unknown element type '%.*s'", (int)p->tok.len,
 				p->tok.text);
-		return fail_expected(p, "shape");
+		return usc__hp_fail_expected(p, "shape");
 	}
-	TRY(next(p));
-	TRY(expect(p, USC__TOK_LBRACKET, "'['"));
+	TRY(usc__hp_next(p));
+	TRY(usc__hp_expect(p, USC__TOK_LBRACKET, "'['"));
 	start = p->stack.len;
 	if (p->tok.kind != USC__TOK_RBRACKET) {
 		for (;;) {
@@ -266,29 +235,31 @@ static usc_status parse_shape(parser *p, usc_hlo_shape *out)
 			if (p->tok.kind == USC__TOK_QUESTION) {
 				d.size = -1;
 				d.kind = USC_HLO_DIM_UNBOUNDED;
-				TRY(next(p));
+				TRY(usc__hp_next(p));
 			} else {
 				if (p->tok.kind == USC__TOK_LEQ) {
 					d.kind = USC_HLO_DIM_BOUNDED;
-					TRY(next(p));
+					TRY(usc__hp_next(p));
 				}
 				if (p->tok.kind != USC__TOK_INT)
-					return fail_expected(p, "dimension size");
-				TRY(tok_int(p, &d.size));
+					return usc__hp_fail_expected(
+						p, "dimension size");
+				TRY(usc__hp_tok_int(p, &d.size));
 				if (d.size < 0)
-					return error_tok(p, &p->tok,
-							 "negative dimension size");
-				TRY(next(p));
+					return usc__hp_error_tok(
+						p, &p->tok,
+						"negative dimension size");
+				TRY(usc__hp_next(p));
 			}
-			TRY(push(p, &d, sizeof d));
+			TRY(usc__hp_push(p, &d, sizeof d));
 			rank++;
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		}
 	}
 	if (p->tok.kind != USC__TOK_RBRACKET)
-		return fail_expected(p, "',' or ']'");
+		return usc__hp_fail_expected(p, "',' or ']'");
 	out->kind = dt == USC_TOKEN ? USC_HLO_SHAPE_TOKEN : USC_HLO_SHAPE_ARRAY;
 	out->dtype = dt;
 	out->rank = rank;
@@ -297,7 +268,7 @@ static usc_status parse_shape(parser *p, usc_hlo_shape *out)
 		out->dims = usc__hlo_arena_alloc(p->arena, rank * sizeof(int64_t));
 		out->dim_kinds = usc__hlo_arena_alloc(p->arena, rank);
 		if (!out->dims || !out->dim_kinds)
-			return oom(p);
+			return usc__hp_oom(p);
 		for (i = 0; i < rank; i++) {
 			out->dims[i] = items[i].size;
 			out->dim_kinds[i] = (uint8_t)items[i].kind;
@@ -305,13 +276,14 @@ static usc_status parse_shape(parser *p, usc_hlo_shape *out)
 	}
 	p->stack.len = start;
 	/* A layout is a brace group right after ']', with no space between. */
-	if (peek_char(p, false) == '{') {
+	if (usc__hp_peek_char(p, false) == '{') {
 		usc__hlo_token raw;
 
 		TRY(usc__hlo_lex_raw(&p->lx, &raw, true, p->err));
-		TRY(dup_text(p, raw.text + 1, raw.len - 2, &out->layout));
+		TRY(usc__hp_dup_text(p, raw.text + 1, raw.len - 2,
+				     &out->layout));
 	}
-	return next(p);
+	return usc__hp_next(p);
 }
 
 /* -------------------------------------------------------------- literals */
@@ -336,7 +308,7 @@ static double text_to_double(const char *s, size_t n)
 }
 
 /* One real number: 1, -2.5e3, inf, -nan, nan(0x7f). */
-static usc_status parse_number(parser *p, const char **text, double *value)
+static usc_status parse_number(usc__parser *p, const char **text, double *value)
 {
 	const char *s = p->tok.start;
 	const char *end;
@@ -344,55 +316,55 @@ static usc_status parse_number(parser *p, const char **text, double *value)
 
 	if (p->tok.kind == USC__TOK_INT || p->tok.kind == USC__TOK_FLOAT) {
 		is_nan = p->tok.len == 4 && memcmp(p->tok.text, "-nan", 4) == 0;
-	} else if (tok_is(&p->tok, "inf")) {
+	} else if (usc__hp_tok_is(&p->tok, "inf")) {
 		;
-	} else if (tok_is(&p->tok, "nan")) {
+	} else if (usc__hp_tok_is(&p->tok, "nan")) {
 		is_nan = true;
 	} else {
-		return fail_expected(p, "number");
+		return usc__hp_fail_expected(p, "number");
 	}
 	end = p->tok.text + p->tok.len;
-	TRY(next(p));
+	TRY(usc__hp_next(p));
 	/* A NaN may carry its payload: nan(0x7ff). */
 	if (is_nan && p->tok.kind == USC__TOK_LPAREN && p->tok.start == end) {
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 		if (p->tok.kind != USC__TOK_INT)
-			return fail_expected(p, "NaN payload");
-		TRY(next(p));
+			return usc__hp_fail_expected(p, "NaN payload");
+		TRY(usc__hp_next(p));
 		if (p->tok.kind != USC__TOK_RPAREN)
-			return fail_expected(p, "')'");
+			return usc__hp_fail_expected(p, "')'");
 		end = p->tok.text + 1;
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 	}
 	*value = text_to_double(s, (size_t)(end - s));
-	return dup_text(p, s, (size_t)(end - s), text);
+	return usc__hp_dup_text(p, s, (size_t)(end - s), text);
 }
 
-static usc_status parse_scalar(parser *p, usc_dtype dt)
+static usc_status parse_scalar(usc__parser *p, usc_dtype dt)
 {
 	usc_hlo_scalar e;
 
 	memset(&e, 0, sizeof e);
 	if (dt == USC_C64 || dt == USC_C128) {
-		TRY(expect(p, USC__TOK_LPAREN, "'('"));
+		TRY(usc__hp_expect(p, USC__TOK_LPAREN, "'('"));
 		TRY(parse_number(p, &e.text, &e.value));
-		TRY(expect(p, USC__TOK_COMMA, "','"));
+		TRY(usc__hp_expect(p, USC__TOK_COMMA, "','"));
 		TRY(parse_number(p, &e.imag_text, &e.imag));
-		TRY(expect(p, USC__TOK_RPAREN, "')'"));
+		TRY(usc__hp_expect(p, USC__TOK_RPAREN, "')'"));
 	} else if (dt == USC_PRED && p->tok.kind == USC__TOK_NAME) {
-		if (tok_is(&p->tok, "true"))
+		if (usc__hp_tok_is(&p->tok, "true"))
 			e.value = 1;
-		else if (!tok_is(&p->tok, "false"))
-			return fail_expected(p, "true or false");
-		TRY(dup_text(p, p->tok.text, p->tok.len, &e.text));
-		TRY(next(p));
+		else if (!usc__hp_tok_is(&p->tok, "false"))
+			return usc__hp_fail_expected(p, "true or false");
+		TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &e.text));
+		TRY(usc__hp_next(p));
 	} else {
 		TRY(parse_number(p, &e.text, &e.value));
 	}
-	return push(p, &e, sizeof e);
+	return usc__hp_push(p, &e, sizeof e);
 }
 
-static usc_status parse_array_level(parser *p, const usc_hlo_shape *shape,
+static usc_status parse_array_level(usc__parser *p, const usc_hlo_shape *shape,
 				    size_t level)
 {
 	usc__hlo_token open;
@@ -401,30 +373,30 @@ static usc_status parse_array_level(parser *p, const usc_hlo_shape *shape,
 	if (level == shape->rank)
 		return parse_scalar(p, shape->dtype);
 	if (p->tok.kind != USC__TOK_LBRACE)
-		return fail_expected(p, "'{'");
+		return usc__hp_fail_expected(p, "'{'");
 	open = p->tok;
-	TRY(next(p));
+	TRY(usc__hp_next(p));
 	if (p->tok.kind != USC__TOK_RBRACE) {
 		for (;;) {
 			TRY(parse_array_level(p, shape, level + 1));
 			n++;
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		}
 	}
 	if (p->tok.kind != USC__TOK_RBRACE)
-		return fail_expected(p, "',' or '}'");
+		return usc__hp_fail_expected(p, "',' or '}'");
 	if (shape->dim_kinds[level] == USC_HLO_DIM_STATIC &&
 	    (int64_t)n != shape->dims[level])
 		return usc__hlo_error_at(
 			&p->lx, open.line, open.column, p->err,
 			"expected %lld elements in dimension %zu, found %zu",
 			(long long)shape->dims[level], level, n);
-	return next(p);
+	return usc__hp_next(p);
 }
 
-static bool at_elided(const parser *p)
+static bool at_elided(const usc__parser *p)
 {
 	size_t i = p->lx.pos;
 
@@ -435,10 +407,8 @@ static bool at_elided(const parser *p)
 	return p->lx.len - i >= 3 && memcmp(p->lx.src + i, "...", 3) == 0;
 }
 
-static usc_status parse_literal(parser *p, const usc_hlo_shape *shape,
-				usc_hlo_literal *out);
-
-static usc_status parse_literal_inner(parser *p, const usc_hlo_shape *shape,
+static usc_status parse_literal_inner(usc__parser *p,
+				      const usc_hlo_shape *shape,
 				      usc_hlo_literal *out)
 {
 	size_t start = p->stack.len, i;
@@ -446,50 +416,52 @@ static usc_status parse_literal_inner(parser *p, const usc_hlo_shape *shape,
 
 	memset(out, 0, sizeof *out);
 	if (at_elided(p)) {
-		TRY(next(p));
-		TRY(expect(p, USC__TOK_ELLIPSIS, "'...'"));
-		TRY(expect(p, USC__TOK_RBRACE, "'}'"));
+		TRY(usc__hp_next(p));
+		TRY(usc__hp_expect(p, USC__TOK_ELLIPSIS, "'...'"));
+		TRY(usc__hp_expect(p, USC__TOK_RBRACE, "'}'"));
 		out->kind = USC_HLO_LITERAL_ELIDED;
 		return USC_OK;
 	}
 	if (shape->kind == USC_HLO_SHAPE_TUPLE) {
-		TRY(expect(p, USC__TOK_LPAREN, "'('"));
+		TRY(usc__hp_expect(p, USC__TOK_LPAREN, "'('"));
 		for (i = 0; i < shape->tuple_count; i++) {
 			usc_hlo_literal e;
 
 			if (i)
-				TRY(expect(p, USC__TOK_COMMA, "','"));
-			TRY(parse_literal(p, &shape->tuple[i], &e));
-			TRY(push(p, &e, sizeof e));
+				TRY(usc__hp_expect(p, USC__TOK_COMMA, "','"));
+			TRY(usc__hp_parse_literal(p, &shape->tuple[i], &e));
+			TRY(usc__hp_push(p, &e, sizeof e));
 		}
 		if (p->tok.kind != USC__TOK_RPAREN)
-			return fail_expected(p, "')'");
-		TRY(next(p));
-		TRY(finish(p, start, &arr));
+			return usc__hp_fail_expected(p, "')'");
+		TRY(usc__hp_next(p));
+		TRY(usc__hp_finish(p, start, &arr));
 		out->kind = USC_HLO_LITERAL_TUPLE;
 		out->tuple = arr;
 		out->tuple_count = shape->tuple_count;
 		return USC_OK;
 	}
 	if (shape->kind != USC_HLO_SHAPE_ARRAY)
-		return fail_expected(p, "')'");
+		return usc__hp_fail_expected(p, "')'");
 	if (shape->rank > MAX_DEPTH)
-		return error_tok(p, &p->tok, "literal nested too deeply");
+		return usc__hp_error_tok(p, &p->tok,
+					 "literal nested too deeply");
 	TRY(parse_array_level(p, shape, 0));
 	out->kind = USC_HLO_LITERAL_ARRAY;
 	out->count = (p->stack.len - start) / sizeof(usc_hlo_scalar);
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	out->elems = arr;
 	return USC_OK;
 }
 
-static usc_status parse_literal(parser *p, const usc_hlo_shape *shape,
-				usc_hlo_literal *out)
+usc_status usc__hp_parse_literal(usc__parser *p, const usc_hlo_shape *shape,
+				 usc_hlo_literal *out)
 {
 	usc_status st;
 
 	if (++p->depth > MAX_DEPTH)
-		return error_tok(p, &p->tok, "literal nested too deeply");
+		return usc__hp_error_tok(p, &p->tok,
+					 "literal nested too deeply");
 	st = parse_literal_inner(p, shape, out);
 	p->depth--;
 	return st;
@@ -596,14 +568,14 @@ static int attr_kind(const char *name, size_t len)
 }
 
 /* Unescapes the STRING token's text (quotes included) into the arena. */
-static usc_status unescape(parser *p, const usc__hlo_token *t,
+static usc_status unescape(usc__parser *p, const usc__hlo_token *t,
 			   const char **out)
 {
 	char *d = usc__hlo_arena_alloc(p->arena, t->len);
 	size_t i, n = 0;
 
 	if (!d)
-		return oom(p);
+		return usc__hp_oom(p);
 	for (i = 1; i + 1 < t->len; i++) {
 		char c = t->text[i];
 
@@ -624,76 +596,77 @@ static usc_status unescape(parser *p, const usc__hlo_token *t,
 }
 
 /* Scans a raw value after "name=" and stores its text. */
-static usc_status raw_value(parser *p, const char **out)
+usc_status usc__hp_raw_value(usc__parser *p, const char **out)
 {
 	usc__hlo_token raw;
 
 	TRY(usc__hlo_lex_raw(&p->lx, &raw, false, p->err));
 	if (raw.len == 0) {
 		p->tok = raw;
-		TRY(next(p));
-		return fail_expected(p, "attribute value");
+		TRY(usc__hp_next(p));
+		return usc__hp_fail_expected(p, "attribute value");
 	}
-	TRY(dup_text(p, raw.text, raw.len, out));
+	TRY(usc__hp_dup_text(p, raw.text, raw.len, out));
 	p->tok = raw;
-	return next(p);
+	return usc__hp_next(p);
 }
 
 /*
  * Parses "{ITEM, ITEM, ...}" (possibly empty), calling item for each; the
  * items push themselves on the scratch stack and count themselves in a.
  */
-static usc_status parse_braced(parser *p, usc_hlo_attr *a,
-			       usc_status (*item)(parser *, usc_hlo_attr *))
+static usc_status parse_braced(usc__parser *p, usc_hlo_attr *a,
+			       usc_status (*item)(usc__parser *,
+						  usc_hlo_attr *))
 {
-	TRY(expect(p, USC__TOK_LBRACE, "'{'"));
+	TRY(usc__hp_expect(p, USC__TOK_LBRACE, "'{'"));
 	if (p->tok.kind != USC__TOK_RBRACE) {
 		for (;;) {
 			TRY(item(p, a));
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		}
 	}
 	if (p->tok.kind != USC__TOK_RBRACE)
-		return fail_expected(p, "',' or '}'");
-	return next(p);
+		return usc__hp_fail_expected(p, "',' or '}'");
+	return usc__hp_next(p);
 }
 
-static usc_status push_int(parser *p, usc_hlo_attr *a)
+static usc_status push_int(usc__parser *p, usc_hlo_attr *a)
 {
 	int64_t v;
 
-	TRY(expect_int(p, &v, "integer"));
-	TRY(push(p, &v, sizeof v));
+	TRY(usc__hp_expect_int(p, &v, "integer"));
+	TRY(usc__hp_push(p, &v, sizeof v));
 	a->count++;
 	return USC_OK;
 }
 
-static usc_status parse_ints(parser *p, usc_hlo_attr *a)
+static usc_status parse_ints(usc__parser *p, usc_hlo_attr *a)
 {
 	size_t start = p->stack.len;
 	void *arr;
 
 	TRY(parse_braced(p, a, push_int));
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	a->ints = arr;
 	return USC_OK;
 }
 
-static usc_status push_name(parser *p, usc_hlo_attr *a)
+static usc_status push_name(usc__parser *p, usc_hlo_attr *a)
 {
 	const char *s;
 
 	if (p->tok.kind != USC__TOK_NAME)
-		return fail_expected(p, "name");
-	TRY(dup_text(p, p->tok.text, p->tok.len, &s));
-	TRY(push(p, &s, sizeof s));
+		return usc__hp_fail_expected(p, "name");
+	TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &s));
+	TRY(usc__hp_push(p, &s, sizeof s));
 	a->count++;
-	return next(p);
+	return usc__hp_next(p);
 }
 
-static usc_status parse_names(parser *p, usc_hlo_attr *a, bool single_ok)
+static usc_status parse_names(usc__parser *p, usc_hlo_attr *a, bool single_ok)
 {
 	size_t start = p->stack.len;
 	void *arr;
@@ -702,53 +675,55 @@ static usc_status parse_names(parser *p, usc_hlo_attr *a, bool single_ok)
 		TRY(push_name(p, a));
 	else
 		TRY(parse_braced(p, a, push_name));
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	a->names = arr;
 	return USC_OK;
 }
 
 /* One "[start:limit]" or "[start:limit:stride]". */
-static usc_status push_slice_dim(parser *p, usc_hlo_attr *a)
+static usc_status push_slice_dim(usc__parser *p, usc_hlo_attr *a)
 {
 	usc_hlo_slice_dim d = {0, 0, 1, false};
 
-	TRY(expect(p, USC__TOK_LBRACKET, "'['"));
-	TRY(expect_int(p, &d.start, "slice start"));
-	TRY(expect(p, USC__TOK_COLON, "':'"));
-	TRY(expect_int(p, &d.limit, "slice limit"));
+	TRY(usc__hp_expect(p, USC__TOK_LBRACKET, "'['"));
+	TRY(usc__hp_expect_int(p, &d.start, "slice start"));
+	TRY(usc__hp_expect(p, USC__TOK_COLON, "':'"));
+	TRY(usc__hp_expect_int(p, &d.limit, "slice limit"));
 	if (p->tok.kind == USC__TOK_COLON) {
-		TRY(next(p));
-		TRY(expect_int(p, &d.stride, "slice stride"));
+		TRY(usc__hp_next(p));
+		TRY(usc__hp_expect_int(p, &d.stride, "slice stride"));
 		d.has_stride = true;
 	}
-	TRY(expect(p, USC__TOK_RBRACKET, "']'"));
-	TRY(push(p, &d, sizeof d));
+	TRY(usc__hp_expect(p, USC__TOK_RBRACKET, "']'"));
+	TRY(usc__hp_push(p, &d, sizeof d));
 	a->count++;
 	return USC_OK;
 }
 
-static usc_status parse_slice(parser *p, usc_hlo_attr *a)
+static usc_status parse_slice(usc__parser *p, usc_hlo_attr *a)
 {
 	size_t start = p->stack.len;
 	void *arr;
 
 	TRY(parse_braced(p, a, push_slice_dim));
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	a->slice = arr;
 	return USC_OK;
 }
 
 /* Splits a PAD token ("1_1x0_0_1") into dims on the stack. */
-static usc_status pad_dims(parser *p, size_t *count)
+static usc_status pad_dims(usc__parser *p, size_t *count)
 {
 	const char *s = p->tok.text, *end = s + p->tok.len;
 	bool overflow = false;
 
 	*count = 0;
 	if (p->tok.kind != USC__TOK_PAD && p->tok.kind != USC__TOK_INT)
-		return fail_expected(p, "padding (low_high[_interior]x...)");
+		return usc__hp_fail_expected(
+			p, "padding (low_high[_interior]x...)");
 	if (p->tok.kind == USC__TOK_INT)
-		return fail_expected(p, "padding (low_high[_interior]x...)");
+		return usc__hp_fail_expected(
+			p, "padding (low_high[_interior]x...)");
 	while (s < end) {
 		usc_hlo_pad_dim d = {0, 0, 0, false};
 		int64_t v[3];
@@ -761,7 +736,8 @@ static usc_status pad_dims(parser *p, size_t *count)
 				q++;
 			while (q < end && *q >= '0' && *q <= '9')
 				q++;
-			v[n++] = piece_int(s, (size_t)(q - s), &overflow);
+			v[n++] = usc__hp_piece_int(s, (size_t)(q - s),
+						   &overflow);
 			s = q;
 			if (s < end && *s == '_') {
 				s++;
@@ -775,18 +751,18 @@ static usc_status pad_dims(parser *p, size_t *count)
 			d.interior = v[2];
 			d.has_interior = true;
 		}
-		TRY(push(p, &d, sizeof d));
+		TRY(usc__hp_push(p, &d, sizeof d));
 		(*count)++;
 		if (s < end)
 			s++; /* the 'x' */
 	}
 	if (overflow)
-		return error_tok(p, &p->tok, "integer out of range");
-	return next(p);
+		return usc__hp_error_tok(p, &p->tok, "integer out of range");
+	return usc__hp_next(p);
 }
 
 /* Reads "3x3" or "3" into vals; returns how many. */
-static usc_status dxd_values(parser *p, int64_t *vals, size_t max,
+static usc_status dxd_values(usc__parser *p, int64_t *vals, size_t max,
 			     size_t *count)
 {
 	const char *s = p->tok.text, *end = s + p->tok.len;
@@ -794,28 +770,29 @@ static usc_status dxd_values(parser *p, int64_t *vals, size_t max,
 
 	*count = 0;
 	if (p->tok.kind != USC__TOK_DXD && p->tok.kind != USC__TOK_INT)
-		return fail_expected(p, "window dimensions (NxM...)");
+		return usc__hp_fail_expected(p, "window dimensions (NxM...)");
 	if (p->tok.kind == USC__TOK_INT && s[0] == '-')
-		return fail_expected(p, "window dimensions (NxM...)");
+		return usc__hp_fail_expected(p, "window dimensions (NxM...)");
 	while (s < end) {
 		const char *q = s;
 
 		while (q < end && *q != 'x')
 			q++;
 		if (*count == max)
-			return error_tok(p, &p->tok,
-					 "window has too many dimensions");
-		vals[(*count)++] = piece_int(s, (size_t)(q - s), &overflow);
+			return usc__hp_error_tok(
+				p, &p->tok, "window has too many dimensions");
+		vals[(*count)++] =
+			usc__hp_piece_int(s, (size_t)(q - s), &overflow);
 		s = q < end ? q + 1 : q;
 	}
 	if (overflow)
-		return error_tok(p, &p->tok, "integer out of range");
-	return next(p);
+		return usc__hp_error_tok(p, &p->tok, "integer out of range");
+	return usc__hp_next(p);
 }
 
 #define MAX_WINDOW_DIMS 64
 
-static usc_status parse_window(parser *p, usc_hlo_attr *a)
+static usc_status parse_window(usc__parser *p, usc_hlo_attr *a)
 {
 	static const char *const fields[] = {"size", "stride", "pad",
 					     "lhs_dilate", "rhs_dilate",
@@ -826,7 +803,7 @@ static usc_status parse_window(parser *p, usc_hlo_attr *a)
 	uint32_t have = 0;
 	void *arr;
 
-	TRY(expect(p, USC__TOK_LBRACE, "'{'"));
+	TRY(usc__hp_expect(p, USC__TOK_LBRACE, "'{'"));
 	while (p->tok.kind == USC__TOK_ATTR) {
 		usc__hlo_token key = p->tok;
 		size_t f;
@@ -840,15 +817,16 @@ static usc_status parse_window(parser *p, usc_hlo_attr *a)
 				&p->lx, key.line, key.column, p->err,
 				"unknown window field '%.*s'", (int)key.len,
 				key.text);
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 		if (f == 2) {
 			size_t pstart = p->stack.len, k;
 			usc_hlo_pad_dim *pd;
 
 			TRY(pad_dims(p, &counts[2]));
 			if (counts[2] > MAX_WINDOW_DIMS / 2)
-				return error_tok(p, &key,
-						 "window has too many dimensions");
+				return usc__hp_error_tok(
+					p, &key,
+					"window has too many dimensions");
 			pd = (usc_hlo_pad_dim *)(void *)(p->stack.data + pstart);
 			for (k = 0; k < counts[2]; k++) {
 				vals[2][2 * k] = pd[k].lo;
@@ -860,9 +838,9 @@ static usc_status parse_window(parser *p, usc_hlo_attr *a)
 		}
 		have |= 1u << f;
 	}
-	TRY(expect(p, USC__TOK_RBRACE, "window field or '}'"));
+	TRY(usc__hp_expect(p, USC__TOK_RBRACE, "window field or '}'"));
 	if (have && !(have & 1u))
-		return error_tok(p, &p->tok, "window without size");
+		return usc__hp_error_tok(p, &p->tok, "window without size");
 	n = counts[0];
 	for (i = 1; i < 6; i++) {
 		if ((have & (1u << i)) && counts[i] != n)
@@ -881,9 +859,9 @@ static usc_status parse_window(parser *p, usc_hlo_attr *a)
 		d.lhs_dilate = have & 8u ? vals[3][i] : 1;
 		d.rhs_dilate = have & 16u ? vals[4][i] : 1;
 		d.rhs_reversal = have & 32u ? vals[5][i] != 0 : false;
-		TRY(push(p, &d, sizeof d));
+		TRY(usc__hp_push(p, &d, sizeof d));
 	}
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	a->window = arr;
 	a->count = n;
 	a->window_fields = have;
@@ -891,7 +869,7 @@ static usc_status parse_window(parser *p, usc_hlo_attr *a)
 }
 
 /* Parses "b01f_01io->b01f": one role letter or spatial digit per dim. */
-static usc_status parse_dim_labels(parser *p, usc_hlo_attr *a)
+static usc_status parse_dim_labels(usc__parser *p, usc_hlo_attr *a)
 {
 	const char *s = p->tok.text, *end = s + p->tok.len;
 	const char *parts[3][2];
@@ -902,20 +880,23 @@ static usc_status parse_dim_labels(parser *p, usc_hlo_attr *a)
 	const char *q;
 
 	if (p->tok.kind != USC__TOK_DIM_LABELS)
-		return fail_expected(p, "dim labels (like b01f_01io->b01f)");
+		return usc__hp_fail_expected(
+			p, "dim labels (like b01f_01io->b01f)");
 	parts[0][0] = s;
 	for (q = s; q < end && *q != '_'; q++)
 		;
 	parts[0][1] = q;
 	if (q == end)
-		return fail_expected(p, "dim labels (like b01f_01io->b01f)");
+		return usc__hp_fail_expected(
+			p, "dim labels (like b01f_01io->b01f)");
 	parts[1][0] = q + 1;
 	for (q = q + 1; q < end && *q != '-'; q++)
 		;
 	parts[1][1] = q;
 	/* Never form a pointer past the token: "->" must be there. */
 	if (end - q < 2 || q[1] != '>')
-		return fail_expected(p, "dim labels (like b01f_01io->b01f)");
+		return usc__hp_fail_expected(
+			p, "dim labels (like b01f_01io->b01f)");
 	parts[2][0] = q + 2;
 	parts[2][1] = end;
 	for (q = parts[0][0]; q < parts[0][1]; q++)
@@ -923,12 +904,12 @@ static usc_status parse_dim_labels(parser *p, usc_hlo_attr *a)
 			nsp++;
 	l = usc__hlo_arena_calloc(p->arena, 1, sizeof *l);
 	if (!l)
-		return oom(p);
+		return usc__hp_oom(p);
 	for (k = 0; k < 3; k++) {
 		spatial[k] = usc__hlo_arena_calloc(p->arena, nsp ? nsp : 1,
 						   sizeof(int64_t));
 		if (!spatial[k])
-			return oom(p);
+			return usc__hp_oom(p);
 		for (i = 0; i < nsp; i++)
 			spatial[k][i] = -1;
 	}
@@ -958,32 +939,34 @@ static usc_status parse_dim_labels(parser *p, usc_hlo_attr *a)
 			else
 				slot = NULL;
 			if (!slot || *slot != -1)
-				return error_tok(p, &p->tok, "invalid dim_labels");
+				return usc__hp_error_tok(p, &p->tok,
+							 "invalid dim_labels");
 			*slot = pos;
 			seen++;
 		}
 		if (*first < 0 || *second < 0 || seen != nsp + 2)
-			return error_tok(p, &p->tok, "invalid dim_labels");
+			return usc__hp_error_tok(p, &p->tok,
+						 "invalid dim_labels");
 	}
 	l->spatial_count = nsp;
 	l->input_spatial = spatial[0];
 	l->kernel_spatial = spatial[1];
 	l->output_spatial = spatial[2];
 	a->labels = l;
-	TRY(dup_text(p, p->tok.text, p->tok.len, &a->text));
-	return next(p);
+	TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &a->text));
+	return usc__hp_next(p);
 }
 
-static usc_status parse_metadata(parser *p, usc_hlo_attr *a)
+static usc_status parse_metadata(usc__parser *p, usc_hlo_attr *a)
 {
 	usc_hlo_metadata *m = usc__hlo_arena_calloc(p->arena, 1, sizeof *m);
 	size_t start = p->stack.len;
 	void *arr;
 
 	if (!m)
-		return oom(p);
+		return usc__hp_oom(p);
 	m->source_line = -1;
-	TRY(expect(p, USC__TOK_LBRACE, "'{'"));
+	TRY(usc__hp_expect(p, USC__TOK_LBRACE, "'{'"));
 	while (p->tok.kind == USC__TOK_ATTR) {
 		usc__hlo_token key = p->tok;
 		const char **slot = NULL;
@@ -996,69 +979,69 @@ static usc_status parse_metadata(parser *p, usc_hlo_attr *a)
 		else if (KEY_IS("source_file"))
 			slot = &m->source_file;
 		if (slot) {
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 			if (p->tok.kind != USC__TOK_STRING)
-				return fail_expected(p, "string");
+				return usc__hp_fail_expected(p, "string");
 			TRY(unescape(p, &p->tok, slot));
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		} else if (KEY_IS("source_line")) {
-			TRY(next(p));
-			TRY(expect_int(p, &m->source_line, "integer"));
+			TRY(usc__hp_next(p));
+			TRY(usc__hp_expect_int(p, &m->source_line, "integer"));
 		} else {
 			usc_hlo_metadata_field f;
 
-			TRY(dup_text(p, key.text, key.len, &f.key));
-			TRY(raw_value(p, &f.value));
-			TRY(push(p, &f, sizeof f));
+			TRY(usc__hp_dup_text(p, key.text, key.len, &f.key));
+			TRY(usc__hp_raw_value(p, &f.value));
+			TRY(usc__hp_push(p, &f, sizeof f));
 			m->other_count++;
 		}
 #undef KEY_IS
 		if (p->tok.kind == USC__TOK_COMMA)
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 	}
-	TRY(expect(p, USC__TOK_RBRACE, "metadata field or '}'"));
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_expect(p, USC__TOK_RBRACE, "metadata field or '}'"));
+	TRY(usc__hp_finish(p, start, &arr));
 	m->others = arr;
 	a->metadata = m;
 	return USC_OK;
 }
 
 /* Parses one "name=value" with p->tok on the ATTR token. */
-static usc_status parse_attr(parser *p, usc_hlo_attr *a)
+static usc_status parse_attr(usc__parser *p, usc_hlo_attr *a)
 {
 	int kind;
 
 	memset(a, 0, sizeof *a);
 	a->loc.line = p->tok.line;
 	a->loc.column = p->tok.column;
-	TRY(dup_text(p, p->tok.text, p->tok.len, &a->name));
+	TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &a->name));
 	kind = attr_kind(p->tok.text, p->tok.len);
 	if (kind == KIND_CONFIG)
-		kind = peek_char(p, true) == '"' ? USC_HLO_ATTR_STRING
+		kind = usc__hp_peek_char(p, true) == '"' ? USC_HLO_ATTR_STRING
 						 : USC_HLO_ATTR_RAW;
 	a->kind = (usc_hlo_attr_kind)kind;
 	if (kind == USC_HLO_ATTR_RAW)
-		return raw_value(p, &a->text);
-	TRY(next(p));
+		return usc__hp_raw_value(p, &a->text);
+	TRY(usc__hp_next(p));
 	switch (a->kind) {
 	case USC_HLO_ATTR_INT:
-		return expect_int(p, &a->i, "integer");
+		return usc__hp_expect_int(p, &a->i, "integer");
 	case USC_HLO_ATTR_BOOL:
-		if (tok_is(&p->tok, "true"))
+		if (usc__hp_tok_is(&p->tok, "true"))
 			a->b = true;
-		else if (!tok_is(&p->tok, "false"))
-			return fail_expected(p, "true or false");
-		return next(p);
+		else if (!usc__hp_tok_is(&p->tok, "false"))
+			return usc__hp_fail_expected(p, "true or false");
+		return usc__hp_next(p);
 	case USC_HLO_ATTR_STRING:
 		if (p->tok.kind != USC__TOK_STRING)
-			return fail_expected(p, "string");
+			return usc__hp_fail_expected(p, "string");
 		TRY(unescape(p, &p->tok, &a->text));
-		return next(p);
+		return usc__hp_next(p);
 	case USC_HLO_ATTR_IDENT:
 		if (p->tok.kind != USC__TOK_NAME || p->tok.percent)
-			return fail_expected(p, "identifier");
-		TRY(dup_text(p, p->tok.text, p->tok.len, &a->text));
-		return next(p);
+			return usc__hp_fail_expected(p, "identifier");
+		TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &a->text));
+		return usc__hp_next(p);
 	case USC_HLO_ATTR_INTS:
 		return parse_ints(p, a);
 	case USC_HLO_ATTR_NAMES:
@@ -1072,7 +1055,7 @@ static usc_status parse_attr(parser *p, usc_hlo_attr *a)
 		void *arr;
 
 		TRY(pad_dims(p, &a->count));
-		TRY(finish(p, start, &arr));
+		TRY(usc__hp_finish(p, start, &arr));
 		a->pad = arr;
 		return USC_OK;
 	}
@@ -1083,13 +1066,14 @@ static usc_status parse_attr(parser *p, usc_hlo_attr *a)
 	case USC_HLO_ATTR_METADATA:
 		return parse_metadata(p, a);
 	default:
-		return error_tok(p, &p->tok, "internal: bad attribute kind");
+		return usc__hp_error_tok(p, &p->tok,
+					 "internal: bad attribute kind");
 	}
 }
 
 /* Parses ", a=1, b=2" into an arena array. */
-static usc_status parse_attr_list(parser *p, usc_hlo_attr **out,
-				  size_t *count)
+usc_status usc__hp_parse_attr_list(usc__parser *p, usc_hlo_attr **out,
+				   size_t *count)
 {
 	size_t start = p->stack.len;
 	void *arr;
@@ -1098,31 +1082,31 @@ static usc_status parse_attr_list(parser *p, usc_hlo_attr **out,
 	while (p->tok.kind == USC__TOK_COMMA) {
 		usc_hlo_attr a;
 
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 		if (p->tok.kind != USC__TOK_ATTR)
-			return fail_expected(p, "attribute");
+			return usc__hp_fail_expected(p, "attribute");
 		TRY(parse_attr(p, &a));
-		TRY(push(p, &a, sizeof a));
+		TRY(usc__hp_push(p, &a, sizeof a));
 		(*count)++;
 	}
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	*out = arr;
 	return USC_OK;
 }
 
 /* ---------------------------------------------------------- instructions */
 
-static usc_status add_pending(parser *p, usc_hlo_instr *in, size_t index)
+static usc_status add_pending(usc__parser *p, usc_hlo_instr *in, size_t index)
 {
-	pending_operand *o;
+	usc__pending_operand *o;
 
 	if (p->pending_count == p->pending_cap) {
 		size_t cap = p->pending_cap ? p->pending_cap * 2 : 256;
-		pending_operand *n = usc__reallocarray(p->pending, cap,
-						       sizeof *n);
+		usc__pending_operand *n = usc__reallocarray(p->pending, cap,
+							    sizeof *n);
 
 		if (!n)
-			return oom(p);
+			return usc__hp_oom(p);
 		p->pending = n;
 		p->pending_cap = cap;
 	}
@@ -1137,18 +1121,18 @@ static usc_status add_pending(parser *p, usc_hlo_instr *in, size_t index)
 }
 
 /* True when the current token starts an operand's shape. */
-static bool at_shape(const parser *p)
+static bool at_shape(const usc__parser *p)
 {
 	usc_dtype dt;
 
 	if (p->tok.kind == USC__TOK_LPAREN)
 		return true;
 	return p->tok.kind == USC__TOK_NAME && !p->tok.percent &&
-	       peek_char(p, false) == '[' &&
+	       usc__hp_peek_char(p, false) == '[' &&
 	       usc_dtype_from_name(p->tok.text, p->tok.len, &dt) == USC_OK;
 }
 
-static usc_status parse_operands(parser *p, usc_hlo_instr *in)
+static usc_status parse_operands(usc__parser *p, usc_hlo_instr *in)
 {
 	size_t start = p->stack.len, count = 0;
 	void *arr;
@@ -1161,29 +1145,29 @@ static usc_status parse_operands(parser *p, usc_hlo_instr *in)
 				/* Long form: the operand's shape, not kept. */
 				usc_hlo_shape ignored;
 
-				TRY(parse_shape(p, &ignored));
+				TRY(usc__hp_parse_shape(p, &ignored));
 			}
 			if (p->tok.kind != USC__TOK_NAME)
-				return fail_expected(p, "operand name");
+				return usc__hp_fail_expected(p, "operand name");
 			TRY(add_pending(p, in, count));
-			TRY(push(p, &placeholder, sizeof placeholder));
+			TRY(usc__hp_push(p, &placeholder, sizeof placeholder));
 			count++;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		}
 	}
 	if (p->tok.kind != USC__TOK_RPAREN)
-		return fail_expected(p, "',' or ')'");
-	TRY(next(p));
-	TRY(finish(p, start, &arr));
+		return usc__hp_fail_expected(p, "',' or ')'");
+	TRY(usc__hp_next(p));
+	TRY(usc__hp_finish(p, start, &arr));
 	in->operands = arr;
 	in->operand_count = count;
 	return USC_OK;
 }
 
-static usc_status parse_instruction(parser *p, usc_hlo_computation *c,
+static usc_status parse_instruction(usc__parser *p, usc_hlo_computation *c,
 				    usc_hlo_instr **out)
 {
 	usc_hlo_instr *in = usc__hlo_arena_calloc(p->arena, 1, sizeof *in);
@@ -1192,61 +1176,61 @@ static usc_status parse_instruction(parser *p, usc_hlo_computation *c,
 	void *dup;
 
 	if (!in)
-		return oom(p);
+		return usc__hp_oom(p);
 	in->parent = c;
 	in->parameter_number = -1;
-	if (tok_is(&p->tok, "ROOT")) {
+	if (usc__hp_tok_is(&p->tok, "ROOT")) {
 		in->is_root = true;
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 	}
 	if (p->tok.kind != USC__TOK_NAME && p->tok.kind != USC__TOK_ATTR)
-		return fail_expected(p, "instruction name");
+		return usc__hp_fail_expected(p, "instruction name");
 	in->loc.line = p->tok.line;
 	in->loc.column = p->tok.column;
-	TRY(dup_text(p, p->tok.text, p->tok.len, &in->name));
+	TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &in->name));
 	if (usc__hlo_map_put(&p->names, in->name, p->tok.len, in, &dup) !=
 	    USC_OK)
-		return oom(p);
+		return usc__hp_oom(p);
 	if (dup)
 		return usc__hlo_error_at(&p->lx, in->loc.line, in->loc.column,
 					 p->err,
 					 "duplicate instruction name '%s'",
 					 in->name);
 	if (p->tok.kind == USC__TOK_NAME) {
-		TRY(next(p));
-		TRY(expect(p, USC__TOK_EQUAL, "'='"));
+		TRY(usc__hp_next(p));
+		TRY(usc__hp_expect(p, USC__TOK_EQUAL, "'='"));
 	} else {
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 	}
-	TRY(parse_shape(p, &in->shape));
+	TRY(usc__hp_parse_shape(p, &in->shape));
 	if (p->tok.kind != USC__TOK_NAME || p->tok.percent)
-		return fail_expected(p, "opcode");
+		return usc__hp_fail_expected(p, "opcode");
 	if (usc_hlo_opcode_from_name(p->tok.text, p->tok.len, &op) != USC_OK)
 		return usc__hlo_error_at(&p->lx, p->tok.line, p->tok.column,
 					 p->err, "unknown opcode '%.*s'",
 					 (int)p->tok.len, p->tok.text);
 	in->opcode = op;
-	TRY(next(p));
-	TRY(expect(p, USC__TOK_LPAREN, "'('"));
+	TRY(usc__hp_next(p));
+	TRY(usc__hp_expect(p, USC__TOK_LPAREN, "'('"));
 	if (op == USC_HLO_OP_PARAMETER) {
 		if (p->tok.kind != USC__TOK_INT)
-			return fail_expected(p, "parameter number");
-		TRY(tok_int(p, &in->parameter_number));
+			return usc__hp_fail_expected(p, "parameter number");
+		TRY(usc__hp_tok_int(p, &in->parameter_number));
 		if (in->parameter_number < 0)
-			return fail_expected(p, "parameter number");
-		TRY(next(p));
-		TRY(expect(p, USC__TOK_RPAREN, "')'"));
+			return usc__hp_fail_expected(p, "parameter number");
+		TRY(usc__hp_next(p));
+		TRY(usc__hp_expect(p, USC__TOK_RPAREN, "')'"));
 	} else if (op == USC_HLO_OP_CONSTANT) {
 		in->literal = usc__hlo_arena_calloc(p->arena, 1,
 						    sizeof *in->literal);
 		if (!in->literal)
-			return oom(p);
-		TRY(parse_literal(p, &in->shape, in->literal));
-		TRY(expect(p, USC__TOK_RPAREN, "')'"));
+			return usc__hp_oom(p);
+		TRY(usc__hp_parse_literal(p, &in->shape, in->literal));
+		TRY(usc__hp_expect(p, USC__TOK_RPAREN, "')'"));
 	} else {
 		TRY(parse_operands(p, in));
 	}
-	TRY(parse_attr_list(p, &in->attrs, &in->attr_count));
+	TRY(usc__hp_parse_attr_list(p, &in->attrs, &in->attr_count));
 	for (i = 0; i < in->attr_count; i++)
 		if (in->attrs[i].kind == USC_HLO_ATTR_METADATA && !in->metadata)
 			in->metadata = in->attrs[i].metadata;
@@ -1256,45 +1240,47 @@ static usc_status parse_instruction(parser *p, usc_hlo_computation *c,
 
 /* ---------------------------------------------------------- computations */
 
-static usc_status parse_signature(parser *p, usc_hlo_computation *c)
+static usc_status parse_signature(usc__parser *p, usc_hlo_computation *c)
 {
 	size_t start = p->stack.len;
 	void *arr;
 
-	TRY(next(p));
+	TRY(usc__hp_next(p));
 	if (p->tok.kind != USC__TOK_RPAREN) {
 		for (;;) {
 			usc_hlo_param prm;
 
 			if (p->tok.kind != USC__TOK_NAME_COLON)
-				return fail_expected(p, "parameter name");
-			TRY(dup_text(p, p->tok.text, p->tok.len, &prm.name));
-			TRY(next(p));
-			TRY(parse_shape(p, &prm.shape));
-			TRY(push(p, &prm, sizeof prm));
+				return usc__hp_fail_expected(p,
+							     "parameter name");
+			TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len,
+					     &prm.name));
+			TRY(usc__hp_next(p));
+			TRY(usc__hp_parse_shape(p, &prm.shape));
+			TRY(usc__hp_push(p, &prm, sizeof prm));
 			c->param_count++;
 			if (p->tok.kind != USC__TOK_COMMA)
 				break;
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		}
 	}
 	if (p->tok.kind != USC__TOK_RPAREN)
-		return fail_expected(p, "',' or ')'");
-	TRY(next(p));
-	TRY(finish(p, start, &arr));
+		return usc__hp_fail_expected(p, "',' or ')'");
+	TRY(usc__hp_next(p));
+	TRY(usc__hp_finish(p, start, &arr));
 	c->params = arr;
-	TRY(expect(p, USC__TOK_ARROW, "'->'"));
-	TRY(parse_shape(p, &c->result));
+	TRY(usc__hp_expect(p, USC__TOK_ARROW, "'->'"));
+	TRY(usc__hp_parse_shape(p, &c->result));
 	c->has_signature = true;
 	return USC_OK;
 }
 
-static usc_status resolve_operands(parser *p)
+static usc_status resolve_operands(usc__parser *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->pending_count; i++) {
-		pending_operand *o = &p->pending[i];
+		usc__pending_operand *o = &p->pending[i];
 		usc_hlo_instr *def = usc__hlo_map_get(&p->names, o->name, o->len);
 
 		if (!def)
@@ -1308,7 +1294,7 @@ static usc_status resolve_operands(parser *p)
 	return USC_OK;
 }
 
-static usc_status parse_computation(parser *p, usc_hlo_module *m,
+static usc_status parse_computation(usc__parser *p, usc_hlo_module *m,
 				    usc_hlo_computation **out)
 {
 	usc_hlo_computation *c = usc__hlo_arena_calloc(p->arena, 1, sizeof *c);
@@ -1317,35 +1303,35 @@ static usc_status parse_computation(parser *p, usc_hlo_module *m,
 	void *arr;
 
 	if (!c)
-		return oom(p);
+		return usc__hp_oom(p);
 	c->parent = m;
-	if (tok_is(&p->tok, "ENTRY")) {
+	if (usc__hp_tok_is(&p->tok, "ENTRY")) {
 		c->explicit_entry = true;
 		c->is_entry = true;
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 	}
 	if (p->tok.kind != USC__TOK_NAME)
-		return fail_expected(p, "computation name");
+		return usc__hp_fail_expected(p, "computation name");
 	c->loc.line = p->tok.line;
 	c->loc.column = p->tok.column;
-	TRY(dup_text(p, p->tok.text, p->tok.len, &c->name));
-	TRY(next(p));
+	TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &c->name));
+	TRY(usc__hp_next(p));
 	if (p->tok.kind == USC__TOK_LPAREN)
 		TRY(parse_signature(p, c));
 	if (p->tok.kind != USC__TOK_LBRACE)
-		return fail_expected(p, "'{'");
+		return usc__hp_fail_expected(p, "'{'");
 	open = p->tok;
-	TRY(next(p));
+	TRY(usc__hp_next(p));
 	usc__hlo_map_clear(&p->names);
 	p->pending_count = 0;
 	start = p->stack.len;
 	if (p->tok.kind == USC__TOK_RBRACE)
-		return fail_expected(p, "instruction");
+		return usc__hp_fail_expected(p, "instruction");
 	while (p->tok.kind != USC__TOK_RBRACE) {
 		usc_hlo_instr *in;
 
 		if (p->tok.kind == USC__TOK_EOF)
-			return fail_expected(p, "'}'");
+			return usc__hp_fail_expected(p, "'}'");
 		TRY(parse_instruction(p, c, &in));
 		in->index = c->instr_count++;
 		if (in->is_root) {
@@ -1358,11 +1344,11 @@ static usc_status parse_computation(parser *p, usc_hlo_module *m,
 			c->root = in;
 			c->explicit_root = true;
 		}
-		TRY(push(p, &in, sizeof in));
+		TRY(usc__hp_push(p, &in, sizeof in));
 	}
 	(void)open;
-	TRY(next(p));
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_next(p));
+	TRY(usc__hp_finish(p, start, &arr));
 	c->instrs = arr;
 	if (!c->root) {
 		c->root = c->instrs[c->instr_count - 1];
@@ -1376,7 +1362,7 @@ static usc_status parse_computation(parser *p, usc_hlo_module *m,
 }
 
 /* Resolves computation names of attributes and fills instr->called. */
-static usc_status resolve_calls(parser *p, usc_hlo_module *m)
+static usc_status resolve_calls(usc__parser *p, usc_hlo_module *m)
 {
 	size_t ci, ii, ai, k;
 
@@ -1396,7 +1382,7 @@ static usc_status resolve_calls(parser *p, usc_hlo_module *m)
 					p->arena, a->count ? a->count : 1,
 					sizeof *a->comps);
 				if (!a->comps)
-					return oom(p);
+					return usc__hp_oom(p);
 				for (k = 0; k < a->count; k++) {
 					a->comps[k] = usc__hlo_map_get(
 						&p->comps, a->names[k],
@@ -1415,7 +1401,7 @@ static usc_status resolve_calls(parser *p, usc_hlo_module *m)
 			in->called = usc__hlo_arena_calloc(p->arena, total,
 							   sizeof *in->called);
 			if (!in->called)
-				return oom(p);
+				return usc__hp_oom(p);
 			for (ai = 0; ai < in->attr_count; ai++) {
 				usc_hlo_attr *a = &in->attrs[ai];
 
@@ -1431,16 +1417,16 @@ static usc_status resolve_calls(parser *p, usc_hlo_module *m)
 }
 
 /* True at "FileNames 1 ..." and the like: a name followed by a number. */
-static bool at_table(const parser *p)
+static bool at_table(const usc__parser *p)
 {
-	int c = peek_char(p, true);
+	int c = usc__hp_peek_char(p, true);
 
 	return p->tok.kind == USC__TOK_NAME && !p->tok.percent &&
 	       c >= '0' && c <= '9';
 }
 
 /* Parses the stack-frame tables of newer dumps into m->tables. */
-static usc_status parse_tables(parser *p, usc_hlo_module *m)
+static usc_status parse_tables(usc__parser *p, usc_hlo_module *m)
 {
 	size_t start = p->stack.len;
 	void *arr;
@@ -1449,58 +1435,58 @@ static usc_status parse_tables(parser *p, usc_hlo_module *m)
 		usc_hlo_table t;
 		size_t estart;
 
-		TRY(dup_text(p, p->tok.text, p->tok.len, &t.name));
-		TRY(next(p));
+		TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &t.name));
+		TRY(usc__hp_next(p));
 		estart = p->stack.len;
 		t.count = 0;
 		while (p->tok.kind == USC__TOK_INT) {
 			usc_hlo_table_entry e;
 
-			TRY(tok_int(p, &e.id));
-			TRY(raw_value(p, &e.value));
-			TRY(push(p, &e, sizeof e));
+			TRY(usc__hp_tok_int(p, &e.id));
+			TRY(usc__hp_raw_value(p, &e.value));
+			TRY(usc__hp_push(p, &e, sizeof e));
 			t.count++;
 		}
-		TRY(finish(p, estart, &arr));
+		TRY(usc__hp_finish(p, estart, &arr));
 		t.entries = arr;
-		TRY(push(p, &t, sizeof t));
+		TRY(usc__hp_push(p, &t, sizeof t));
 		m->table_count++;
 	}
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	m->tables = arr;
 	return USC_OK;
 }
 
-static bool at_module_end(const parser *p)
+static bool at_module_end(const usc__parser *p)
 {
 	return p->tok.kind == USC__TOK_EOF || p->tok.kind == USC__TOK_SPLIT ||
-	       tok_is(&p->tok, "HloModule");
+	       usc__hp_tok_is(&p->tok, "HloModule");
 }
 
-static usc_status parse_module(parser *p, usc_hlo_module **out)
+static usc_status parse_module(usc__parser *p, usc_hlo_module **out)
 {
 	usc_hlo_module *m = usc__hlo_arena_calloc(p->arena, 1, sizeof *m);
 	size_t start, i;
 	void *arr;
 
 	if (!m)
-		return oom(p);
+		return usc__hp_oom(p);
 	m->loc.line = p->tok.line;
 	m->loc.column = p->tok.column;
-	if (tok_is(&p->tok, "HloModule")) {
+	if (usc__hp_tok_is(&p->tok, "HloModule")) {
 		m->has_header = true;
-		TRY(next(p));
+		TRY(usc__hp_next(p));
 		if (p->tok.kind != USC__TOK_NAME)
-			return fail_expected(p, "module name");
-		TRY(dup_text(p, p->tok.text, p->tok.len, &m->name));
-		TRY(next(p));
-		TRY(parse_attr_list(p, &m->attrs, &m->attr_count));
+			return usc__hp_fail_expected(p, "module name");
+		TRY(usc__hp_dup_text(p, p->tok.text, p->tok.len, &m->name));
+		TRY(usc__hp_next(p));
+		TRY(usc__hp_parse_attr_list(p, &m->attrs, &m->attr_count));
 		TRY(parse_tables(p, m));
 	}
 	usc__hlo_map_clear(&p->comps);
 	start = p->stack.len;
 	if (at_module_end(p))
-		return fail_expected(p, "computation");
+		return usc__hp_fail_expected(p, "computation");
 	while (!at_module_end(p)) {
 		usc_hlo_computation *c;
 		void *dup;
@@ -1509,7 +1495,7 @@ static usc_status parse_module(parser *p, usc_hlo_module **out)
 		c->index = m->computation_count++;
 		if (usc__hlo_map_put(&p->comps, c->name, strlen(c->name), c,
 				     &dup) != USC_OK)
-			return oom(p);
+			return usc__hp_oom(p);
 		if (dup)
 			return usc__hlo_error_at(
 				&p->lx, c->loc.line, c->loc.column, p->err,
@@ -1523,9 +1509,9 @@ static usc_status parse_module(parser *p, usc_hlo_module **out)
 					c->name);
 			m->entry = c;
 		}
-		TRY(push(p, &c, sizeof c));
+		TRY(usc__hp_push(p, &c, sizeof c));
 	}
-	TRY(finish(p, start, &arr));
+	TRY(usc__hp_finish(p, start, &arr));
 	m->computations = arr;
 	if (!m->entry) {
 		/* No ENTRY: XLA's convention for such snippets is the last. */
@@ -1539,26 +1525,26 @@ static usc_status parse_module(parser *p, usc_hlo_module **out)
 	return USC_OK;
 }
 
-static usc_status parse_file(parser *p)
+static usc_status parse_file(usc__parser *p)
 {
 	size_t start = p->stack.len;
 	void *arr;
 
-	TRY(next(p));
+	TRY(usc__hp_next(p));
 	for (;;) {
 		usc_hlo_module *m;
 
 		while (p->tok.kind == USC__TOK_SPLIT)
-			TRY(next(p));
+			TRY(usc__hp_next(p));
 		if (p->tok.kind == USC__TOK_EOF)
 			break;
 		TRY(parse_module(p, &m));
 		m->index = p->file->module_count++;
-		TRY(push(p, &m, sizeof m));
+		TRY(usc__hp_push(p, &m, sizeof m));
 	}
 	if (p->file->module_count == 0)
-		return fail_expected(p, "HloModule or computation");
-	TRY(finish(p, start, &arr));
+		return usc__hp_fail_expected(p, "HloModule or computation");
+	TRY(usc__hp_finish(p, start, &arr));
 	p->file->modules = arr;
 	return USC_OK;
 }
@@ -1567,7 +1553,7 @@ static usc_status parse_file(parser *p)
  * HLO text never holds a NUL byte, and the IR keeps C strings: a NUL
  * would silently cut a name or a raw value short, so it is refused here.
  */
-static usc_status check_nul(parser *p)
+static usc_status check_nul(usc__parser *p)
 {
 	const char *z = memchr(p->lx.src, '\0', p->lx.len);
 	const char *line_start = p->lx.src, *q;
@@ -1590,7 +1576,7 @@ usc_status usc_hlo_parse(const char *text, size_t len, const char *filename,
 {
 	usc__hlo_arena arena = {NULL, NULL, 0};
 	usc_hlo_file *f;
-	parser p;
+	usc__parser p;
 	usc_status st;
 
 	if (!out)
@@ -1609,7 +1595,8 @@ usc_status usc_hlo_parse(const char *text, size_t len, const char *filename,
 	p.arena = &arena;
 	usc__hlo_lex_init(&p.lx, text, len, filename);
 	p.tok.text = text;
-	st = dup_text(&p, p.lx.filename, strlen(p.lx.filename), &f->filename);
+	st = usc__hp_dup_text(&p, p.lx.filename, strlen(p.lx.filename),
+			      &f->filename);
 	if (st == USC_OK)
 		st = check_nul(&p);
 	if (st == USC_OK)
