@@ -30,19 +30,7 @@
 
 #include "domain.h"
 #include "oracle.h"
-
-typedef usc__oracle_value value;
-
-typedef struct orc_state {
-	mpfr_prec_t prec;
-	bool quantize;
-	/* Attribution: the instructions whose results round (oracle.h). */
-	const usc_hlo_instr *const *round_only;
-	size_t round_only_count;
-	void *ref; /* the reference domain's state: integer ops */
-	mpfr_t a, b, lo, hi, t;
-	mpfi_t ia, ib;
-} orc_state;
+#include "oracle_internal.h"
 
 void usc__oracle_options_default(usc__oracle_options *opt)
 {
@@ -144,7 +132,7 @@ static void orc_clear(void *state, void *values, size_t n)
 }
 
 /* Copies exactly: the destination takes the source's precision. */
-static void vcopy(value *d, const value *src)
+void usc__orc_vcopy(value *d, const value *src)
 {
 	if (mpfi_get_prec(d->x) != mpfi_get_prec(src->x))
 		mpfi_set_prec(d->x, mpfi_get_prec(src->x));
@@ -162,7 +150,7 @@ static void orc_copy(void *state, void *dst, const void *src, size_t n)
 
 	(void)state;
 	for (i = 0; i < n; i++)
-		vcopy(&d[i], &sv[i]);
+		usc__orc_vcopy(&d[i], &sv[i]);
 }
 
 bool usc__oracle_is_undecided(const void *v)
@@ -182,19 +170,19 @@ size_t usc__oracle_count_undecided(const void *values, size_t n)
 
 /* ------------------------------------------------------------ helpers */
 
-static void set_kind(value *v, usc__oracle_kind k)
+void usc__orc_set_kind(value *v, usc__oracle_kind k)
 {
 	v->kind = (unsigned char)k;
 	v->flags = 0;
 }
 
-static void set_undecided(value *v)
+void usc__orc_set_undecided(value *v)
 {
-	set_kind(v, USC__ORC_UNDECIDED);
+	usc__orc_set_kind(v, USC__ORC_UNDECIDED);
 }
 
 /* Resets v to the working precision for a fresh result. */
-static void prep(orc_state *s, value *v)
+void usc__orc_prep(orc_state *s, value *v)
 {
 	if (mpfi_get_prec(v->x) != s->prec)
 		mpfi_set_prec(v->x, s->prec);
@@ -203,20 +191,20 @@ static void prep(orc_state *s, value *v)
 	v->bits = 0;
 }
 
-static bool is_point(const value *v)
+bool usc__orc_is_point(const value *v)
 {
 	return v->kind != USC__ORC_FINITE ||
 	       mpfr_equal_p(&v->x->left, &v->x->right);
 }
 
-static bool is_zero_point(const value *v)
+bool usc__orc_is_zero_point(const value *v)
 {
 	return v->kind == USC__ORC_FINITE && mpfr_zero_p(&v->x->left) &&
 	       mpfr_zero_p(&v->x->right);
 }
 
 /* Whether a finite value's enclosure holds 0. */
-static bool has_zero(const value *v)
+bool usc__orc_has_zero(const value *v)
 {
 	return mpfr_sgn(&v->x->left) <= 0 && mpfr_sgn(&v->x->right) >= 0;
 }
@@ -226,7 +214,7 @@ static bool has_zero(const value *v)
  * enclosure straddles 0 or is a zero of unknown sign), +1.  A zero counts
  * by its sign bit, as IEEE's sign rules do.
  */
-static int sign_of(const value *v)
+int usc__orc_sign_of(const value *v)
 {
 	switch (v->kind) {
 	case USC__ORC_POS_INF: return 1;
@@ -234,7 +222,7 @@ static int sign_of(const value *v)
 	case USC__ORC_FINITE: break;
 	default: return 0;
 	}
-	if (is_zero_point(v)) {
+	if (usc__orc_is_zero_point(v)) {
 		if (v->flags & USC__ORC_ZSIGN_UNKNOWN)
 			return 0;
 		return (v->flags & USC__ORC_NEG_ZERO) ? -1 : 1;
@@ -247,9 +235,9 @@ static int sign_of(const value *v)
 }
 
 /* Makes r the point zero whose sign is that of sign s (0: unknown). */
-static void set_zero(orc_state *s, value *r, int sgn)
+void usc__orc_set_zero(orc_state *s, value *r, int sgn)
 {
-	prep(s, r);
+	usc__orc_prep(s, r);
 	mpfi_set_ui(r->x, 0);
 	r->flags = sgn < 0 ? USC__ORC_NEG_ZERO
 			   : sgn == 0 ? USC__ORC_ZSIGN_UNKNOWN : 0;
@@ -259,7 +247,7 @@ static void set_zero(orc_state *s, value *r, int sgn)
  * A point zero result takes its sign from sgn (-1, 0 unknown, +1); any
  * other result needs no zero flags.
  */
-static void fix_zero(value *r, int sgn)
+void usc__orc_fix_zero(value *r, int sgn)
 {
 	r->flags = 0;
 	if (r->kind == USC__ORC_FINITE && mpfr_zero_p(&r->x->left) &&
@@ -269,7 +257,7 @@ static void fix_zero(value *r, int sgn)
 }
 
 /* The IEEE point value of a point v into m (precision raised to fit). */
-static void point_to_mpfr(const value *v, mpfr_ptr m)
+void usc__orc_point_to_mpfr(const value *v, mpfr_ptr m)
 {
 	switch (v->kind) {
 	case USC__ORC_POS_INF: mpfr_set_inf(m, 1); return;
@@ -306,26 +294,23 @@ void usc__oracle_value_set_interval(usc__oracle_value *v, mpfr_srcptr lo,
  * Sets r from an exact MPFR point m: NaN, an IEEE infinity, a signed
  * zero, or a finite number (r's precision raised to hold it exactly).
  */
-static void set_point(orc_state *s, value *r, mpfr_srcptr m)
+void usc__orc_set_point(orc_state *s, value *r, mpfr_srcptr m)
 {
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (mpfr_nan_p(m)) {
-		set_kind(r, USC__ORC_NAN);
+		usc__orc_set_kind(r, USC__ORC_NAN);
 		return;
 	}
 	if (mpfr_inf_p(m)) {
-		set_kind(r, mpfr_signbit(m) ? USC__ORC_NEG_INF
+		usc__orc_set_kind(r, mpfr_signbit(m) ? USC__ORC_NEG_INF
 					    : USC__ORC_POS_INF);
 		return;
 	}
 	if (mpfr_get_prec(m) > mpfi_get_prec(r->x))
 		mpfi_set_prec(r->x, mpfr_get_prec(m));
 	mpfi_set_fr(r->x, m);
-	fix_zero(r, mpfr_signbit(m) ? -1 : 1);
+	usc__orc_fix_zero(r, mpfr_signbit(m) ? -1 : 1);
 }
-
-typedef int (*mpfr_fn1)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
-typedef int (*mpfr_fn2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
 
 /*
  * f(x[, y]) of point operands with their IEEE meaning, through MPFR: the
@@ -335,16 +320,16 @@ typedef int (*mpfr_fn2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
  * exponent range.  An exact zero takes the sign MPFR gives it under
  * round-to-nearest, IEEE's rule (x - x = +0).
  */
-static void eval_points(orc_state *s, value *r, mpfr_fn1 f1, mpfr_fn2 f2,
-			const value *x, const value *y)
+void usc__orc_eval_points(orc_state *s, value *r, mpfr_fn1 f1, mpfr_fn2 f2,
+			  const value *x, const value *y)
 {
 	int td, tu;
 	bool ovf;
 
-	point_to_mpfr(x, s->a);
+	usc__orc_point_to_mpfr(x, s->a);
 	if (y)
-		point_to_mpfr(y, s->b);
-	prep(s, r);
+		usc__orc_point_to_mpfr(y, s->b);
+	usc__orc_prep(s, r);
 	mpfr_set_prec(s->lo, s->prec);
 	mpfr_set_prec(s->hi, s->prec);
 	mpfr_clear_flags();
@@ -352,12 +337,12 @@ static void eval_points(orc_state *s, value *r, mpfr_fn1 f1, mpfr_fn2 f2,
 	tu = f1 ? f1(s->hi, s->a, MPFR_RNDU) : f2(s->hi, s->a, s->b, MPFR_RNDU);
 	ovf = mpfr_overflow_p() != 0;
 	if (mpfr_nan_p(s->lo) || mpfr_nan_p(s->hi)) {
-		set_kind(r, USC__ORC_NAN);
+		usc__orc_set_kind(r, USC__ORC_NAN);
 		return;
 	}
 	if (mpfr_inf_p(s->lo) && mpfr_inf_p(s->hi) && !ovf &&
 	    mpfr_signbit(s->lo) == mpfr_signbit(s->hi)) {
-		set_kind(r, mpfr_signbit(s->lo) ? USC__ORC_NEG_INF
+		usc__orc_set_kind(r, mpfr_signbit(s->lo) ? USC__ORC_NEG_INF
 						 : USC__ORC_POS_INF);
 		return;
 	}
@@ -370,7 +355,7 @@ static void eval_points(orc_state *s, value *r, mpfr_fn1 f1, mpfr_fn2 f2,
 		else
 			f2(s->t, s->a, s->b, MPFR_RNDN);
 		neg = mpfr_signbit(s->t) != 0;
-		set_zero(s, r, neg ? -1 : 1);
+		usc__orc_set_zero(s, r, neg ? -1 : 1);
 		return;
 	}
 	/*
@@ -378,7 +363,7 @@ static void eval_points(orc_state *s, value *r, mpfr_fn1 f1, mpfr_fn2 f2,
 	 * number, and one rounded up is +Inf, "beyond"; both are sound.
 	 */
 	mpfi_interv_fr(r->x, s->lo, s->hi);
-	fix_zero(r, 1);
+	usc__orc_fix_zero(r, 1);
 }
 
 /* ----------------------------------------------------------- unary */
@@ -504,13 +489,13 @@ static void discrete_unary(orc_state *s, value *r, mpfr_fn1 f,
 	f(s->lo, &x->x->left, MPFR_RNDN);
 	f(s->hi, &x->x->right, MPFR_RNDN);
 	if (!mpfr_number_p(s->lo) || !mpfr_equal_p(s->lo, s->hi)) {
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
 	if (mpfi_get_prec(r->x) < mpfr_get_prec(s->lo))
 		mpfi_set_prec(r->x, mpfr_get_prec(s->lo));
 	mpfi_set_fr(r->x, s->lo);
-	fix_zero(r, sign_of(x));
+	usc__orc_fix_zero(r, usc__orc_sign_of(x));
 }
 
 /*
@@ -531,14 +516,14 @@ static bool domain_edge(value *r, const value *x, long edge, bool open,
 
 	*go = false;
 	if (hi < 0) {
-		set_kind(r, USC__ORC_NAN);
+		usc__orc_set_kind(r, USC__ORC_NAN);
 		return true;
 	}
 	if (lo > 0 || (!open && lo == 0)) {
 		*go = true;
 		return true;
 	}
-	set_undecided(r);
+	usc__orc_set_undecided(r);
 	return true;
 }
 
@@ -558,18 +543,18 @@ static bool spans_period(orc_state *s, const value *x)
 	return mpfr_cmp_ui(s->t, 7) >= 0;
 }
 
-static usc_status unary(orc_state *s, const usc__dom_op *op, value *r,
-			const value *x)
+usc_status usc__orc_unary(orc_state *s, const usc__dom_op *op, value *r,
+			  const value *x)
 {
 	mpfr_fn1 f = unary_mpfr(op->op);
 	bool go = true;
 	int sg;
 
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (!f)
 		return USC_EUNSUPPORTED;
 	if (x->kind == USC__ORC_UNDECIDED || x->kind == USC__ORC_NAN) {
-		set_kind(r, (usc__oracle_kind)x->kind);
+		usc__orc_set_kind(r, (usc__oracle_kind)x->kind);
 		return USC_OK;
 	}
 	if (x->kind != USC__ORC_FINITE) {
@@ -579,14 +564,14 @@ static usc_status unary(orc_state *s, const usc__dom_op *op, value *r,
 
 		mpfr_set_prec(s->t, 53);
 		mpfr_set_d(s->t, d, MPFR_RNDN);
-		set_point(s, r, s->t);
+		usc__orc_set_point(s, r, s->t);
 		return USC_OK;
 	}
-	if (is_point(x)) {
-		eval_points(s, r, f, NULL, x, NULL);
+	if (usc__orc_is_point(x)) {
+		usc__orc_eval_points(s, r, f, NULL, x, NULL);
 		return USC_OK;
 	}
-	sg = sign_of(x);
+	sg = usc__orc_sign_of(x);
 	switch (op->op) {
 	case USC_HLO_OP_NEGATE:
 		mpfi_set_prec(r->x, mpfi_get_prec(x->x));
@@ -599,7 +584,7 @@ static usc_status unary(orc_state *s, const usc__dom_op *op, value *r,
 		break;
 	case USC_HLO_OP_SIGN:
 		if (sg == 0) {
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 			return USC_OK;
 		}
 		mpfi_set_si(r->x, sg);
@@ -666,16 +651,16 @@ static usc_status unary(orc_state *s, const usc__dom_op *op, value *r,
 		 * reported as undecided rather than trusted if it does.
 		 */
 		if (mpfi_nan_p(r->x))
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 		else
-			fix_zero(r, sg);
+			usc__orc_fix_zero(r, sg);
 	}
 	return USC_OK;
 }
 
 /* ---------------------------------------------------------- binary */
 
-static mpfr_fn2 binary_mpfr(usc_hlo_opcode op)
+mpfr_fn2 usc__orc_binary_mpfr(usc_hlo_opcode op)
 {
 	switch (op) {
 	case USC_HLO_OP_ADD: return mpfr_add;
@@ -692,7 +677,7 @@ static mpfr_fn2 binary_mpfr(usc_hlo_opcode op)
 /* The point +-1 of sign sg, standing for a sign class of finite reals. */
 static void sign_rep(orc_state *s, value *v, int sg)
 {
-	prep(s, v);
+	usc__orc_prep(s, v);
 	mpfi_set_si(v->x, sg);
 }
 
@@ -702,30 +687,30 @@ static void sign_rep(orc_state *s, value *v, int sg)
  * exact.  A point zero result takes a known sign only when every operand
  * that may supply a zero has a known sign.
  */
-static void maxmin(orc_state *s, value *r, bool is_max, const value *x,
-		   const value *y)
+void usc__orc_maxmin(orc_state *s, value *r, bool is_max, const value *x,
+		     const value *y)
 {
 	const value *o[2] = {x, y};
 	int k;
 
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (x->kind == USC__ORC_NAN || y->kind == USC__ORC_NAN) {
-		set_kind(r, USC__ORC_NAN);
+		usc__orc_set_kind(r, USC__ORC_NAN);
 		return;
 	}
 	if (x->kind == USC__ORC_UNDECIDED || y->kind == USC__ORC_UNDECIDED) {
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
 	for (k = 0; k < 2; k++) {
 		const value *a = o[k], *b = o[1 - k];
 
 		if (a->kind == (is_max ? USC__ORC_POS_INF : USC__ORC_NEG_INF)) {
-			vcopy(r, a);
+			usc__orc_vcopy(r, a);
 			return;
 		}
 		if (a->kind == (is_max ? USC__ORC_NEG_INF : USC__ORC_POS_INF)) {
-			vcopy(r, b);
+			usc__orc_vcopy(r, b);
 			return;
 		}
 	}
@@ -752,14 +737,15 @@ static void maxmin(orc_state *s, value *r, bool is_max, const value *x,
 			mpfr_set_zero(&r->x->left, 1);
 		if (mpfr_zero_p(&r->x->right))
 			mpfr_set_zero(&r->x->right, -1);
-		if (!is_zero_point(r))
+		if (!usc__orc_is_zero_point(r))
 			return;
 		for (k = 0; k < 2; k++) {
 			int sg;
 
-			if (!has_zero(o[k]))
+			if (!usc__orc_has_zero(o[k]))
 				continue;
-			sg = is_point(o[k]) ? sign_of(o[k]) : 0;
+			sg = usc__orc_is_point(o[k]) ? usc__orc_sign_of(o[k])
+						     : 0;
 			if (sg > 0)
 				any_pos = true;
 			else if (sg < 0)
@@ -768,9 +754,9 @@ static void maxmin(orc_state *s, value *r, bool is_max, const value *x,
 				unknown = true;
 		}
 		if (is_max)
-			fix_zero(r, any_pos ? 1 : unknown ? 0 : -1);
+			usc__orc_fix_zero(r, any_pos ? 1 : unknown ? 0 : -1);
 		else
-			fix_zero(r, any_neg ? -1 : unknown ? 0 : 1);
+			usc__orc_fix_zero(r, any_neg ? -1 : unknown ? 0 : 1);
 	}
 }
 
@@ -789,44 +775,44 @@ static void remainder_iv(orc_state *s, value *r, const value *x,
 	mpfr_trunc(s->lo, &s->ia->left);
 	mpfr_trunc(s->hi, &s->ia->right);
 	if (!mpfr_number_p(s->lo) || !mpfr_equal_p(s->lo, s->hi)) {
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
 	mpfi_set_prec(s->ib, s->prec);
 	mpfi_mul_fr(s->ib, y->x, s->lo);
 	mpfi_sub(r->x, x->x, s->ib);
-	fix_zero(r, sign_of(x));
+	usc__orc_fix_zero(r, usc__orc_sign_of(x));
 }
 
-static void binary(orc_state *s, const usc__dom_op *op, value *r,
-		   const value *x, const value *y)
+void usc__orc_binary(orc_state *s, const usc__dom_op *op, value *r,
+		     const value *x, const value *y)
 {
 	usc_hlo_opcode o = op->op;
-	mpfr_fn2 f = binary_mpfr(o);
+	mpfr_fn2 f = usc__orc_binary_mpfr(o);
 	value rep;
 	int sx, sy;
 
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (o == USC_HLO_OP_MAXIMUM || o == USC_HLO_OP_MINIMUM) {
-		maxmin(s, r, o == USC_HLO_OP_MAXIMUM, x, y);
+		usc__orc_maxmin(s, r, o == USC_HLO_OP_MAXIMUM, x, y);
 		return;
 	}
 	/* pow(NaN, 0) = 1 and pow(1, NaN) = 1: point cases below. */
 	if (o != USC_HLO_OP_POWER &&
 	    (x->kind == USC__ORC_NAN || y->kind == USC__ORC_NAN)) {
-		set_kind(r, USC__ORC_NAN);
+		usc__orc_set_kind(r, USC__ORC_NAN);
 		return;
 	}
 	if (x->kind == USC__ORC_UNDECIDED || y->kind == USC__ORC_UNDECIDED) {
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
-	if (is_point(x) && is_point(y)) {
-		eval_points(s, r, NULL, f, x, y);
+	if (usc__orc_is_point(x) && usc__orc_is_point(y)) {
+		usc__orc_eval_points(s, r, NULL, f, x, y);
 		return;
 	}
-	sx = sign_of(x);
-	sy = sign_of(y);
+	sx = usc__orc_sign_of(x);
+	sy = usc__orc_sign_of(y);
 	/*
 	 * One operand special, the other a non-point interval.  For add,
 	 * subtract, multiply, divide and atan2 the IEEE result at an
@@ -850,16 +836,16 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 			mpfi_init2(rep.x, 64);
 			sign_rep(s, &rep, sf == 0 ? 1 : sf);
 			rep.kind = USC__ORC_FINITE;
-			eval_points(s, r, NULL, f, fin == x ? &rep : x,
-				    fin == y ? &rep : y);
+			usc__orc_eval_points(s, r, NULL, f, fin == x ? &rep : x,
+					     fin == y ? &rep : y);
 			mpfi_clear(rep.x);
 			return;
 		case USC_HLO_OP_REMAINDER:
 			/* fmod(Inf, y) = NaN; fmod(x, Inf) = x. */
 			if (x->kind != USC__ORC_FINITE)
-				set_kind(r, USC__ORC_NAN);
+				usc__orc_set_kind(r, USC__ORC_NAN);
 			else
-				vcopy(r, x);
+				usc__orc_vcopy(r, x);
 			return;
 		case USC_HLO_OP_POWER: {
 			/*
@@ -869,23 +855,23 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 			 */
 			if (y->kind == USC__ORC_NAN) {
 				if (mpfi_cmp_si(x->x, 1) != 0)
-					set_kind(r, USC__ORC_NAN);
+					usc__orc_set_kind(r, USC__ORC_NAN);
 				else
-					set_undecided(r);
+					usc__orc_set_undecided(r);
 				return;
 			}
 			if (x->kind == USC__ORC_NAN) {
-				if (!has_zero(y))
-					set_kind(r, USC__ORC_NAN);
+				if (!usc__orc_has_zero(y))
+					usc__orc_set_kind(r, USC__ORC_NAN);
 				else
-					set_undecided(r);
+					usc__orc_set_undecided(r);
 				return;
 			}
 			if (x->kind == USC__ORC_POS_INF && sy != 0) {
 				if (sy > 0)
-					set_kind(r, USC__ORC_POS_INF);
+					usc__orc_set_kind(r, USC__ORC_POS_INF);
 				else
-					set_zero(s, r, 1);
+					usc__orc_set_zero(s, r, 1);
 				return;
 			}
 			if (y->kind != USC__ORC_FINITE) {
@@ -895,13 +881,13 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 				mpfi_abs(s->ia, x->x);
 				c = mpfi_cmp_si(s->ia, 1);
 				if (c == 0) {
-					set_undecided(r);
+					usc__orc_set_undecided(r);
 					return;
 				}
 				if ((c > 0) == (y->kind == USC__ORC_POS_INF))
-					set_kind(r, USC__ORC_POS_INF);
+					usc__orc_set_kind(r, USC__ORC_POS_INF);
 				else
-					set_zero(s, r, 1);
+					usc__orc_set_zero(s, r, 1);
 				return;
 			}
 			break;
@@ -909,7 +895,7 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 		default:
 			break;
 		}
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
 	switch (o) {
@@ -921,34 +907,35 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 		break;
 	case USC_HLO_OP_MULTIPLY:
 		mpfi_mul(r->x, x->x, y->x);
-		fix_zero(r, sx == 0 || sy == 0 ? 0 : sx * sy);
+		usc__orc_fix_zero(r, sx == 0 || sy == 0 ? 0 : sx * sy);
 		return;
 	case USC_HLO_OP_DIVIDE:
-		if (is_zero_point(y)) {
+		if (usc__orc_is_zero_point(y)) {
 			/* Non-zero / 0 is a signed Inf; 0 / 0 is NaN. */
 			if (sx == 0 || sy == 0)
-				set_undecided(r);
-			else if (has_zero(x))
-				set_undecided(r);
+				usc__orc_set_undecided(r);
+			else if (usc__orc_has_zero(x))
+				usc__orc_set_undecided(r);
 			else
-				set_kind(r, sx * sy > 0 ? USC__ORC_POS_INF
-							: USC__ORC_NEG_INF);
+				usc__orc_set_kind(
+					r, sx * sy > 0 ? USC__ORC_POS_INF
+						       : USC__ORC_NEG_INF);
 			return;
 		}
-		if (has_zero(y)) {
-			set_undecided(r);
+		if (usc__orc_has_zero(y)) {
+			usc__orc_set_undecided(r);
 			return;
 		}
 		mpfi_div(r->x, x->x, y->x);
-		fix_zero(r, sx == 0 ? 0 : sx * sy);
+		usc__orc_fix_zero(r, sx == 0 ? 0 : sx * sy);
 		return;
 	case USC_HLO_OP_REMAINDER:
-		if (is_zero_point(y)) {
-			set_kind(r, USC__ORC_NAN);
+		if (usc__orc_is_zero_point(y)) {
+			usc__orc_set_kind(r, USC__ORC_NAN);
 			return;
 		}
-		if (has_zero(y)) {
-			set_undecided(r);
+		if (usc__orc_has_zero(y)) {
+			usc__orc_set_undecided(r);
 			return;
 		}
 		remainder_iv(s, r, x, y);
@@ -959,42 +946,42 @@ static void binary(orc_state *s, const usc__dom_op *op, value *r,
 		 * {y = 0, x < 0}; on a box clear of both, MPFI's enclosure
 		 * holds.  A point zero y against x of one sign is exact.
 		 */
-		if (is_zero_point(x)) {
+		if (usc__orc_is_zero_point(x)) {
 			if (mpfr_sgn(&y->x->left) > 0)
-				set_zero(s, r, sx);
+				usc__orc_set_zero(s, r, sx);
 			else if (mpfr_sgn(&y->x->right) < 0 && sx != 0) {
 				mpfi_const_pi(r->x);
 				if (sx < 0)
 					mpfi_neg(r->x, r->x);
 			} else
-				set_undecided(r);
+				usc__orc_set_undecided(r);
 			return;
 		}
-		if (has_zero(x) && mpfr_sgn(&y->x->left) <= 0) {
-			set_undecided(r);
+		if (usc__orc_has_zero(x) && mpfr_sgn(&y->x->left) <= 0) {
+			usc__orc_set_undecided(r);
 			return;
 		}
 		mpfi_atan2(r->x, x->x, y->x);
-		fix_zero(r, sx);
+		usc__orc_fix_zero(r, sx);
 		break;
 	case USC_HLO_OP_POWER: {
 		int status;
 
 		usc__oracle_fn_pow(r->x, x->x, y->x, &status);
 		if (status != 0)
-			set_kind(r, (usc__oracle_kind)status);
+			usc__orc_set_kind(r, (usc__oracle_kind)status);
 		else
-			fix_zero(r, 1);
+			usc__orc_fix_zero(r, 1);
 		return;
 	}
 	default:
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
 	if (r->kind == USC__ORC_FINITE && mpfi_nan_p(r->x))
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 	else
-		fix_zero(r, 1);
+		usc__orc_fix_zero(r, 1);
 }
 
 /* --------------------------------------------------------- compare */
@@ -1030,22 +1017,24 @@ static unsigned cmp_possible(const value *x, const value *y, bool total)
 	 * The total order tells -0 from +0: where the two may meet at 0,
 	 * equality needs equal known signs.
 	 */
-	if (total && (m & USC__POSS_EQ) && has_zero(x) && has_zero(y)) {
-		int sx = is_point(x) ? sign_of(x) : 0;
-		int sy = is_point(y) ? sign_of(y) : 0;
+	if (total && (m & USC__POSS_EQ) && usc__orc_has_zero(x) &&
+	    usc__orc_has_zero(y)) {
+		int sx = usc__orc_is_point(x) ? usc__orc_sign_of(x) : 0;
+		int sy = usc__orc_is_point(y) ? usc__orc_sign_of(y) : 0;
 
 		if (sx == 0 || sy == 0 || sx != sy)
 			m |= USC__POSS_LT | USC__POSS_GT;
 		if (sx != 0 && sy != 0) {
-			if (is_point(x) && is_point(y) && sx != sy)
+			if (usc__orc_is_point(x) && usc__orc_is_point(y) &&
+			    sx != sy)
 				m = sx < sy ? USC__POSS_LT : USC__POSS_GT;
 		}
 	}
 	return m;
 }
 
-static void compare_float(const usc__dom_op *op, value *r, const value *x,
-			  const value *y)
+void usc__orc_compare_float(const usc__dom_op *op, value *r, const value *x,
+			    const value *y)
 {
 	bool total = op->cmp_type == USC__CMP_TOTALORDER;
 	unsigned m, b;
@@ -1055,7 +1044,7 @@ static void compare_float(const usc__dom_op *op, value *r, const value *x,
 	if (x->kind == USC__ORC_UNDECIDED || y->kind == USC__ORC_UNDECIDED ||
 	    (total && (x->kind == USC__ORC_NAN || y->kind == USC__ORC_NAN))) {
 		/* The total order needs NaN's sign bit, which is not kept. */
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return;
 	}
 	m = cmp_possible(x, y, total);
@@ -1070,7 +1059,7 @@ static void compare_float(const usc__dom_op *op, value *r, const value *x,
 	r->kind = USC__ORC_FINITE;
 	r->flags = 0;
 	if (any_true && any_false)
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 	else
 		r->bits = any_true ? 1 : 0;
 }
@@ -1078,10 +1067,10 @@ static void compare_float(const usc__dom_op *op, value *r, const value *x,
 /* ------------------------------------------------------- converts */
 
 /* Loads the encoding bits of type t into r exactly. */
-static usc_status load_bits(orc_state *s, usc_dtype t, uint64_t bits,
-			    value *r, usc_error *err)
+usc_status usc__orc_load_bits(orc_state *s, usc_dtype t, uint64_t bits,
+			      value *r, usc_error *err)
 {
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (!usc_dtype_is_float(t)) {
 		r->bits = bits & usc__dom_mask(usc__dom_width(t));
 		return USC_OK;
@@ -1090,7 +1079,7 @@ static usc_status load_bits(orc_state *s, usc_dtype t, uint64_t bits,
 	if (usc_decode_mpfr(t, bits, s->t) != USC_OK)
 		return usc__fail(err, USC_EINVAL, "cannot decode %s",
 				 usc_dtype_name(t));
-	set_point(s, r, s->t);
+	usc__orc_set_point(s, r, s->t);
 	return USC_OK;
 }
 
@@ -1099,7 +1088,7 @@ static void int_to_value(orc_state *s, usc_dtype t, uint64_t bits, value *r)
 {
 	mpfr_set_prec(s->t, 64);
 	(void)usc_decode_mpfr(t, bits, s->t);
-	set_point(s, r, s->t);
+	usc__orc_set_point(s, r, s->t);
 }
 
 /*
@@ -1160,13 +1149,13 @@ static void rp_point(mpfr_ptr y, mpfr_srcptr x, const usc_format *f,
 	}
 }
 
-static usc_status reduce_precision(orc_state *s, const usc__dom_op *op,
-				   value *r, const value *x, usc_error *err)
+usc_status usc__orc_reduce_precision(orc_state *s, const usc__dom_op *op,
+				     value *r, const value *x, usc_error *err)
 {
 	const usc_format *f = usc_format_of(op->arg[0]);
 
 	if (!s->quantize || x->kind != USC__ORC_FINITE) {
-		vcopy(r, x);
+		usc__orc_vcopy(r, x);
 		return USC_OK;
 	}
 	if (!f || f->kind != USC_KIND_FLOAT || op->exponent_bits < 1 ||
@@ -1176,27 +1165,27 @@ static usc_status reduce_precision(orc_state *s, const usc__dom_op *op,
 				 "exponent_bits >= 1 and mantissa_bits >= 0");
 	mpfr_set_prec(s->a, mpfi_get_prec(x->x));
 	mpfr_set(s->a, &x->x->left, MPFR_RNDN);
-	if (is_zero_point(x))
-		point_to_mpfr(x, s->a);
+	if (usc__orc_is_zero_point(x))
+		usc__orc_point_to_mpfr(x, s->a);
 	rp_point(s->lo, s->a, f, op->exponent_bits, op->mantissa_bits);
 	mpfr_set_prec(s->b, mpfi_get_prec(x->x));
 	mpfr_set(s->b, &x->x->right, MPFR_RNDN);
-	if (is_zero_point(x))
-		point_to_mpfr(x, s->b);
+	if (usc__orc_is_zero_point(x))
+		usc__orc_point_to_mpfr(x, s->b);
 	rp_point(s->hi, s->b, f, op->exponent_bits, op->mantissa_bits);
 	/* Non-decreasing: constant where the endpoints agree (zero signs too). */
-	if ((is_point(x) && !(x->flags & USC__ORC_ZSIGN_UNKNOWN)) ||
+	if ((usc__orc_is_point(x) && !(x->flags & USC__ORC_ZSIGN_UNKNOWN)) ||
 	    (mpfr_equal_p(s->lo, s->hi) &&
 	     mpfr_signbit(s->lo) == mpfr_signbit(s->hi) &&
-	     !(mpfr_zero_p(s->lo) && has_zero(x))))
-		set_point(s, r, s->lo);
+	     !(mpfr_zero_p(s->lo) && usc__orc_has_zero(x))))
+		usc__orc_set_point(s, r, s->lo);
 	else
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 	return USC_OK;
 }
 
-static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
-			  const value *x, usc_error *err)
+usc_status usc__orc_convert(orc_state *s, const usc__dom_op *op, value *r,
+			    const value *x, usc_error *err)
 {
 	usc_dtype from = op->arg[0], to = op->result;
 	const usc_format *tf = usc_format_of(to);
@@ -1204,10 +1193,10 @@ static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
 	uint64_t bits;
 	usc_status st;
 
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (!usc_dtype_is_float(from)) {
 		if (x->kind == USC__ORC_UNDECIDED) {
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 			return USC_OK;
 		}
 		if (!usc_dtype_is_float(to)) {
@@ -1223,36 +1212,36 @@ static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
 		st = usc__oracle_decide_rounding(r, to, &decided, &bits, err);
 		if (st != USC_OK)
 			return st;
-		return load_bits(s, to, bits, r, err);
+		return usc__orc_load_bits(s, to, bits, r, err);
 	}
 	if (x->kind == USC__ORC_UNDECIDED) {
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return USC_OK;
 	}
 	if (usc_dtype_is_float(to)) {
 		if (!s->quantize) {
-			vcopy(r, x);
+			usc__orc_vcopy(r, x);
 			return USC_OK;
 		}
 		st = usc__oracle_decide_rounding(x, to, &decided, &bits, err);
 		if (st != USC_OK)
 			return st;
 		if (!decided) {
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 			return USC_OK;
 		}
-		return load_bits(s, to, bits, r, err);
+		return usc__orc_load_bits(s, to, bits, r, err);
 	}
 	if (!tf)
 		return usc__fail(err, USC_EINVAL, "convert to an invalid type");
 	if (tf->kind == USC_KIND_PRED) {
 		/* x != 0, and NaN is true, as C's conversion to bool. */
-		if (x->kind != USC__ORC_FINITE || !has_zero(x))
+		if (x->kind != USC__ORC_FINITE || !usc__orc_has_zero(x))
 			r->bits = 1;
-		else if (is_zero_point(x))
+		else if (usc__orc_is_zero_point(x))
 			r->bits = 0;
 		else
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 		return USC_OK;
 	}
 	if (tf->kind != USC_KIND_SINT && tf->kind != USC_KIND_UINT)
@@ -1264,7 +1253,7 @@ static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
 	 * endpoints agree.
 	 */
 	if (x->kind != USC__ORC_FINITE) {
-		point_to_mpfr(x, s->t);
+		usc__orc_point_to_mpfr(x, s->t);
 		(void)usc_encode_mpfr(to, s->t, NULL, &r->bits, NULL);
 		return USC_OK;
 	}
@@ -1274,28 +1263,28 @@ static usc_status convert(orc_state *s, const usc__dom_op *op, value *r,
 		(void)usc_encode_mpfr(to, &x->x->left, NULL, &blo, NULL);
 		(void)usc_encode_mpfr(to, &x->x->right, NULL, &bhi, NULL);
 		if (blo != bhi)
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 		else
 			r->bits = blo;
 	}
 	return USC_OK;
 }
 
-static usc_status bitcast(orc_state *s, const usc__dom_op *op, value *r,
-			  const value *x, usc_error *err)
+usc_status usc__orc_bitcast(orc_state *s, const usc__dom_op *op, value *r,
+			    const value *x, usc_error *err)
 {
 	usc_dtype from = op->arg[0], to = op->result;
 	uint64_t bits;
 	usc_status st;
 
-	prep(s, r);
+	usc__orc_prep(s, r);
 	if (usc__dom_width(from) != usc__dom_width(to))
 		return usc__fail(err, USC_EUNSUPPORTED,
 				 "bitcast-convert from %s to %s changes the "
 				 "width", usc_dtype_name(from),
 				 usc_dtype_name(to));
 	if (x->kind == USC__ORC_UNDECIDED) {
-		set_undecided(r);
+		usc__orc_set_undecided(r);
 		return USC_OK;
 	}
 	if (usc_dtype_is_float(from)) {
@@ -1306,13 +1295,13 @@ static usc_status bitcast(orc_state *s, const usc__dom_op *op, value *r,
 		if (st != USC_OK)
 			return st;
 		if (!decided) {
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 			return USC_OK;
 		}
 	} else
 		bits = x->bits;
 	bits &= usc__dom_mask(usc__dom_width(from));
-	return load_bits(s, to, bits, r, err);
+	return usc__orc_load_bits(s, to, bits, r, err);
 }
 
 /* ----------------------------------------------------------- apply */
@@ -1324,10 +1313,10 @@ static usc_status delegate(orc_state *s, const usc__dom_op *op, value *r,
 	const void *args[USC__DOM_MAX_ARGS];
 	unsigned k;
 
-	prep(s, r);
+	usc__orc_prep(s, r);
 	for (k = 0; k < op->nargs; k++) {
 		if (a[k]->kind == USC__ORC_UNDECIDED) {
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 			return USC_OK;
 		}
 		args[k] = &a[k]->bits;
@@ -1345,7 +1334,7 @@ static bool same_point(const value *x, const value *y, bool flt)
 		return x->bits == y->bits;
 	if (x->kind != USC__ORC_FINITE)
 		return true;
-	return is_point(x) && is_point(y) &&
+	return usc__orc_is_point(x) && usc__orc_is_point(y) &&
 	       mpfr_equal_p(&x->x->left, &y->x->left) &&
 	       x->flags == y->flags && !(x->flags & USC__ORC_ZSIGN_UNKNOWN);
 }
@@ -1378,14 +1367,14 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 		if (a[0]->kind == USC__ORC_UNDECIDED) {
 			/* Undecided unless both branches are the same point. */
 			if (same_point(a[1], a[2], flt))
-				vcopy(r, a[1]);
+				usc__orc_vcopy(r, a[1]);
 			else {
-				prep(s, r);
-				set_undecided(r);
+				usc__orc_prep(s, r);
+				usc__orc_set_undecided(r);
 			}
 			return USC_OK;
 		}
-		vcopy(r, (a[0]->bits & 1) ? a[1] : a[2]);
+		usc__orc_vcopy(r, (a[0]->bits & 1) ? a[1] : a[2]);
 		return USC_OK;
 	}
 	case USC_HLO_OP_CLAMP: {
@@ -1395,45 +1384,45 @@ static usc_status apply1(orc_state *s, const usc__dom_op *op, value *r,
 		if (!usc_dtype_is_float(op->arg[1]))
 			return delegate(s, op, r, a, err);
 		mpfi_init2(m.x, s->prec);
-		maxmin(s, &m, true, a[1], a[0]);
-		maxmin(s, r, false, &m, a[2]);
+		usc__orc_maxmin(s, &m, true, a[1], a[0]);
+		usc__orc_maxmin(s, r, false, &m, a[2]);
 		mpfi_clear(m.x);
 		return USC_OK;
 	}
 	case USC_HLO_OP_COMPARE:
 		if (!usc_dtype_is_float(at))
 			return delegate(s, op, r, a, err);
-		prep(s, r);
-		compare_float(op, r, a[0], a[1]);
+		usc__orc_prep(s, r);
+		usc__orc_compare_float(op, r, a[0], a[1]);
 		return USC_OK;
 	case USC_HLO_OP_IS_FINITE:
-		prep(s, r);
+		usc__orc_prep(s, r);
 		if (a[0]->kind == USC__ORC_UNDECIDED)
-			set_undecided(r);
+			usc__orc_set_undecided(r);
 		else
 			r->bits = a[0]->kind == USC__ORC_FINITE;
 		return USC_OK;
 	case USC_HLO_OP_CONVERT:
-		return convert(s, op, r, a[0], err);
+		return usc__orc_convert(s, op, r, a[0], err);
 	case USC_HLO_OP_BITCAST_CONVERT:
-		return bitcast(s, op, r, a[0], err);
+		return usc__orc_bitcast(s, op, r, a[0], err);
 	case USC_HLO_OP_REDUCE_PRECISION:
-		prep(s, r);
-		return reduce_precision(s, op, r, a[0], err);
+		usc__orc_prep(s, r);
+		return usc__orc_reduce_precision(s, op, r, a[0], err);
 	default:
 		break;
 	}
 	if (!usc_dtype_is_float(at))
 		return delegate(s, op, r, a, err);
 	if (op->nargs == 1) {
-		if (unary(s, op, r, a[0]) != USC_OK)
+		if (usc__orc_unary(s, op, r, a[0]) != USC_OK)
 			return unsupported(op, err);
 		return USC_OK;
 	}
-	if (op->nargs == 2 && (binary_mpfr(op->op) ||
+	if (op->nargs == 2 && (usc__orc_binary_mpfr(op->op) ||
 			       op->op == USC_HLO_OP_MAXIMUM ||
 			       op->op == USC_HLO_OP_MINIMUM)) {
-		binary(s, op, r, a[0], a[1]);
+		usc__orc_binary(s, op, r, a[0], a[1]);
 		return USC_OK;
 	}
 	return unsupported(op, err);
@@ -1478,7 +1467,7 @@ static usc_status round_to_type(orc_state *s, usc_dtype t, value *r,
 		mpfi_mid(s->a, r->x);
 		(void)usc_encode_mpfr(t, s->a, NULL, &bits, NULL);
 	}
-	return load_bits(s, t, bits, r, err);
+	return usc__orc_load_bits(s, t, bits, r, err);
 }
 
 static usc_status orc_apply(void *state, const usc__dom_op *op, size_t n,
@@ -1521,7 +1510,7 @@ static usc_status orc_load(void *state, usc_dtype t, uint64_t bits,
 	usc_status st;
 
 	usc__mpfr_range_widen(&range);
-	st = load_bits(s, t, bits, out, err);
+	st = usc__orc_load_bits(s, t, bits, out, err);
 	usc__mpfr_range_restore(&range);
 	return st;
 }
