@@ -24,6 +24,7 @@
 #include "analyze/attribution_internal.h"
 #include "analyze/check_internal.h"
 #include "analyze/explain_internal.h"
+#include "analyze/explain_tree.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -66,45 +67,7 @@ void usc_explain_report_destroy(usc_explain_report *r)
 
 /* ------------------------------------------------------------- walk */
 
-/* The three evaluations, with every instruction the tree may visit kept. */
-typedef struct runs3 {
-	usc_eval *ev[3]; /* reference, oracle, envelope */
-} runs3;
-
-enum { R_REF, R_ORC, R_ENV };
-
-/* The values one run kept of one instruction. */
-typedef struct kept {
-	const unsigned char *vals;
-	size_t count, size;
-	usc_dtype t;
-	const usc__domain_ops *dom;
-	void *state;
-} kept;
-
-typedef struct walker {
-	const usc_hlo_module *m;
-	unsigned max_depth;
-	size_t terms;
-	usc_explain_node *nodes;
-	/*
-	 * Per node: a SET's flat indices; a PRODUCTS node's lhs indices
-	 * then its rhs indices (count each); else NULL.
-	 */
-	uint64_t **sets;
-	size_t n, cap;
-	/* How often a run evaluates each computation (bisect.c's rule). */
-	unsigned char *runs;
-	/*
-	 * The smallest depth at which the tree may reach each instruction
-	 * (UINT_MAX: never), at reach[base[computation] + index].
-	 */
-	size_t *base;
-	unsigned *reach;
-	const runs3 *ev; /* the runs, done before the walk */
-} walker;
-
-static bool keepable(const walker *w, const usc_hlo_instr *in)
+bool usc__ex_keepable(const walker *w, const usc_hlo_instr *in)
 {
 	return in->shape.kind == USC_HLO_SHAPE_ARRAY &&
 	       w->runs[in->parent->index] == 1;
@@ -133,8 +96,8 @@ static const usc_hlo_instr *caller_of(const usc_hlo_module *m,
  * A parameter of a fused (or called) computation is its caller's
  * operand: the instruction whose values it has.
  */
-static const usc_hlo_instr *resolve(const usc_hlo_module *m,
-				    const usc_hlo_instr *in)
+const usc_hlo_instr *usc__ex_resolve(const usc_hlo_module *m,
+				     const usc_hlo_instr *in)
 {
 	for (int hop = 0; hop < 64 && in->opcode == USC_HLO_OP_PARAMETER &&
 			  !in->parent->is_entry;
@@ -157,18 +120,18 @@ static const usc_hlo_instr *resolve(const usc_hlo_module *m,
  * this covers every node the walk makes; these are the instructions the
  * runs keep.
  */
-static void mark_reach(walker *w, const usc_hlo_instr *in, unsigned depth,
-		       int hops)
+void usc__ex_mark_reach(walker *w, const usc_hlo_instr *in, unsigned depth,
+			int hops)
 {
 	unsigned *r;
 
 	if (depth >= w->max_depth || hops > 4096)
 		return;
 	if (in->opcode == USC_HLO_OP_PARAMETER && !in->parent->is_entry) {
-		const usc_hlo_instr *c = resolve(w->m, in);
+		const usc_hlo_instr *c = usc__ex_resolve(w->m, in);
 
 		if (c != in)
-			mark_reach(w, c, depth, hops + 1);
+			usc__ex_mark_reach(w, c, depth, hops + 1);
 		return;
 	}
 	r = &w->reach[w->base[in->parent->index] + in->index];
@@ -178,9 +141,9 @@ static void mark_reach(walker *w, const usc_hlo_instr *in, unsigned depth,
 	if ((in->opcode == USC_HLO_OP_FUSION ||
 	     in->opcode == USC_HLO_OP_CALL) &&
 	    in->called_count && in->called[0]->root)
-		mark_reach(w, in->called[0]->root, depth + 1, hops + 1);
+		usc__ex_mark_reach(w, in->called[0]->root, depth + 1, hops + 1);
 	for (size_t k = 0; k < in->operand_count; k++)
-		mark_reach(w, in->operands[k], depth + 1, hops + 1);
+		usc__ex_mark_reach(w, in->operands[k], depth + 1, hops + 1);
 }
 
 static const char *file_base(const char *f)
@@ -223,8 +186,8 @@ static void source_of(const usc_hlo_module *m, const usc_hlo_instr *in,
 }
 
 /* What run d kept of in (a resolved instruction); false if nothing. */
-static bool get_kept(const walker *w, int d, const usc_hlo_instr *in,
-		     kept *k)
+bool usc__ex_get_kept(const walker *w, int d, const usc_hlo_instr *in,
+		      kept *k)
 {
 	const void *v;
 
@@ -239,7 +202,7 @@ static bool get_kept(const walker *w, int d, const usc_hlo_instr *in,
 	return true;
 }
 
-static const void *kept_at(const kept *k, uint64_t i)
+const void *usc__ex_kept_at(const kept *k, uint64_t i)
 {
 	return k->vals + i * k->size;
 }
@@ -270,7 +233,7 @@ static usc_status read_ref(void *ctx, size_t k, size_t flat, int64_t *v,
 	if (k >= r->in->operand_count)
 		return usc__fail(err, USC_EINTERNAL, "explain: no operand %zu",
 				 k);
-	op = resolve(r->w->m, r->in->operands[k]);
+	op = usc__ex_resolve(r->w->m, r->in->operands[k]);
 	for (size_t i = 0; i < r->nreads; i++)
 		if (r->read_k[i] == k && r->read_flat[i] == flat)
 			goto noted;
@@ -281,10 +244,11 @@ static usc_status read_ref(void *ctx, size_t k, size_t flat, int64_t *v,
 		r->overflow = true;
 	}
 noted:
-	if (!get_kept(r->w, R_REF, op, &kv) || flat >= kv.count)
+	if (!usc__ex_get_kept(r->w, R_REF, op, &kv) || flat >= kv.count)
 		return usc__fail(err, USC_ERANGE,
 				 "explain: no values of '%s'", op->name);
-	return kv.dom->to_index(kv.state, kv.t, kept_at(&kv, flat), v, err);
+	return kv.dom->to_index(kv.state, kv.t, usc__ex_kept_at(&kv, flat), v,
+				err);
 }
 
 /*
@@ -299,8 +263,8 @@ static double exact_weight(const kept *ko, uint64_t i)
 
 	memset(&enc, 0, sizeof enc);
 	if (i >= ko->count ||
-	    ko->dom->to_output(ko->state, ko->t, kept_at(ko, i), &bits, &enc,
-			       &e) != USC_OK)
+	    ko->dom->to_output(ko->state, ko->t, usc__ex_kept_at(ko, i), &bits,
+			       &enc, &e) != USC_OK)
 		return -1;
 	if (!usc_dtype_is_float(ko->t)) {
 		double d = enc.lo / 2 + enc.hi / 2;
@@ -500,11 +464,6 @@ static bool map_index(const usc_hlo_instr *in, size_t k, uint64_t flat,
 	return false;
 }
 
-static usc_status visit(walker *w, const usc_hlo_instr *in,
-			usc_explain_kind kind, uint64_t index,
-			unsigned depth, uint64_t *set, uint64_t set_count,
-			usc_error *err);
-
 /* in's operand k, followed at element index or whole. */
 static usc_status visit_operand(walker *w, const usc_hlo_instr *in,
 				size_t k, usc_explain_kind kind,
@@ -514,10 +473,10 @@ static usc_status visit_operand(walker *w, const usc_hlo_instr *in,
 	uint64_t j;
 
 	if (kind == USC_EXPLAIN_ELEMENT && map_index(in, k, index, &j))
-		return visit(w, in->operands[k], USC_EXPLAIN_ELEMENT, j,
+		return usc__ex_visit(w, in->operands[k], USC_EXPLAIN_ELEMENT, j,
+				     depth + 1, NULL, 0, err);
+	return usc__ex_visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0,
 			     depth + 1, NULL, 0, err);
-	return visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0, depth + 1,
-		     NULL, 0, err);
 }
 
 /* Marks the node at `at` (if made) as term rank of count. */
@@ -552,10 +511,11 @@ static usc_status visit_product(walker *w, const usc_hlo_instr *dot,
 		w->nodes[me].truncated = true;
 		return USC_OK;
 	}
-	st = visit(w, l, USC_EXPLAIN_ELEMENT, lf, depth + 1, NULL, 0, err);
-	if (st == USC_OK)
-		st = visit(w, r, USC_EXPLAIN_ELEMENT, rf, depth + 1, NULL, 0,
+	st = usc__ex_visit(w, l, USC_EXPLAIN_ELEMENT, lf, depth + 1, NULL, 0,
 			   err);
+	if (st == USC_OK)
+		st = usc__ex_visit(w, r, USC_EXPLAIN_ELEMENT, rf, depth + 1,
+				   NULL, 0, err);
 	return st;
 }
 
@@ -581,10 +541,14 @@ static usc_status show_terms(walker *w, size_t me, unsigned depth,
 	if (w->terms == 0 || !set || count == 0)
 		return USC_OK;
 	if (kind == USC_EXPLAIN_SET) {
-		if (!get_kept(w, R_ORC, in, &a))
+		if (!usc__ex_get_kept(w, R_ORC, in, &a))
 			return USC_OK;
-	} else if (!get_kept(w, R_ORC, resolve(w->m, in->operands[0]), &a) ||
-		   !get_kept(w, R_ORC, resolve(w->m, in->operands[1]), &b)) {
+	} else if (!usc__ex_get_kept(w, R_ORC,
+				     usc__ex_resolve(w->m, in->operands[0]),
+				     &a) ||
+		   !usc__ex_get_kept(w, R_ORC,
+				     usc__ex_resolve(w->m, in->operands[1]),
+				     &b)) {
 		return USC_OK;
 	}
 	wt = usc__calloc(count, sizeof *wt);
@@ -613,8 +577,8 @@ static usc_status show_terms(walker *w, size_t me, unsigned depth,
 		uint64_t e = pos[r];
 
 		if (kind == USC_EXPLAIN_SET)
-			st = visit(w, in, USC_EXPLAIN_ELEMENT, set[e], depth + 1,
-				   NULL, 0, err);
+			st = usc__ex_visit(w, in, USC_EXPLAIN_ELEMENT, set[e],
+					   depth + 1, NULL, 0, err);
 		else
 			st = visit_product(w, in, e, set[e], set[count + e],
 					   depth + 1, err);
@@ -674,8 +638,8 @@ static usc_status visit_reduction(walker *w, const usc_hlo_instr *in,
 		}
 		for (size_t j = 0; j < n; j++)
 			set[j] = flats[j];
-		st = visit(w, in->operands[k], USC_EXPLAIN_SET, 0, depth + 1,
-			   set, n, err);
+		st = usc__ex_visit(w, in->operands[k], USC_EXPLAIN_SET, 0,
+				   depth + 1, set, n, err);
 	}
 	usc__free(flats);
 	return st;
@@ -737,8 +701,8 @@ static usc_status visit_dot(walker *w, const usc_hlo_instr *in,
 	}
 	/* No terms: the factors whole, as below any set. */
 	for (size_t k = 0; k < in->operand_count; k++) {
-		st = visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0, depth + 2,
-			   NULL, 0, err);
+		st = usc__ex_visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0,
+				   depth + 2, NULL, 0, err);
 		if (st != USC_OK)
 			return st;
 	}
@@ -779,29 +743,31 @@ static usc_status visit_moved(walker *w, const usc_hlo_instr *in,
 	}
 	*done = true;
 	at = w->n;
-	st = visit(w, in->operands[src], USC_EXPLAIN_ELEMENT, flat, depth + 1,
-		   NULL, 0, err);
+	st = usc__ex_visit(w, in->operands[src], USC_EXPLAIN_ELEMENT, flat,
+			   depth + 1, NULL, 0, err);
 	if (st == USC_OK && at < w->n && in->opcode == USC_HLO_OP_PAD &&
 	    src == 1)
 		w->nodes[at].padding = true;
 	/* The index elements read, in the order read. */
 	for (size_t i = 0; st == USC_OK && i < rr.nreads; i++)
-		st = visit(w, in->operands[rr.read_k[i]], USC_EXPLAIN_ELEMENT,
-			   rr.read_flat[i], depth + 1, NULL, 0, err);
+		st = usc__ex_visit(w, in->operands[rr.read_k[i]],
+				   USC_EXPLAIN_ELEMENT, rr.read_flat[i],
+				   depth + 1, NULL, 0, err);
 	/* More than READS_MAX: the index operands whole. */
 	for (size_t k = 1; st == USC_OK && rr.overflow &&
 			   k < in->operand_count;
 	     k++)
 		if (k != src)
-			st = visit(w, in->operands[k], USC_EXPLAIN_WHOLE, 0,
-				   depth + 1, NULL, 0, err);
+			st = usc__ex_visit(w, in->operands[k],
+					   USC_EXPLAIN_WHOLE, 0, depth + 1,
+					   NULL, 0, err);
 	return st;
 }
 
-static usc_status visit(walker *w, const usc_hlo_instr *in,
-			usc_explain_kind kind, uint64_t index,
-			unsigned depth, uint64_t *set, uint64_t set_count,
-			usc_error *err)
+usc_status usc__ex_visit(walker *w, const usc_hlo_instr *in,
+			 usc_explain_kind kind, uint64_t index,
+			 unsigned depth, uint64_t *set, uint64_t set_count,
+			 usc_error *err)
 {
 	bool call = in->opcode == USC_HLO_OP_FUSION ||
 		    in->opcode == USC_HLO_OP_CALL;
@@ -829,8 +795,9 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 		    (size_t)in->parameter_number < c->operand_count) {
 			size_t at = w->n;
 
-			st = visit(w, c->operands[in->parameter_number], kind,
-				   index, depth, set, set_count, err);
+			st = usc__ex_visit(w, c->operands[in->parameter_number],
+					   kind, index, depth, set, set_count,
+					   err);
 			if (st == USC_OK && at < w->n)
 				w->nodes[at].via = in;
 			return st;
@@ -882,10 +849,11 @@ static usc_status visit(walker *w, const usc_hlo_instr *in,
 
 		if (!root)
 			return USC_OK;
-		return visit(w, root,
-			     kind == USC_EXPLAIN_CALL ? USC_EXPLAIN_ELEMENT
-						      : USC_EXPLAIN_WHOLE,
-			     index, depth + 1, NULL, 0, err);
+		return usc__ex_visit(w, root,
+				     kind == USC_EXPLAIN_CALL
+					     ? USC_EXPLAIN_ELEMENT
+					     : USC_EXPLAIN_WHOLE,
+				     index, depth + 1, NULL, 0, err);
 	}
 	if (kind == USC_EXPLAIN_ELEMENT) {
 		bool done = false;
@@ -939,9 +907,9 @@ static bool rounds(const usc_hlo_instr *in)
  * (mark_reach), before the walk: the walk reads start indices and ranks
  * terms from them.
  */
-static usc_status run_three(const walker *w, const usc_check_report *cr,
-			    const usc_explain_request *req, runs3 *r,
-			    usc_error *err)
+usc_status usc__ex_run_three(const walker *w, const usc_check_report *cr,
+			     const usc_explain_request *req, runs3 *r,
+			     usc_error *err)
 {
 	static const usc_eval_domain dom[3] = {
 		USC_DOMAIN_REFERENCE, USC_DOMAIN_ORACLE, USC_DOMAIN_ENVELOPE};
@@ -970,7 +938,7 @@ static usc_status run_three(const walker *w, const usc_check_report *cr,
 				const usc_hlo_instr *in = comp->instrs[i];
 
 				if (w->reach[w->base[c] + i] != UINT_MAX &&
-				    keepable(w, in))
+				    usc__ex_keepable(w, in))
 					st = usc__eval_keep(r->ev[d], in, err);
 			}
 		}
@@ -980,22 +948,15 @@ static usc_status run_three(const walker *w, const usc_check_report *cr,
 	return st;
 }
 
-/* Scratch MPFR numbers for the per-element figures. */
-typedef struct scratch {
-	mpfr_t mid, val, ulp, t;
-	mpfr_t fa, fb, fp;       /* a product's factors and product */
-	usc__oracle_value prod;  /* an exact product */
-} scratch;
-
 /*
  * (RN(y*) - y*) / ulp(y*) and (ref - y*) / ulp(y*) in type t, formed in
  * MPFR and rounded once to double (the difference of a number of P bits
  * and one of at most 64 is exact at 4P + 64 bits whenever it matters;
  * ulp is a power of 2).  NaN where y* has no midpoint.
  */
-static void figures(scratch *s, usc_dtype t, const usc__oracle_value *v,
-		    uint64_t ref_bits, bool want_local, double *local,
-		    double *referr)
+void usc__ex_figures(scratch *s, usc_dtype t, const usc__oracle_value *v,
+		     uint64_t ref_bits, bool want_local, double *local,
+		     double *referr)
 {
 	mpfr_prec_t p;
 	uint64_t rn;
@@ -1063,8 +1024,8 @@ double usc__explain_decode(usc_dtype t, uint64_t bits)
 }
 
 /* The values of one node from the three runs. */
-static usc_status fill_node(const walker *w, scratch *s, usc_explain_node *nd,
-			    const uint64_t *set, usc_error *err)
+usc_status usc__ex_fill_node(const walker *w, scratch *s, usc_explain_node *nd,
+			     const uint64_t *set, usc_error *err)
 {
 	kept kv[3];
 	uint64_t n;
@@ -1073,7 +1034,7 @@ static usc_status fill_node(const walker *w, scratch *s, usc_explain_node *nd,
 	if (nd->kind == USC_EXPLAIN_CALL || nd->same_as != SIZE_MAX)
 		return USC_OK;
 	for (int d = 0; d < 3; d++)
-		if (!get_kept(w, d, nd->instr, &kv[d]))
+		if (!usc__ex_get_kept(w, d, nd->instr, &kv[d]))
 			return USC_OK; /* not kept: no values */
 	nd->is_float = usc_dtype_is_float(kv[0].t);
 	n = nd->kind == USC_EXPLAIN_ELEMENT ? 1 : nd->count;
@@ -1092,23 +1053,24 @@ static usc_status fill_node(const walker *w, scratch *s, usc_explain_node *nd,
 					 "explain: element %" PRIu64
 					 " of '%s' out of range",
 					 k, nd->instr->name);
-		ov = kept_at(&kv[R_ORC], k);
+		ov = usc__ex_kept_at(&kv[R_ORC], k);
 		st = kv[R_REF].dom->to_output(kv[R_REF].state, kv[R_REF].t,
-					      kept_at(&kv[R_REF], k), &rbits,
-					      NULL, err);
+					      usc__ex_kept_at(&kv[R_REF], k),
+					      &rbits, NULL, err);
 		if (st == USC_OK)
 			st = kv[R_ORC].dom->to_output(kv[R_ORC].state,
 						      kv[R_ORC].t, ov, &obits,
 						      &enc, err);
 		if (st == USC_OK)
-			st = kv[R_ENV].dom->to_output(kv[R_ENV].state,
-						      kv[R_ENV].t,
-						      kept_at(&kv[R_ENV], k),
-						      &ebits, &env, err);
+			st = kv[R_ENV].dom->to_output(
+				kv[R_ENV].state, kv[R_ENV].t,
+				usc__ex_kept_at(&kv[R_ENV], k), &ebits, &env,
+				err);
 		if (st != USC_OK)
 			return st;
 		ref = usc__explain_decode(kv[0].t, rbits);
-		figures(s, kv[0].t, (const usc__oracle_value *)ov, rbits,
+		usc__ex_figures(
+			s, kv[0].t, (const usc__oracle_value *)ov, rbits,
 			nd->kind == USC_EXPLAIN_ELEMENT && rounds(nd->instr),
 			&local, &referr);
 		if (nd->kind == USC_EXPLAIN_ELEMENT) {
@@ -1172,17 +1134,21 @@ static bool product_value(const walker *w, scratch *s,
 	unsigned flags;
 	usc_error e;
 
-	if (!get_kept(w, R_REF, resolve(w->m, dot->operands[0]), &lr) ||
-	    !get_kept(w, R_REF, resolve(w->m, dot->operands[1]), &rr) ||
-	    !get_kept(w, R_ORC, resolve(w->m, dot->operands[0]), &lo) ||
-	    !get_kept(w, R_ORC, resolve(w->m, dot->operands[1]), &ro) ||
+	if (!usc__ex_get_kept(w, R_REF, usc__ex_resolve(w->m, dot->operands[0]),
+			      &lr) ||
+	    !usc__ex_get_kept(w, R_REF, usc__ex_resolve(w->m, dot->operands[1]),
+			      &rr) ||
+	    !usc__ex_get_kept(w, R_ORC, usc__ex_resolve(w->m, dot->operands[0]),
+			      &lo) ||
+	    !usc__ex_get_kept(w, R_ORC, usc__ex_resolve(w->m, dot->operands[1]),
+			      &ro) ||
 	    lf >= lr.count || rf >= rr.count || lf >= lo.count ||
 	    rf >= ro.count)
 		return false;
-	if (lr.dom->to_output(lr.state, lr.t, kept_at(&lr, lf), &ab, NULL,
-			      &e) != USC_OK ||
-	    rr.dom->to_output(rr.state, rr.t, kept_at(&rr, rf), &bb, NULL,
-			      &e) != USC_OK)
+	if (lr.dom->to_output(lr.state, lr.t, usc__ex_kept_at(&lr, lf), &ab,
+			      NULL, &e) != USC_OK ||
+	    rr.dom->to_output(rr.state, rr.t, usc__ex_kept_at(&rr, rf), &bb,
+			      NULL, &e) != USC_OK)
 		return false;
 	p->local = p->referr = NAN;
 	if (!usc_dtype_is_float(rt)) {
@@ -1211,8 +1177,8 @@ static bool product_value(const walker *w, scratch *s,
 		return false;
 	p->ref = usc__explain_decode(rt, p->ref_bits);
 	/* The exact product. */
-	a = kept_at(&lo, lf);
-	b = kept_at(&ro, rf);
+	a = usc__ex_kept_at(&lo, lf);
+	b = usc__ex_kept_at(&ro, rf);
 	if (a->kind == USC__ORC_FINITE && b->kind == USC__ORC_FINITE) {
 		mpfi_set_prec(s->prod.x,
 			      mpfi_get_prec(a->x) + mpfi_get_prec(b->x));
@@ -1224,8 +1190,8 @@ static bool product_value(const walker *w, scratch *s,
 		mpfr_set_prec(s->mid, mpfi_get_prec(s->prod.x) + 1);
 		mpfi_mid(s->mid, s->prod.x);
 		p->mid = mpfr_get_d(s->mid, MPFR_RNDN);
-		figures(s, rt, &s->prod, p->ref_bits, want_local, &p->local,
-			&p->referr);
+		usc__ex_figures(s, rt, &s->prod, p->ref_bits, want_local,
+				&p->local, &p->referr);
 	} else {
 		/* A non-finite factor: no exact figures are formed. */
 		p->exact_kind = a->kind == USC__ORC_NAN ||
@@ -1238,8 +1204,8 @@ static bool product_value(const walker *w, scratch *s,
 }
 
 /* The values of a PRODUCTS or PRODUCT node. */
-static void fill_products(const walker *w, scratch *s, usc_explain_node *nd,
-			  const uint64_t *set)
+void usc__ex_fill_products(const walker *w, scratch *s, usc_explain_node *nd,
+			   const uint64_t *set)
 {
 	product p;
 
@@ -1526,13 +1492,13 @@ usc_status usc_explain_run(const usc_explain_request *req,
 	for (size_t i = 0; i <= w.base[m->computation_count]; i++)
 		w.reach[i] = UINT_MAX;
 	usc__computation_runs(r->check->computation, 1, w.runs, 0);
-	mark_reach(&w, oin, 0, 0);
-	st = run_three(&w, r->check, &q, &runs, err);
+	usc__ex_mark_reach(&w, oin, 0, 0);
+	st = usc__ex_run_three(&w, r->check, &q, &runs, err);
 	if (st != USC_OK)
 		goto done;
 	w.ev = &runs;
-	st = visit(&w, oin, USC_EXPLAIN_ELEMENT, r->flat_index, 0, NULL, 0,
-		   err);
+	st = usc__ex_visit(&w, oin, USC_EXPLAIN_ELEMENT, r->flat_index, 0, NULL,
+			   0, err);
 	if (st != USC_OK)
 		goto done;
 	r->oracle_precision =
@@ -1551,9 +1517,9 @@ usc_status usc_explain_run(const usc_explain_request *req,
 
 		if (nd->kind == USC_EXPLAIN_PRODUCTS ||
 		    nd->kind == USC_EXPLAIN_PRODUCT)
-			fill_products(&w, &s, nd, w.sets[i]);
+			usc__ex_fill_products(&w, &s, nd, w.sets[i]);
 		else
-			st = fill_node(&w, &s, nd, w.sets[i], err);
+			st = usc__ex_fill_node(&w, &s, nd, w.sets[i], err);
 	}
 	mpfr_clear(s.mid);
 	mpfr_clear(s.val);
