@@ -1,6 +1,6 @@
 /*
- * Shared by the files of `ulpscope explain` (explain.c, explain_files.c,
- * explain_print.c).
+ * Shared by the files of `ulpscope explain` (explain.c, explain_walk.c,
+ * explain_values.c, explain_files.c, explain_print.c).
  */
 #ifndef USC_ANALYZE_EXPLAIN_INTERNAL_H
 #define USC_ANALYZE_EXPLAIN_INTERNAL_H
