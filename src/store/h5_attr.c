@@ -29,8 +29,8 @@ static usc_status attr_set(usc__h5_file *f, const char *obj, const char *name,
 				      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (a < 0 || H5Awrite(a, mtype, value) < 0)
 		st = usc__h5_fail(err, USC_EIO,
-			     "%s:%s: cannot write attribute '%s'", f->path,
-			     obj, name);
+				  "%s:%s: cannot write attribute '%s'",
+				  f->path, obj, name);
 	if (a >= 0)
 		H5Aclose(a);
 	if (space >= 0)
@@ -92,8 +92,8 @@ usc_status usc__h5_attr_delete(usc__h5_file *f, const char *obj,
 	if (H5Aexists_by_name(f->id, obj, name, H5P_DEFAULT) > 0 &&
 	    H5Adelete_by_name(f->id, obj, name, H5P_DEFAULT) < 0)
 		st = usc__h5_fail(err, USC_EIO,
-			     "%s:%s: cannot delete attribute '%s'", f->path,
-			     obj, name);
+				  "%s:%s: cannot delete attribute '%s'",
+				  f->path, obj, name);
 	usc__h5_quiet_end(q);
 	return st;
 }
