@@ -57,24 +57,16 @@ static inline usc_eval *tcreate(const char *text, usc_hlo_file **file,
 }
 
 /*
- * Runs text on the inputs (which it destroys afterwards) and checks
- * output `which` against expected values of type t.
+ * Output `which` of a run ev must be n values of type t, bit for bit;
+ * what (may be "") leads a failure's message, naming the domain say.
  */
-static inline void trun_o(const char *text, usc_tensor **in, size_t nin,
-			  size_t which, usc_dtype t, size_t n,
-			  const double *expect, const usc_eval_options *o)
+static inline void texpect(usc_eval *ev, size_t which, usc_dtype t,
+			   size_t n, const double *expect, const char *what)
 {
-	usc_hlo_file *f = NULL;
-	usc_eval *ev = tcreate(text, &f, o);
 	const usc_tensor *out;
 	usc_error err;
 	size_t i;
 
-	for (i = 0; i < nin; i++)
-		if (usc_eval_bind(ev, i, in[i], &err) != USC_OK)
-			fail_msg("bind: %s", err.message);
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s", err.message);
 	assert_int_equal(usc_eval_output(ev, which, &out, &err), USC_OK);
 	assert_int_equal(usc_tensor_dtype(out), t);
 	assert_int_equal(usc_tensor_count(out), n);
@@ -86,15 +78,43 @@ static inline void trun_o(const char *text, usc_tensor **in, size_t nin,
 						   NULL),
 				 USC_OK);
 		if (got != want)
-			fail_msg("output %zu element %zu: got 0x%llx, want "
+			fail_msg("%soutput %zu element %zu: got 0x%llx, want "
 				 "0x%llx (%g)",
-				 which, i, (unsigned long long)got,
+				 what, which, i, (unsigned long long)got,
 				 (unsigned long long)want, expect[i]);
 	}
+}
+
+/*
+ * Runs text on the inputs (which it destroys afterwards) and checks
+ * output `which` against expected values of type t.
+ */
+static inline void trun_o(const char *text, usc_tensor **in, size_t nin,
+			  size_t which, usc_dtype t, size_t n,
+			  const double *expect, const usc_eval_options *o)
+{
+	usc_hlo_file *f = NULL;
+	usc_eval *ev = tcreate(text, &f, o);
+	usc_error err;
+	size_t i;
+
+	for (i = 0; i < nin; i++)
+		if (usc_eval_bind(ev, i, in[i], &err) != USC_OK)
+			fail_msg("bind: %s", err.message);
+	if (usc_eval_run(ev, &err) != USC_OK)
+		fail_msg("run: %s", err.message);
+	texpect(ev, which, t, n, expect, "");
 	usc_eval_destroy(ev);
 	usc_hlo_file_destroy(f);
 	for (i = 0; i < nin; i++)
 		usc_tensor_destroy(in[i]);
+}
+
+/* Destroys n tensors. */
+static inline void tdrop(usc_tensor **t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		usc_tensor_destroy(t[i]);
 }
 
 static inline void trun(const char *text, usc_tensor **in, size_t nin,
@@ -102,6 +122,13 @@ static inline void trun(const char *text, usc_tensor **in, size_t nin,
 {
 	trun_o(text, in, nin, 0, t, n, expect, NULL);
 }
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Every evaluation domain, for the tests that hold in all of them. */
+static const usc_eval_domain all_domains[] = {
+	USC_DOMAIN_REFERENCE, USC_DOMAIN_ORACLE, USC_DOMAIN_TIER,
+	USC_DOMAIN_F64, USC_DOMAIN_ENVELOPE};
 
 #define D(...) ((const int64_t[]){__VA_ARGS__})
 #define V(...) ((const double[]){__VA_ARGS__})

@@ -11,12 +11,6 @@
 
 #include "ulpscope/hlo_kernel.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const usc_eval_domain all_domains[] = {
-	USC_DOMAIN_REFERENCE, USC_DOMAIN_ORACLE, USC_DOMAIN_TIER,
-	USC_DOMAIN_F64, USC_DOMAIN_ENVELOPE};
-
 /*
  * f(a, b) = tanh(a - b) * exp(b) + sin(a), with the subtraction and the
  * tuple built in called computations, one of which calls another; the

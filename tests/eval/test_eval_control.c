@@ -10,12 +10,6 @@
 
 #include "ulpscope/limits.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const usc_eval_domain all_domains[] = {
-	USC_DOMAIN_REFERENCE, USC_DOMAIN_ORACLE, USC_DOMAIN_TIER,
-	USC_DOMAIN_F64, USC_DOMAIN_ENVELOPE};
-
 /* A copy of a tensor (trun_o destroys the inputs it is given). */
 static usc_tensor *dup(const usc_tensor *t)
 {
@@ -50,12 +44,6 @@ static void run_all(const char *text, usc_tensor **in, size_t nin,
 		o.domain = all_domains[d];
 		trun_o(text, c, nin, which, t, n, expect, &o);
 	}
-}
-
-static void drop(usc_tensor **in, size_t nin)
-{
-	for (size_t i = 0; i < nin; i++)
-		usc_tensor_destroy(in[i]);
 }
 
 /* x doubled while a counter runs from 0 to 5: 32 x. */
@@ -93,7 +81,7 @@ static void test_while(void **state)
 	(void)state;
 	in[0] = tmk(USC_F32, 1, D(4), V(1, 0.5, -3, 0.75));
 	run_all(doubling, in, 1, 0, USC_F32, 4, V(32, 16, -96, 24));
-	drop(in, 1);
+	tdrop(in, 1);
 }
 
 /*
@@ -230,16 +218,16 @@ static void test_conditional(void **state)
 		in[1] = tmk(USC_F32, 1, D(2), V(1.5, -2));
 		run_all(switch3, in, 2, 0, USC_F32, 2,
 			(const double[]){cases[k].a, cases[k].b});
-		drop(in, 2);
+		tdrop(in, 2);
 	}
 	in[0] = tmk(USC_PRED, 0, NULL, V(1));
 	in[1] = tmk(USC_F32, 1, D(2), V(1.5, -2));
 	run_all(pred_form, in, 2, 0, USC_F32, 2, V(-1.5, 2));
-	drop(in, 2);
+	tdrop(in, 2);
 	in[0] = tmk(USC_PRED, 0, NULL, V(0));
 	in[1] = tmk(USC_F32, 1, D(2), V(1.5, -2));
 	run_all(pred_form, in, 2, 0, USC_F32, 2, V(3, -4));
-	drop(in, 2);
+	tdrop(in, 2);
 }
 
 /* Keys with a payload, sorted along dimension 1 by key, stably. */
@@ -269,7 +257,7 @@ static void test_sort(void **state)
 	in[1] = tmk(USC_S32, 2, D(2, 4), V(0, 1, 2, 3, 4, 5, 6, 7));
 	run_all(sort2, in, 2, 0, USC_F32, 8, V(1, 1, 2, 3, -1, 0, 4, 5));
 	run_all(sort2, in, 2, 1, USC_S32, 8, V(1, 3, 2, 0, 5, 4, 7, 6));
-	drop(in, 2);
+	tdrop(in, 2);
 }
 
 /* The sort along dimension 0, one operand, descending. */
@@ -291,7 +279,7 @@ static void test_sort_dim0(void **state)
 	(void)state;
 	in[0] = tmk(USC_BF16, 2, D(3, 2), V(1, 6, 3, 5, 2, 4));
 	run_all(text, in, 1, 0, USC_BF16, 6, V(3, 6, 2, 5, 1, 4));
-	drop(in, 1);
+	tdrop(in, 1);
 }
 
 /* XLA's TopK: the k greatest of each row and their indices. */
@@ -318,7 +306,7 @@ static void test_topk(void **state)
 	in[0] = tmk(USC_F32, 2, D(2, 4), V(1, 3, 3, 2, 5, 4, 6, 0));
 	run_all(text, in, 1, 0, USC_F32, 4, V(3, 3, 6, 5));
 	run_all(text, in, 1, 1, USC_S32, 4, V(1, 2, 2, 0));
-	drop(in, 1);
+	tdrop(in, 1);
 }
 
 /* A module that must be refused when the evaluator is created. */

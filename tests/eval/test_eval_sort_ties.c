@@ -13,12 +13,6 @@
 
 #include "eval/eval_values.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const usc_eval_domain all_domains[] = {
-	USC_DOMAIN_REFERENCE, USC_DOMAIN_ORACLE, USC_DOMAIN_TIER,
-	USC_DOMAIN_F64, USC_DOMAIN_ENVELOPE};
-
 /*
  * Runs text in domain d on in, following the device's outputs dev (ndev
  * of them; 0: none): *follows must be want_follows, and output `which`
@@ -31,10 +25,10 @@ static void run_dev(const char *text, usc_tensor **in, size_t nin,
 {
 	usc_eval_options o = usc_eval_options_default();
 	usc_hlo_file *f = NULL;
-	const usc_tensor *out;
 	usc_eval *ev;
 	usc_error err;
 	bool follows = !want_follows;
+	char what[32];
 
 	o.domain = d;
 	ev = tcreate(text, &f, &o);
@@ -48,21 +42,8 @@ static void run_dev(const char *text, usc_tensor **in, size_t nin,
 	assert_int_equal(follows, want_follows);
 	if (usc_eval_run(ev, &err) != USC_OK)
 		fail_msg("run (domain %d): %s", (int)d, err.message);
-	assert_int_equal(usc_eval_output(ev, which, &out, &err), USC_OK);
-	assert_int_equal(usc_tensor_count(out), n);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t got, want;
-
-		assert_int_equal(usc_tensor_get_bits(out, i, &got), USC_OK);
-		assert_int_equal(usc_encode_double(t, expect[i], NULL, &want,
-						   NULL),
-				 USC_OK);
-		if (got != want)
-			fail_msg("domain %d, output %zu element %zu: got "
-				 "0x%llx, want 0x%llx (%g)",
-				 (int)d, which, i, (unsigned long long)got,
-				 (unsigned long long)want, expect[i]);
-	}
+	snprintf(what, sizeof what, "domain %d, ", (int)d);
+	texpect(ev, which, t, n, expect, what);
 	usc_eval_destroy(ev);
 	usc_hlo_file_destroy(f);
 }
@@ -76,12 +57,6 @@ static void run_all_dev(const char *text, usc_tensor **in, size_t nin,
 	for (size_t d = 0; d < ARRAY_LEN(all_domains); d++)
 		run_dev(text, in, nin, dev, ndev, all_domains[d], want_follows,
 			which, t, n, expect);
-}
-
-static void drop(usc_tensor **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		usc_tensor_destroy(t[i]);
 }
 
 /* Keys with a payload along dimension 1, by key; STABLE is spliced in. */
@@ -133,8 +108,8 @@ static void test_unstable_follows_device(void **state)
 		    V(3, 1, 2, 0, 5, 4, 7, 6));
 	run_all_dev(SORT2(", is_stable=false"), in, 2, dev, 2, true, 0,
 		    USC_F32, 8, V(1, 1, 2, 3, -1, 0, 4, 5));
-	drop(in, 2);
-	drop(dev, 2);
+	tdrop(in, 2);
+	tdrop(dev, 2);
 	/* Negative payloads (-1 and -3 tie) match by their s32 encodings. */
 	in[0] = tmk(USC_F32, 2, D(2, 4), V(3, 1, 2, 1, 0, -1, 5, 4));
 	in[1] = tmk(USC_S32, 2, D(2, 4), V(0, -1, 2, -3, 4, 5, 6, 7));
@@ -142,8 +117,8 @@ static void test_unstable_follows_device(void **state)
 	dev[1] = tmk(USC_S32, 2, D(2, 4), V(-3, -1, 2, 0, 5, 4, 7, 6));
 	run_all_dev(SORT2(""), in, 2, dev, 2, true, 1, USC_S32, 8,
 		    V(-3, -1, 2, 0, 5, 4, 7, 6));
-	drop(in, 2);
-	drop(dev, 2);
+	tdrop(in, 2);
+	tdrop(dev, 2);
 }
 
 static void test_stable_keeps_order(void **state)
@@ -156,8 +131,8 @@ static void test_stable_keeps_order(void **state)
 	/* is_stable=true: the payloads stay 1 3 2 0 whatever the device. */
 	run_all_dev(SORT2(", is_stable=true"), in, 2, dev, 2, false, 1,
 		    USC_S32, 8, V(1, 3, 2, 0, 5, 4, 7, 6));
-	drop(in, 2);
-	drop(dev, 2);
+	tdrop(in, 2);
+	tdrop(dev, 2);
 }
 
 static void test_device_not_a_permutation(void **state)
@@ -180,9 +155,9 @@ static void test_device_not_a_permutation(void **state)
 	bad[1] = tmk(USC_F32, 2, D(2, 4), V(3, 1, 2, 0, 5, 4, 7, 6));
 	run_all_dev(SORT2(""), in, 2, bad, 2, true, 1, USC_S32, 8,
 		    V(1, 3, 2, 0, 5, 4, 7, 6));
-	drop(in, 2);
-	drop(dev, 2);
-	drop(bad, 2);
+	tdrop(in, 2);
+	tdrop(dev, 2);
+	tdrop(bad, 2);
 }
 
 /*
@@ -218,8 +193,8 @@ static void test_through_copy_and_bitcast(void **state)
 	dev[0] = tmk(USC_S32, 1, D(8), V(3, 1, 2, 0, 5, 4, 7, 6));
 	run_all_dev(argsort_bitcast, in, 2, dev, 1, true, 0, USC_S32, 8,
 		    V(3, 1, 2, 0, 5, 4, 7, 6));
-	drop(in, 2);
-	drop(dev, 1);
+	tdrop(in, 2);
+	tdrop(dev, 1);
 }
 
 /* TopK, k = 2 of 4, both results outputs. */
@@ -255,8 +230,8 @@ static void test_topk_tie_beyond_k(void **state)
 		    V(1, 2, 2, 0));
 	run_all_dev(topk, in, 1, dev, 2, true, 1, USC_S32, 4, V(3, 1, 2, 0));
 	run_all_dev(topk, in, 1, dev, 2, true, 0, USC_F32, 4, V(3, 3, 6, 5));
-	drop(in, 1);
-	drop(dev, 2);
+	tdrop(in, 1);
+	tdrop(dev, 2);
 }
 
 /* The payloads feed an add: the sort's results are no output. */
@@ -316,14 +291,14 @@ static void test_internal_ties(void **state)
 	assert_non_null(strstr(err.message, "(instruction 's')"));
 	usc_eval_destroy(ev);
 	usc_hlo_file_destroy(f);
-	drop(in, 2);
+	tdrop(in, 2);
 	/* Payloads equal within the tie (7 and 7): nothing to refuse. */
 	in[0] = tmk(USC_F32, 2, D(2, 4), V(3, 1, 2, 1, 0, -1, 5, 4));
 	in[1] = tmk(USC_S32, 2, D(2, 4), V(0, 7, 2, 7, 4, 5, 6, 7));
 	run_all_dev(internal, in, 2, dev, 1, false, 0, USC_S32, 8,
 		    V(14, 14, 4, 0, 10, 8, 14, 12));
-	drop(in, 2);
-	drop(dev, 1);
+	tdrop(in, 2);
+	tdrop(dev, 1);
 }
 
 int main(void)
