@@ -124,122 +124,101 @@ static const usc__evalue *lookup(const struct usc__cone_map *map,
 
 /* ------------------------------------------- one computation's run */
 
-/* What the run does with an instruction. */
-enum { DO_SKIP = 0, DO_TAKE, DO_EVAL };
+/* A run of one computation through the walk (usc__eval_walk's hooks). */
+typedef struct cone_run {
+	struct usc__cone_map *map;
+	/* By instruction index: the base's value to take, or NULL. */
+	const usc__evalue **from;
+} cone_run;
 
-usc_status usc__cone_computation(usc_eval *ev, const usc_hlo_computation *c,
-				 const usc__evalue *args, size_t nargs,
-				 usc__evalue *result, usc_error *err)
+/*
+ * From the root back: a value the base has is taken; any other that is
+ * needed is evaluated, and so is every changed instruction that has a
+ * user (a whole run evaluates it, even when the user is dead), so that a
+ * run fails where a whole run fails.  An instruction the base has makes
+ * its operands unneeded.
+ */
+static usc_status cone_plan(void *ctx, const usc_hlo_computation *c,
+			    const size_t *order, size_t *uses,
+			    unsigned char *todo, usc_error *err)
 {
-	struct usc__cone_map *map = ev->cone;
+	cone_run *r = ctx;
+	struct usc__cone_map *map = r->map;
+	const usc__evalue **from = r->from;
 	size_t n = c->instr_count;
-	usc__evalue *vals = usc__calloc(n ? n : 1, sizeof *vals);
-	usc__evalue *ops = NULL;
-	size_t *uses = usc__calloc(n ? n : 1, sizeof *uses);
-	size_t *order = usc__calloc(n ? n : 1, sizeof *order);
-	unsigned char *todo = usc__calloc(n ? n : 1, 1);
-	const usc__evalue **from = usc__calloc(n ? n : 1, sizeof *from);
-	usc_status st = USC_OK;
 
-	if (!vals || !uses || !order || !todo || !from) {
-		st = usc__fail(err, USC_ENOMEM, "out of memory");
-		goto done;
-	}
-	if (!c->root) {
-		st = usc__fail(err, USC_EINVAL, "computation '%s' has no root",
-			       c->name);
-		goto done;
-	}
-	st = usc__topo_order(c, order, err);
-	if (st != USC_OK)
-		goto done;
-	for (size_t i = 0; i < n; i++) {
+	(void)err;
+	for (size_t i = 0; i < n; i++)
 		from[i] = map->record ? NULL : lookup(map, c->instrs[i]);
-		for (size_t k = 0; k < c->instrs[i]->operand_count; k++)
-			uses[c->instrs[i]->operands[k]->index]++;
-	}
-	/*
-	 * From the root back: a value the base has is taken; any other that
-	 * is needed is evaluated, and so is every changed instruction that
-	 * has a user (a whole run evaluates it, even when the user is dead),
-	 * so that a run fails where a whole run fails.  An instruction the
-	 * base has makes its operands unneeded.
-	 */
-	todo[c->root->index] = from[c->root->index] ? DO_TAKE : DO_EVAL;
+	todo[c->root->index] = from[c->root->index] ? USC__WALK_TAKE
+						    : USC__WALK_EVAL;
 	for (size_t j = n; j-- > 0;) {
 		const usc_hlo_instr *in = c->instrs[order[j]];
 		size_t i = in->index;
 
-		if (todo[i] == DO_SKIP && !from[i] && uses[i] > 0 &&
+		if (todo[i] == USC__WALK_SKIP && !from[i] && uses[i] > 0 &&
 		    (map->record || !mapped(map, in)))
-			todo[i] = DO_EVAL;
-		if (todo[i] != DO_EVAL)
+			todo[i] = USC__WALK_EVAL;
+		if (todo[i] != USC__WALK_EVAL)
 			continue;
 		for (size_t k = 0; k < in->operand_count; k++) {
 			size_t o = in->operands[k]->index;
 
-			if (todo[o] == DO_SKIP)
-				todo[o] = from[o] ? DO_TAKE : DO_EVAL;
+			if (todo[o] == USC__WALK_SKIP)
+				todo[o] = from[o] ? USC__WALK_TAKE
+						  : USC__WALK_EVAL;
 		}
 	}
 	/* Only evaluated instructions hold their operands. */
 	memset(uses, 0, n * sizeof *uses);
 	for (size_t i = 0; i < n; i++)
-		if (todo[i] == DO_EVAL)
+		if (todo[i] == USC__WALK_EVAL)
 			for (size_t k = 0; k < c->instrs[i]->operand_count;
 			     k++)
 				uses[c->instrs[i]->operands[k]->index]++;
-	for (size_t j = 0; j < n; j++) {
-		const usc_hlo_instr *in = c->instrs[order[j]];
-		size_t i = in->index;
+	return USC_OK;
+}
 
-		if (todo[i] == DO_SKIP)
-			continue;
-		if (todo[i] == DO_TAKE) {
-			if (uses[i] == 0 && in != c->root)
-				continue;
-			st = usc__evalue_share(&vals[i], from[i]->leaves,
-					       from[i]->n, err);
-			if (st != USC_OK)
-				goto done;
-			map->reused++;
-			continue;
-		}
-		usc__free(ops);
-		ops = usc__calloc(in->operand_count ? in->operand_count : 1,
-				  sizeof *ops);
-		if (!ops) {
-			st = usc__fail(err, USC_ENOMEM, "out of memory");
-			goto done;
-		}
-		for (size_t k = 0; k < in->operand_count; k++)
-			ops[k] = vals[in->operands[k]->index];
-		st = usc__eval_instr(ev, in, ops, args, nargs, &vals[i], err);
-		if (st == USC_OK && map->record)
-			st = record(ev, map->cone, in, &vals[i], err);
-		if (st != USC_OK)
-			goto done;
-		map->evaluated++;
-		for (size_t k = 0; k < in->operand_count; k++) {
-			size_t o = in->operands[k]->index;
+static usc_status cone_take(void *ctx, const usc_hlo_instr *in,
+			    usc__evalue *into, usc_error *err)
+{
+	cone_run *r = ctx;
+	const usc__evalue *v = r->from[in->index];
+	usc_status st = usc__evalue_share(into, v->leaves, v->n, err);
 
-			if (--uses[o] == 0 && c->instrs[o] != c->root)
-				usc__evalue_clear(ev, &vals[o]);
-		}
-	}
-	*result = vals[c->root->index];
-	vals[c->root->index].leaves = NULL;
-	vals[c->root->index].n = 0;
-done:
-	if (vals)
-		for (size_t i = 0; i < n; i++)
-			usc__evalue_clear(ev, &vals[i]);
-	usc__free(ops);
-	usc__free(vals);
-	usc__free(uses);
-	usc__free(order);
-	usc__free(todo);
-	usc__free(from);
+	if (st == USC_OK)
+		r->map->reused++;
+	return st;
+}
+
+static usc_status cone_evaluated(void *ctx, usc_eval *ev,
+				 const usc_hlo_instr *in, const usc__evalue *v,
+				 usc_error *err)
+{
+	cone_run *r = ctx;
+	usc_status st = USC_OK;
+
+	if (r->map->record)
+		st = record(ev, r->map->cone, in, v, err);
+	if (st == USC_OK)
+		r->map->evaluated++;
+	return st;
+}
+
+usc_status usc__cone_computation(usc_eval *ev, const usc_hlo_computation *c,
+				 const usc__evalue *args, size_t nargs,
+				 usc__evalue *result, usc_error *err)
+{
+	size_t n = c->instr_count;
+	cone_run r = {ev->cone, usc__calloc(n ? n : 1, sizeof *r.from)};
+	const usc__walk_hooks hooks = {cone_plan, cone_take, cone_evaluated,
+				       &r};
+	usc_status st;
+
+	if (!r.from)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	st = usc__eval_walk(ev, c, args, nargs, &hooks, result, err);
+	usc__free(r.from);
 	return st;
 }
 

@@ -174,6 +174,46 @@ usc_status usc__eval_instr(usc_eval *ev, const usc_hlo_instr *in,
 			   size_t nargs, usc__evalue *res, usc_error *err);
 void usc__eval_keep_clear(usc_eval *ev);
 
+/*
+ * What a walk does with an instruction: nothing (dead, or not needed),
+ * take its value from elsewhere, or evaluate it.
+ */
+enum { USC__WALK_SKIP = 0, USC__WALK_TAKE, USC__WALK_EVAL };
+
+/*
+ * How a walk that reuses values (the cone's, cone.c) departs from the
+ * plain one; ctx is passed back to each.
+ *   - plan fills todo (one entry per instruction, all SKIP on entry),
+ *     given the topological order and, in uses, each instruction's users;
+ *     it leaves in uses only the users it marks EVAL, since only they
+ *     read their operands' values.
+ *   - take puts into *into the value of an instruction marked TAKE that
+ *     an evaluated user or the root needs.
+ *   - evaluated is told each value evaluated.
+ * Without hooks every instruction with a user is evaluated, and so are
+ * the root and those bisection keeps (whose values then are kept).
+ */
+typedef struct usc__walk_hooks {
+	usc_status (*plan)(void *ctx, const usc_hlo_computation *c,
+			   const size_t *order, size_t *uses,
+			   unsigned char *todo, usc_error *err);
+	usc_status (*take)(void *ctx, const usc_hlo_instr *in,
+			   usc__evalue *into, usc_error *err);
+	usc_status (*evaluated)(void *ctx, usc_eval *ev,
+				const usc_hlo_instr *in, const usc__evalue *v,
+				usc_error *err);
+	void *ctx;
+} usc__walk_hooks;
+
+/*
+ * Evaluates c on args into result in topological order, freeing each
+ * value after its last user; hooks may be NULL (the plain walk).
+ */
+usc_status usc__eval_walk(usc_eval *ev, const usc_hlo_computation *c,
+			  const usc__evalue *args, size_t nargs,
+			  const usc__walk_hooks *hooks, usc__evalue *result,
+			  usc_error *err);
+
 struct usc__eval_stream; /* eval_values.h */
 
 /*

@@ -363,28 +363,23 @@ usc_status usc__topo_order(const usc_hlo_computation *c, size_t *order,
 	return USC_OK;
 }
 
-usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
-				 const usc__evalue *args, size_t nargs,
-				 usc__evalue *result, usc_error *err)
+usc_status usc__eval_walk(usc_eval *ev, const usc_hlo_computation *c,
+			  const usc__evalue *args, size_t nargs,
+			  const usc__walk_hooks *h, usc__evalue *result,
+			  usc_error *err)
 {
 	size_t n = c->instr_count, i, k;
-	size_t tile = ev->opts.tile_elements ? ev->opts.tile_elements
-					     : USC_EVAL_TILE_DEFAULT;
 	usc__evalue *vals, *ops = NULL;
 	size_t *uses, *order;
+	unsigned char *todo = NULL;
 	usc_status st = USC_OK;
 
-	if (ev->cone)
-		return usc__cone_computation(ev, c, args, nargs, result, err);
-	/* Kept instructions (bisection) exist whole: no tiles then. */
-	if (tile != USC_EVAL_NO_TILES && ev->nkeep == 0 &&
-	    usc__eval_streamable(c, tile))
-		return usc__eval_stream_nested(ev, c, args, nargs, tile,
-					       result, err);
 	vals = usc__calloc(n ? n : 1, sizeof *vals);
 	uses = usc__calloc(n ? n : 1, sizeof *uses);
 	order = usc__calloc(n ? n : 1, sizeof *order);
-	if (!vals || !uses || !order) {
+	if (h)
+		todo = usc__calloc(n ? n : 1, 1);
+	if (!vals || !uses || !order || (h && !todo)) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -399,16 +394,34 @@ usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 	for (i = 0; i < n; i++)
 		for (k = 0; k < c->instrs[i]->operand_count; k++)
 			uses[c->instrs[i]->operands[k]->index]++;
+	if (h) {
+		st = h->plan(h->ctx, c, order, uses, todo, err);
+		if (st != USC_OK)
+			goto done;
+	}
 	for (i = 0; i < n; i++) {
 		const usc_hlo_instr *in = c->instrs[order[i]];
+		size_t x = in->index;
 
-		/*
-		 * An instruction nobody uses, other than the root, is dead,
-		 * unless its values are to be kept.
-		 */
-		if (uses[in->index] == 0 && in != c->root &&
-		    keep_slot(ev, in) == SIZE_MAX)
+		if (h) {
+			if (todo[x] == USC__WALK_SKIP)
+				continue;
+			if (todo[x] == USC__WALK_TAKE) {
+				if (uses[x] == 0 && in != c->root)
+					continue;
+				st = h->take(h->ctx, in, &vals[x], err);
+				if (st != USC_OK)
+					goto done;
+				continue;
+			}
+		} else if (uses[x] == 0 && in != c->root &&
+			   keep_slot(ev, in) == SIZE_MAX) {
+			/*
+			 * An instruction nobody uses, other than the root,
+			 * is dead, unless its values are to be kept.
+			 */
 			continue;
+		}
 		usc__free(ops);
 		ops = usc__calloc(in->operand_count ? in->operand_count : 1,
 				  sizeof *ops);
@@ -418,10 +431,10 @@ usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
 		}
 		for (k = 0; k < in->operand_count; k++)
 			ops[k] = vals[in->operands[k]->index];
-		st = usc__eval_instr(ev, in, ops, args, nargs, &vals[in->index],
-				err);
+		st = usc__eval_instr(ev, in, ops, args, nargs, &vals[x], err);
 		if (st == USC_OK)
-			st = keep_value(ev, in, &vals[in->index], err);
+			st = h ? h->evaluated(h->ctx, ev, in, &vals[x], err)
+			       : keep_value(ev, in, &vals[x], err);
 		if (st != USC_OK)
 			goto done;
 		/* Operands whose last user this was are freed now. */
@@ -443,5 +456,23 @@ done:
 	usc__free(vals);
 	usc__free(uses);
 	usc__free(order);
+	usc__free(todo);
 	return st;
+}
+
+usc_status usc__eval_computation(usc_eval *ev, const usc_hlo_computation *c,
+				 const usc__evalue *args, size_t nargs,
+				 usc__evalue *result, usc_error *err)
+{
+	size_t tile = ev->opts.tile_elements ? ev->opts.tile_elements
+					     : USC_EVAL_TILE_DEFAULT;
+
+	if (ev->cone)
+		return usc__cone_computation(ev, c, args, nargs, result, err);
+	/* Kept instructions (bisection) exist whole: no tiles then. */
+	if (tile != USC_EVAL_NO_TILES && ev->nkeep == 0 &&
+	    usc__eval_streamable(c, tile))
+		return usc__eval_stream_nested(ev, c, args, nargs, tile,
+					       result, err);
+	return usc__eval_walk(ev, c, args, nargs, NULL, result, err);
 }
