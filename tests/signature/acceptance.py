@@ -72,12 +72,10 @@ try:
 except ImportError:
     sys.exit(77)
 
-CLI = os.environ.get("USC_CLI", "ulpscope")
-SRC = os.environ.get("USC_SOURCE_DIR",
-                     os.path.join(os.path.dirname(__file__), "..", ".."))
-EX = os.path.join(SRC, "data", "examples")
+from sigtest import (  # noqa: E402
+    CLI, EX, FAIL, HARNESS, SRC, cli_eval, fail, inputs_of, run)
+
 ACC = os.path.join(SRC, "data", "acceptance", "fastmath-off")
-HARNESS = os.path.join(SRC, "tests", "classify", "inject_defects.py")
 BASE = ["layer_norm_bf16/normal_s0", "softmax_f32/normal_s0",
         "gelu_erf_f16/normal_s0", "fp8_quantize_f32/normal_s0",
         "rms_norm_bf16/normal_s0", "adam_f32/normal_s0",
@@ -113,7 +111,6 @@ NOT_APPLICABLE = {"wrong-reduce-dimension":
                   "(run_signature.py and defects.py cover it)"}
 PER_KIND = 3
 OUTPUT_ZERO = "output-zero"
-from sigtest import FAIL, fail, inputs_of, run
 
 
 def uview(a):
@@ -166,8 +163,7 @@ def digest_of(arrays, types):
 def evaluate(hlo, inputs, prefix, types):
     """The outputs' files, arrays and digest.  types: the outputs'
     element types (bf16 and fp8 files load as void)."""
-    run([CLI, "eval", hlo, "-o", prefix] +
-        sum((["--input", x] for x in inputs), []))
+    cli_eval(hlo, inputs, prefix)
     files = ["%s_%d.npy" % (prefix, i) for i in range(len(types))]
     arrays = [np.load(f) for f in files]
     if os.path.exists("%s_%d.npy" % (prefix, len(types))):

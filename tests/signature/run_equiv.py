@@ -42,7 +42,6 @@ Exit 0 on success, 1 on failure, 77 without numpy.
 import json
 import os
 import sys
-import tempfile
 from fractions import Fraction
 
 try:
@@ -51,9 +50,8 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sigtest import FAIL, fail, run  # noqa: E402
+from sigtest import CLI, fail, run, run_tests  # noqa: E402
 
-CLI = os.environ.get("USC_CLI", "ulpscope")
 N = 16
 
 SELECT_KERNEL = """HloModule equiv_select
@@ -143,6 +141,18 @@ def forms(c):
         {(e["op"], e["mutation"], e["variant"]) for e in c.get("equivalent", [])}
 
 
+def best_is(label, r, want):
+    """Whether the search r explained the device by one candidate whose
+    forms are exactly want (printed), else a failure under label."""
+    best = r["candidates"][0] if r["candidates"] else None
+    if r["verdict"] != "explained" or not best or forms(best) != want:
+        fail("%s: best %s, expected one candidate of the forms %s" %
+             (label, best and sorted(forms(best)), sorted(want)))
+        return False
+    print("%s: one candidate, %s" % (label, sorted(forms(best))))
+    return True
+
+
 def inputs(tmp):
     rng = np.random.default_rng(19)
     x = rng.standard_normal(N).astype(np.float32)
@@ -161,14 +171,10 @@ def test_select(tmp):
     dev = (np.where(x == y, z, x) + y).astype(np.float32)
     r = search(k, ins, [save(tmp, "dev.npy", dev)])
     want = {("eq.0", "flip-compare", 1), ("sel.0", "swap-operands", 0)}
-    best = r["candidates"][0] if r["candidates"] else None
-    if r["verdict"] != "explained" or not best or forms(best) != want:
-        fail("select: best %s, expected one candidate of the forms %s" %
-             (best and sorted(forms(best)), sorted(want)))
+    if not best_is("select", r, want):
         return
     if any(forms(c) & want for c in r["candidates"][1:]):
         fail("select: a form of the best is ranked again")
-    print("select: one candidate, %s" % sorted(forms(best)))
 
     # A second use of the compare: the flip changes the pred output
     # too, so it is not the swap and neither is folded into the other.
@@ -199,12 +205,7 @@ def test_iota(tmp):
     k = write(tmp, "iota.hlo", IOTA_KERNEL)
     r = search(k, ins, [save(tmp, "dev.npy", dev)])
     want = {("gt.0", "flip-compare", 0), ("io.0", "off-by-one", 0)}
-    best = r["candidates"][0] if r["candidates"] else None
-    if r["verdict"] != "explained" or not best or forms(best) != want:
-        fail("iota: best %s, expected one candidate of the forms %s" %
-             (best and sorted(forms(best)), sorted(want)))
-        return
-    print("iota: one candidate, %s" % sorted(forms(best)))
+    best_is("iota", r, want)
 
 
 FUSED_ZERO_KERNEL = """HloModule equiv_zero
@@ -231,12 +232,7 @@ def test_zero_chain(tmp):
     dev = (x * np.float32(0)).astype(np.float32)
     r = search(k, ins[:1], [save(tmp, "dev.npy", dev)])
     want = {("k.0", "wrong-constant", 1), ("wb.0", "zero", 0)}
-    best = r["candidates"][0] if r["candidates"] else None
-    if r["verdict"] != "explained" or not best or forms(best) != want:
-        fail("zero chain: best %s, expected one candidate of the forms %s" %
-             (best and sorted(forms(best)), sorted(want)))
-        return
-    print("zero chain: one candidate, %s" % sorted(forms(best)))
+    best_is("zero chain", r, want)
 
 
 FUSED_DOT_KERNEL = """HloModule equiv_dot
@@ -439,16 +435,10 @@ def test_campaign(tmp):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix="usc_sigeq_") as tmp:
-        for t in (test_select, test_iota, test_zero_chain,
-                  test_fused_transpose, test_round_ties,
-                  test_splat,
-                  test_narrow_ulps, test_output_zero_last, test_campaign):
-            try:
-                t(tmp)
-            except RuntimeError as e:
-                fail("%s: %s" % (t.__name__, e))
-    return 1 if FAIL else 0
+    return run_tests("usc_sigeq_", (
+        test_select, test_iota, test_zero_chain, test_fused_transpose,
+        test_round_ties, test_splat, test_narrow_ulps,
+        test_output_zero_last, test_campaign))
 
 
 if __name__ == "__main__":

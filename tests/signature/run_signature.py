@@ -30,7 +30,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from fractions import Fraction
 
 try:
@@ -38,17 +37,12 @@ try:
 except ImportError:
     sys.exit(77)
 
-CLI = os.environ.get("USC_CLI", "ulpscope")
-SRC = os.environ.get("USC_SOURCE_DIR",
-                     os.path.join(os.path.dirname(__file__), "..", ".."))
-EX = os.path.join(SRC, "data", "examples")
-HARNESS = os.path.join(SRC, "tests", "classify", "inject_defects.py")
-from sigtest import FAIL, fail, inputs_of, run
+from sigtest import (  # noqa: E402
+    CLI, EX, HARNESS, SRC, cli_eval, fail, inputs_of, run, run_tests)
 
 
 def evaluate(hlo, inputs, prefix):
-    run([CLI, "eval", hlo, "-o", prefix] +
-        sum((["--input", x] for x in inputs), []))
+    cli_eval(hlo, inputs, prefix)
     return np.load(prefix + "_0.npy")
 
 
@@ -703,16 +697,11 @@ def test_results_table(tmp):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix="usc_sig_") as tmp:
-        for t in (test_new_mutations, test_real_xla, test_mutant_bits,
-                  test_wrong_reduce_dimension, test_overflow_free_converts,
-                  test_c_vs_python, test_stale, test_search,
-                  test_unexplained, test_legit, test_results_table):
-            try:
-                t(tmp)
-            except RuntimeError as e:
-                fail("%s: %s" % (t.__name__, e))
-    return 1 if FAIL else 0
+    return run_tests("usc_sig_", (
+        test_new_mutations, test_real_xla, test_mutant_bits,
+        test_wrong_reduce_dimension, test_overflow_free_converts,
+        test_c_vs_python, test_stale, test_search, test_unexplained,
+        test_legit, test_results_table))
 
 
 if __name__ == "__main__":
