@@ -2,8 +2,10 @@
  * Re-evaluation on a change's downstream cone (cone.h, docs/evaluator.md
  * "Cones"): the base's kept values, the map of a changed kernel onto the
  * base, and the evaluation of one computation that takes what it can from
- * the base.  eval.c hands a computation here when its evaluator has a
- * cone (usc_eval.cone); the ops themselves are eval.c's (usc__eval_instr).
+ * the base.  walk.c hands a computation here when its evaluator has a
+ * cone (usc_eval.cone), and the run is walk.c's own loop (usc__eval_walk)
+ * with the hooks below: what to take and what to evaluate, the taking,
+ * and the recording of the base's values.
  */
 #include "internal.h"
 #include "eval/cone.h"
