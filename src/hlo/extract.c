@@ -20,13 +20,6 @@
 #include "hlo/kernel_internal.h"
 #include "ulpscope/hlo_kernel.h"
 
-#define TRY(x)                                                               \
-	do {                                                                 \
-		usc_status st_ = (x);                                        \
-		if (st_ != USC_OK)                                           \
-			return st_;                                          \
-	} while (0)
-
 /* ------------------------------------------------------------- lookup */
 
 static bool fusion_calls(const usc_hlo_instr *in, const usc_hlo_computation *c)

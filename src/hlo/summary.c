@@ -9,14 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hlo/kernel_internal.h"
 #include "ulpscope/hlo_kernel.h"
-
-#define TRY(x)                                                               \
-	do {                                                                 \
-		usc_status st_ = (x);                                        \
-		if (st_ != USC_OK)                                           \
-			return st_;                                          \
-	} while (0)
 
 static usc_status oom(usc_error *err)
 {

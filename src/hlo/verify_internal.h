@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hlo/kernel_internal.h"
 #include "ulpscope/hlo.h"
 
 /*
@@ -46,14 +47,6 @@ typedef struct usc__vctx {
 	const usc_hlo_computation *comp;
 	usc_error *err;
 } usc__vctx;
-
-/* Returns from the calling check when x fails. */
-#define TRY(x)                                                               \
-	do {                                                                 \
-		usc_status st_ = (x);                                        \
-		if (st_ != USC_OK)                                           \
-			return st_;                                          \
-	} while (0)
 
 /* ------------------------------------------------------------ formatting */
 char *usc__vf_fmt_dims(char *buf, size_t size, usc_dtype dt,
