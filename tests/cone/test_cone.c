@@ -174,6 +174,24 @@ static void same_outputs(const run *a, const run *b, const char *what)
 	}
 }
 
+/*
+ * The domain values of output i of a and b, which must have as many
+ * elements (the count returned) of one type (*t).
+ */
+static size_t values_of_both(const run *a, const run *b, size_t i,
+			     const void **va, const void **vb, usc_dtype *t)
+{
+	size_t ca, cb;
+	usc_dtype tb;
+
+	assert_int_equal(usc__eval_output_values(a->ev, i, va, &ca, t), USC_OK);
+	assert_int_equal(usc__eval_output_values(b->ev, i, vb, &cb, &tb),
+			 USC_OK);
+	assert_int_equal(ca, cb);
+	assert_int_equal(*t, tb);
+	return ca;
+}
+
 /* The envelope of every output element of a and b, bit for bit. */
 static void same_envelopes(const run *a, const run *b, const char *what)
 {
@@ -183,17 +201,9 @@ static void same_envelopes(const run *a, const run *b, const char *what)
 
 	for (size_t i = 0; i < n; i++) {
 		const void *va, *vb;
-		size_t ca, cb;
-		usc_dtype ta, tb;
+		usc_dtype ta;
+		size_t ca = values_of_both(a, b, i, &va, &vb, &ta);
 
-		assert_int_equal(usc__eval_output_values(a->ev, i, &va, &ca,
-							 &ta),
-				 USC_OK);
-		assert_int_equal(usc__eval_output_values(b->ev, i, &vb, &cb,
-							 &tb),
-				 USC_OK);
-		assert_int_equal(ca, cb);
-		assert_int_equal(ta, tb);
 		for (size_t j = 0; j < ca; j++) {
 			usc__envelope_elem ea, eb;
 			usc_envelope pa, pb;
@@ -205,7 +215,7 @@ static void same_envelopes(const run *a, const run *b, const char *what)
 					 &xa, &ea, &err),
 			    USC_OK);
 			assert_int_equal(
-			    d->to_output(usc__eval_domain_state(b->ev), tb,
+			    d->to_output(usc__eval_domain_state(b->ev), ta,
 					 (const char *)vb + j * d->value_size,
 					 &xb, &eb, &err),
 			    USC_OK);
@@ -242,16 +252,9 @@ static void same_oracle(const run *a, const run *b, const char *what)
 	for (size_t i = 0; i < n; i++) {
 		const usc__oracle_value *va, *vb;
 		const void *pa, *pb;
-		size_t ca, cb;
-		usc_dtype ta, tb;
+		usc_dtype t;
+		size_t ca = values_of_both(a, b, i, &pa, &pb, &t);
 
-		assert_int_equal(usc__eval_output_values(a->ev, i, &pa, &ca,
-							 &ta),
-				 USC_OK);
-		assert_int_equal(usc__eval_output_values(b->ev, i, &pb, &cb,
-							 &tb),
-				 USC_OK);
-		assert_int_equal(ca, cb);
 		va = pa;
 		vb = pb;
 		for (size_t j = 0; j < ca; j++)
