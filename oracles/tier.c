@@ -120,6 +120,19 @@ static usc_status tier_constant(void *state, usc_dtype t,
  * when the ball decides it), and the oracle's certificate: kind, the ball
  * rounded outward, and whether it certifies one rounding.  prec is 53.
  */
+/* The end points of a float value's enclosure (tier_to_output's). */
+static void enclosure_bounds(const value *x, usc__oracle_enclosure *e)
+{
+	if (x->kind == USC__ORC_FINITE)
+		bounds(x, &e->lo, &e->hi);
+	else if (x->kind == USC__ORC_POS_INF)
+		e->lo = e->hi = INFINITY;
+	else if (x->kind == USC__ORC_NEG_INF)
+		e->lo = e->hi = -INFINITY;
+	else
+		e->lo = e->hi = NAN;
+}
+
 static usc_status tier_to_output(void *state, usc_dtype t, const void *v,
 				 uint64_t *bits, void *enclosure,
 				 usc_error *err)
@@ -168,19 +181,21 @@ static usc_status tier_to_output(void *state, usc_dtype t, const void *v,
 	if (e) {
 		e->rounded = decided;
 		e->rounded_bits = rb;
-		if (x->kind == USC__ORC_FINITE)
-			bounds(x, &e->lo, &e->hi);
-		else if (x->kind == USC__ORC_POS_INF)
-			e->lo = e->hi = INFINITY;
-		else if (x->kind == USC__ORC_NEG_INF)
-			e->lo = e->hi = -INFINITY;
-		else
-			e->lo = e->hi = NAN;
+		enclosure_bounds(x, e);
 	}
 	if (st != USC_OK)
 		return usc__fail(err, st, "tier: cannot encode into %s",
 				 usc_dtype_name(t));
 	return USC_OK;
+}
+
+void usc__tier_enclosure(const usc__tier_value *v, usc__oracle_enclosure *e)
+{
+	memset(e, 0, sizeof *e);
+	e->kind = (usc__oracle_kind)v->kind;
+	e->flags = v->flags & (USC__ORC_NEG_ZERO | USC__ORC_ZSIGN_UNKNOWN);
+	e->prec = 53;
+	enclosure_bounds(v, e);
 }
 
 /*
@@ -231,7 +246,8 @@ static usc_status tier_load_array(void *state, usc_dtype t, const void *enc,
 
 /*
  * The code tier_to_output gives a FINITE value without strict-sign flags
- * in f32, bf16, f16 or f64: the nearest-even code of its midpoint
+ * in f32, f64 or a format rn_fast.h covers (rf, looked up once by the
+ * caller): the nearest-even code of its midpoint
  * (point_d, which gives a zero its sign), with no bounds computed.  Why
  * this is the same code: when the ball decides
  * (usc__tier_decide_rounding), every real in it rounds to one code, and
@@ -242,9 +258,13 @@ static usc_status tier_load_array(void *state, usc_dtype t, const void *enc,
  * with a strict-sign flag can decide a code its midpoint does not round
  * to (a positive ball whose midpoint is below 0), so those, and every
  * other type, take the general path (false).  f32 converts in hardware
- * as encode_rn does, within FLT_MAX.
+ * as encode_rn does, within FLT_MAX.  The other covered formats encode
+ * in line only up to their largest finite value (whose overflow rules
+ * differ: an fn format overflows to NaN); there rounding is monotone, and
+ * a midpoint beyond it takes the general path.
  */
-static inline bool mid_code(usc_dtype t, const value *x, uint64_t *bits)
+static inline bool mid_code(usc_dtype t, const usc__rn_format *rf,
+			    const value *x, uint64_t *bits)
 {
 	double m;
 
@@ -262,7 +282,9 @@ static inline bool mid_code(usc_dtype t, const value *x, uint64_t *bits)
 		*bits = b;
 		return true;
 	}
-	return (t == USC_BF16 || t == USC_F16 || t == USC_F64) &&
+	if (rf)
+		return usc__rn_encode(rf, m, bits);
+	return t == USC_F64 &&
 	       usc_encode_double(t, m, NULL, bits, NULL) == USC_OK;
 }
 
@@ -272,6 +294,7 @@ static usc_status tier_to_output_array(void *state, usc_dtype t,
 {
 	const value *x = values;
 	size_t i, c = (size_t)usc_format_of(t)->container_bytes;
+	const usc__rn_format *rf = usc__rn_format_of(t);
 	usc_status st;
 
 	if (t == USC_F32) {
@@ -279,7 +302,7 @@ static usc_status tier_to_output_array(void *state, usc_dtype t,
 		for (i = 0; i < n; i++) {
 			uint64_t bits;
 
-			if (!mid_code(t, &x[i], &bits)) {
+			if (!mid_code(t, rf, &x[i], &bits)) {
 				st = tier_to_output(state, t, &x[i], &bits,
 						    NULL, err);
 				if (st != USC_OK)
@@ -292,7 +315,7 @@ static usc_status tier_to_output_array(void *state, usc_dtype t,
 	for (i = 0; i < n; i++) {
 		uint64_t bits;
 
-		if (!mid_code(t, &x[i], &bits)) {
+		if (!mid_code(t, rf, &x[i], &bits)) {
 			st = tier_to_output(state, t, &x[i], &bits, NULL, err);
 			if (st != USC_OK)
 				return st;
@@ -323,6 +346,18 @@ static usc_status tier_to_index(void *state, usc_dtype t, const void *v,
 	return usc__domain_reference.to_index(s->ref, t, &x->bits, out, err);
 }
 
+/*
+ * A reduction by add, for the interpreter's optional sum entry: the
+ * tier's semantics round nothing, so every order gives the same real
+ * sum.  When the init and every value are finite points (the common case:
+ * a reduction of a kernel's inputs or of exact intermediates), MPFR adds
+ * them exactly (mpfr_sum) and rounds once to a double: the ball is that
+ * double with radius 0 when exact, else a bound of half its ulp.  This is
+ * the exact accumulation that cancellation needs: the sequential path's
+ * radius adds every partial sum's rounding error and cannot decide a sum
+ * like 2^60 + 1 - 2^60.  Anything else (a radius, an infinity, a NaN, an
+ * exact zero, whose sign the sequential path tracks) is declined.
+ */
 static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 			   const void *values, const void *init, void *out,
 			   usc_error *err)

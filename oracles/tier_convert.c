@@ -80,6 +80,7 @@ void usc__tier_compare_float(const usc__dom_op *op, value *r, const value *x,
 usc_status usc__tier_load_bits(usc_dtype t, uint64_t bits, value *r,
 			    usc_error *err)
 {
+	const usc__rn_format *rf;
 	double d;
 
 	prep(r);
@@ -89,7 +90,8 @@ usc_status usc__tier_load_bits(usc_dtype t, uint64_t bits, value *r,
 	}
 	/*
 	 * f32, bf16 (the upper half of an f32) and f64 decode in line: the
-	 * widening conversion to double is exact (C11 6.3.1.5).
+	 * widening conversion to double is exact (C11 6.3.1.5); so do the
+	 * finite codes of the other narrow formats (src/dtype/rn_fast.h).
 	 */
 	if (t == USC_F32 || t == USC_BF16) {
 		uint32_t b = t == USC_F32 ? (uint32_t)bits
@@ -100,7 +102,8 @@ usc_status usc__tier_load_bits(usc_dtype t, uint64_t bits, value *r,
 		d = f;
 	} else if (t == USC_F64)
 		memcpy(&d, &bits, sizeof d);
-	else if (usc_decode_double(t, bits, &d) != USC_OK)
+	else if (!((rf = usc__rn_format_of(t)) && usc__rn_decode(rf, bits, &d)) &&
+		 usc_decode_double(t, bits, &d) != USC_OK)
 		return usc__fail(err, USC_EINVAL, "tier: cannot decode %s",
 				 usc_dtype_name(t));
 	set_point(r, d);
@@ -185,18 +188,26 @@ usc_status usc__tier_decide_rounding(const usc__tier_value *v, usc_dtype t,
 				     bool *decided, uint64_t *bits,
 				     usc_error *err)
 {
-	uint64_t b0 = 0, b1 = 0;
-	bool ok = true;
-
-	*decided = false;
 	*bits = 0;
-	if (!usc_dtype_is_float(t))
+	if (!usc_dtype_is_float(t)) {
+		*decided = false;
 		return usc__fail(err, USC_EINVAL,
 				 "tier: cannot round into %s, not a float type",
 				 usc_dtype_name(t));
+	}
+	*decided = usc__tier_round_rn(v, t, usc__rn_format_of(t), bits);
+	return USC_OK;
+}
+
+bool usc__tier_round_rn(const usc__tier_value *v, usc_dtype t,
+			const usc__rn_format *rf, uint64_t *bits)
+{
+	uint64_t b0 = 0, b1 = 0;
+	bool ok = true;
+
 	switch (v->kind) {
 	case USC__ORC_UNDECIDED:
-		return USC_OK;
+		return false;
 	case USC__ORC_NAN:
 	case USC__ORC_POS_INF:
 	case USC__ORC_NEG_INF:
@@ -205,9 +216,8 @@ usc_status usc__tier_decide_rounding(const usc__tier_value *v, usc_dtype t,
 		break;
 	default:
 		if (is_zero_point(v)) {
-			(void)usc_encode_double(t, point_d(v), NULL, &b0, NULL);
-			(void)usc_encode_double(t, -point_d(v), NULL, &b1,
-						NULL);
+			encode_rn(t, rf, point_d(v), &b0);
+			encode_rn(t, rf, -point_d(v), &b1);
 			if (!(v->flags & USC__ORC_ZSIGN_UNKNOWN))
 				b1 = b0;
 			break;
@@ -225,25 +235,24 @@ usc_status usc__tier_decide_rounding(const usc__tier_value *v, usc_dtype t,
 				lo = 0.0;
 			if ((v->flags & TIER_LT0) && hi >= 0)
 				hi = -0.0;
-			encode_rn(t, lo, &b0);
-			encode_rn(t, hi, &b1);
+			encode_rn(t, rf, lo, &b0);
+			encode_rn(t, rf, hi, &b1);
 			if (b0 == b1 && lo <= 0 && hi >= 0 &&
 			    !(v->flags & (TIER_GT0 | TIER_LT0))) {
 				uint64_t zp = 0, zn = 0;
 
-				(void)usc_encode_double(t, 0.0, NULL, &zp, NULL);
-				(void)usc_encode_double(t, -0.0, NULL, &zn,
-							NULL);
+				encode_rn(t, rf, 0.0, &zp);
+				encode_rn(t, rf, -0.0, &zn);
 				ok = zp == b0 && zn == b0;
 			}
 		}
 		break;
 	}
 	if (ok && b0 == b1) {
-		*decided = true;
 		*bits = b0;
+		return true;
 	}
-	return USC_OK;
+	return false;
 }
 
 usc_status usc__tier_bitcast(tier_state *s, const usc__dom_op *op, value *r,
@@ -282,17 +291,37 @@ usc_status usc__tier_bitcast(tier_state *s, const usc__dom_op *op, value *r,
 
 /* ----------------------------------------------------------- ULP error */
 
+/*
+ * a / p for a positive power of two p: a times 1/p where 1/p is a normal
+ * double (p's exponent field 1 to 2045, fraction 0), which is the same
+ * correctly rounded result of the same real a 2^-k without a division's
+ * latency; a division otherwise (a subnormal p, f64's least ULP).
+ */
+static inline double div_pow2(double a, double p)
+{
+	uint64_t b, f;
+	double inv;
+
+	memcpy(&b, &p, sizeof b);
+	f = b >> 52;
+	if (f < 1 || f > 2045 || (b & (((uint64_t)1 << 52) - 1)))
+		return a / p;
+	b = (2046 - f) << 52;
+	memcpy(&inv, &b, sizeof inv);
+	return a * inv;
+}
+
 /* a / p rounded down (up) for a power of two p: one step outward. */
 static double div_down(double a, double p)
 {
-	double q = a / p;
+	double q = div_pow2(a, p);
 
 	return q * p == a ? q : next_down(q);
 }
 
 static double div_up(double a, double p)
 {
-	double q = a / p;
+	double q = div_pow2(a, p);
 
 	return q * p == a ? q : next_up(q);
 }
@@ -303,20 +332,59 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 				      usc__oracle_ulp_error *out,
 				      usc_error *err)
 {
+	return usc__tier_decide_ulp_error_rn(v, t, usc__rn_format_of(t), y, res,
+					     out, err);
+}
+
+/*
+ * The ULP of float type t at a finite x: in line for the formats
+ * rn_fast.h covers (the same value, tests/dtype/test_rn_fast.c), else
+ * the library's.
+ */
+static inline usc_status ulp_at(usc_dtype t, const usc__rn_format *rf,
+				double x, double *out)
+{
+	if (rf) {
+		*out = usc__rn_ulp(rf, x);
+		return USC_OK;
+	}
+	return usc_ulp_double(t, x, out);
+}
+
+usc_status usc__tier_decide_ulp_error_rn(const usc__tier_value *v,
+					 usc_dtype t, const usc__rn_format *rf,
+					 uint64_t y,
+					 const usc__oracle_resolution *res,
+					 usc__oracle_ulp_error *out,
+					 usc_error *err)
+{
 	double yv = 0, lo, hi, nlo, nhi, m, M, umin, umax, d[4], um;
 	double mid = NAN;
 
-	if (!usc_dtype_is_float(t)) {
+	if (rf && v->kind == USC__ORC_FINITE && usc__rn_decode(rf, y, &yv)) {
+		/*
+		 * A finite value against a finite code: nothing special
+		 * (usc__ulp_error_special would return false after setting
+		 * these), and the code decodes in line.
+		 */
 		out->kind = USC__ORC_UNDECIDED;
 		out->lo = out->hi = out->mid = NAN;
 		out->decided = false;
-		return usc__fail(err, USC_EINVAL,
-				 "tier: ULP error needs a float type, not %s",
-				 usc_dtype_name(t));
+	} else {
+		if (!usc_dtype_is_float(t)) {
+			out->kind = USC__ORC_UNDECIDED;
+			out->lo = out->hi = out->mid = NAN;
+			out->decided = false;
+			return usc__fail(err, USC_EINVAL,
+					 "tier: ULP error needs a float type, "
+					 "not %s",
+					 usc_dtype_name(t));
+		}
+		if (usc__ulp_error_special((usc__oracle_kind)v->kind, t, y,
+					   out))
+			return USC_OK;
+		(void)usc_decode_double(t, y, &yv);
 	}
-	if (usc__ulp_error_special((usc__oracle_kind)v->kind, t, y, out))
-		return USC_OK;
-	(void)usc_decode_double(t, y, &yv);
 	bounds(v, &lo, &hi);
 	/* Numerator y - y*: [y - hi, y - lo], rounded outward. */
 	{
@@ -333,8 +401,8 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 	/* |y*| ranges over [m, M]; ulp is non-decreasing in |y*|. */
 	m = lo <= 0 && hi >= 0 ? 0.0 : lo > 0 ? lo : -hi;
 	M = fmax(fabs(lo), fabs(hi));
-	if (usc_ulp_double(t, m, &umin) != USC_OK ||
-	    usc_ulp_double(t, M, &umax) != USC_OK)
+	if (ulp_at(t, rf, m, &umin) != USC_OK ||
+	    ulp_at(t, rf, M, &umax) != USC_OK)
 		return usc__fail(err, USC_EINTERNAL, "tier: no ULP for %s",
 				 usc_dtype_name(t));
 	/* ULPs are powers of two: the quotients are exact but for range. */
@@ -342,21 +410,8 @@ usc_status usc__tier_decide_ulp_error(const usc__tier_value *v, usc_dtype t,
 	d[1] = div_down(nlo, umax);
 	d[2] = div_up(nhi, umin);
 	d[3] = div_up(nhi, umax);
-	if (usc_ulp_double(t, v->mid, &um) == USC_OK)
-		mid = (yv - v->mid) / um;
+	if (ulp_at(t, rf, v->mid, &um) == USC_OK)
+		mid = div_pow2(yv - v->mid, um);
 	usc__ulp_error_finish(d, mid, res, out);
 	return USC_OK;
 }
-
-/*
- * A reduction by add, for the interpreter's optional sum entry: the
- * tier's semantics round nothing, so every order gives the same real
- * sum.  When the init and every value are finite points (the common case:
- * a reduction of a kernel's inputs or of exact intermediates), MPFR adds
- * them exactly (mpfr_sum) and rounds once to a double: the ball is that
- * double with radius 0 when exact, else a bound of half its ulp.  This is
- * the exact accumulation that cancellation needs: the sequential path's
- * radius adds every partial sum's rounding error and cannot decide a sum
- * like 2^60 + 1 - 2^60.  Anything else (a radius, an infinity, a NaN, an
- * exact zero, whose sign the sequential path tracks) is declined.
- */

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "dtype/rn_fast.h"
+
 #include "domain.h"
 #include "oracle.h"
 #include "tier.h"
@@ -150,14 +152,18 @@ static inline double next_down(double x)
 }
 
 /*
- * usc_encode_double(t, d, NULL, bits, NULL) for a finite d: nearest-even
- * into t.  In line for f32 and f64, the formats of most outputs, where it
- * is the hardware's conversion: C's double-to-float conversion of a value
- * in float's range rounds in the current rounding mode, round-to-nearest-
- * even (C11 F.4 and 6.3.1.5, IEEE 754-2019 5.4.2); beyond FLT_MAX (where
- * the cast would leave C's defined range) the library encodes.
+ * usc_encode_double(t, d, NULL, bits, NULL): nearest-even into t, rf
+ * being usc__rn_format_of(t), which the caller looks up once per loop.
+ * In line for f32 and f64, the formats of most outputs, where it is the
+ * hardware's conversion: C's double-to-float conversion of a value in
+ * float's range rounds in the current rounding mode, round-to-nearest-
+ * even (C11 F.4 and 6.3.1.5, IEEE 754-2019 5.4.2).  The other narrow
+ * formats (bf16, f16, fp8, ...) round on the double's bits
+ * (src/dtype/rn_fast.h) up to their largest finite value; beyond it, and
+ * for the types rn_fast.h does not cover, the library encodes.
  */
-static inline void encode_rn(usc_dtype t, double d, uint64_t *bits)
+static inline void encode_rn(usc_dtype t, const usc__rn_format *rf, double d,
+			     uint64_t *bits)
 {
 	if (t == USC_F32 && fabs(d) <= FLT_MAX) {
 		float f = (float)d;
@@ -171,23 +177,8 @@ static inline void encode_rn(usc_dtype t, double d, uint64_t *bits)
 		memcpy(bits, &d, sizeof d);
 		return;
 	}
-	if (t == USC_BF16 && fabs(d) >= 0x1p-126 && fabs(d) < 0x1p127) {
-		/*
-		 * A normal bf16 result: the magnitude's encoding rounded to
-		 * 7 fraction bits, nearest-even (add 2^44 - 1 and the lowest
-		 * kept bit, drop 45 bits; a carry moves into the exponent
-		 * field, as it must), then the exponent rebiased from 1023
-		 * to 127.  |d| < 2^127 cannot round past bf16's largest
-		 * binade, |d| >= 2^-126 stays normal.
-		 */
-		uint64_t b, m;
-
-		memcpy(&b, &d, sizeof b);
-		m = b & ~((uint64_t)1 << 63);
-		m = (m + (((uint64_t)1 << 44) - 1) + ((m >> 45) & 1)) >> 45;
-		*bits = (b >> 63) << 15 | (m - ((uint64_t)(1023 - 127) << 7));
+	if (rf && usc__rn_encode(rf, d, bits))
 		return;
-	}
 	(void)usc_encode_double(t, d, NULL, bits, NULL);
 }
 
