@@ -82,6 +82,10 @@ static void tier_destroy(void *state)
 	if (!s)
 		return;
 	usc__domain_reference.destroy(s->ref);
+	for (size_t k = 0; k < s->sum_cap; k++)
+		mpfr_clear(s->sum_x[k]);
+	usc__free(s->sum_x);
+	usc__free(s->sum_p);
 	usc__free(s);
 }
 
@@ -358,20 +362,43 @@ static usc_status tier_to_index(void *state, usc_dtype t, const void *v,
  * like 2^60 + 1 - 2^60.  Anything else (a radius, an infinity, a NaN, an
  * exact zero, whose sign the sequential path tracks) is declined.
  */
+/* Room for n terms of tier_sum in the state, each a 53-bit number. */
+static usc_status sum_reserve(tier_state *s, size_t n, usc_error *err)
+{
+	mpfr_t *xs;
+	mpfr_ptr *ps;
+
+	if (n <= s->sum_cap)
+		return USC_OK;
+	xs = usc__reallocarray(s->sum_x, n, sizeof *xs);
+	if (!xs)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	s->sum_x = xs;
+	ps = usc__reallocarray(s->sum_p, n, sizeof *ps);
+	if (!ps)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	s->sum_p = ps;
+	for (size_t k = s->sum_cap; k < n; k++)
+		mpfr_init2(xs[k], 53);
+	/* The array may have moved: every pointer is taken again. */
+	for (size_t k = 0; k < n; k++)
+		ps[k] = xs[k];
+	s->sum_cap = n;
+	return USC_OK;
+}
+
 static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 			   const void *values, const void *init, void *out,
 			   usc_error *err)
 {
+	tier_state *s = state;
 	const value *v = values, *v0 = init;
 	value *r = out;
-	mpfr_t *xs;
-	mpfr_ptr *ps;
 	mpfr_t sum;
 	int ternary;
 	double d;
 	size_t k;
 
-	(void)state;
 	/*
 	 * The accumulation of a dot or convolution (the interpreter offers
 	 * it too, domain.h) keeps the tier's per-product path.
@@ -385,27 +412,18 @@ static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 	for (k = 0; k < n; k++)
 		if (v[k].kind != USC__ORC_FINITE || v[k].rad != 0)
 			return USC_EUNSUPPORTED;
-	xs = usc__reallocarray(NULL, n + 1, sizeof *xs);
-	ps = usc__reallocarray(NULL, n + 1, sizeof *ps);
-	if (!xs || !ps) {
-		usc__free(xs);
-		usc__free(ps);
+	if (n == SIZE_MAX)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	}
-	for (k = 0; k <= n; k++) {
-		/* Doubles are exact at 53 bits. */
-		mpfr_init2(xs[k], 53);
-		mpfr_set_d(xs[k], k < n ? v[k].mid : v0->mid, MPFR_RNDN);
-		ps[k] = xs[k];
-	}
+	if (sum_reserve(s, n + 1, err) != USC_OK)
+		return USC_ENOMEM;
+	/* Doubles are exact at 53 bits. */
+	for (k = 0; k <= n; k++)
+		mpfr_set_d(s->sum_x[k], k < n ? v[k].mid : v0->mid,
+			   MPFR_RNDN);
 	mpfr_init2(sum, 53);
-	ternary = mpfr_sum(sum, ps, (unsigned long)(n + 1), MPFR_RNDN);
+	ternary = mpfr_sum(sum, s->sum_p, (unsigned long)(n + 1), MPFR_RNDN);
 	d = mpfr_get_d(sum, MPFR_RNDN);
 	mpfr_clear(sum);
-	for (k = 0; k <= n; k++)
-		mpfr_clear(xs[k]);
-	usc__free(xs);
-	usc__free(ps);
 	if (d == 0 && ternary == 0)
 		return USC_EUNSUPPORTED;
 	/*

@@ -396,6 +396,14 @@ typedef double (*dfn)(double);
 
 typedef struct tier_state {
 	void *ref; /* the reference domain's state: integer ops */
+	/*
+	 * tier_sum's terms (53-bit MPFR numbers, initialized once and kept
+	 * from row to row: an allocation and an init per term per row cost
+	 * more than the exact sum itself) and pointers to them.
+	 */
+	mpfr_t *sum_x;
+	mpfr_ptr *sum_p;
+	size_t sum_cap;
 } tier_state;
 
 /*
