@@ -27,12 +27,14 @@
  * evaluations its double path could not decide, over all of them) come
  * from the check's report.
  *
- * Usage: bench_check [--quick] [--no-mpfr] [--threads N] [--n N] [--reps R]
+ * Usage: bench_check [--quick] [--no-mpfr] [--check-only] [--threads N]
+ *                    [--n N] [--reps R]
  *                    [KERNEL...]
  *   --threads N (default 2; 0 or 1: none): also the check on N threads,
  *   right after the one-thread one, and the speed-up of their wall times;
  *   --quick: 2^12 elements, one repetition; --no-mpfr: skip the two MPFR
- *   columns (their ratios print 0).  The kernels directory is
+ *   columns (their ratios print 0); --check-only: the one-thread check
+ *   alone, for a profiler (the ratios print 0).  The kernels directory is
  *   $USC_KERNELS_DIR, else the source tree's.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -116,6 +118,11 @@ static double time_check(const bench_files *cf, bool mpfr, size_t threads,
 /* --------------------------------------------------------------- main */
 
 static int no_mpfr;
+/*
+ * --check-only: the one-thread check alone, every repetition, for a
+ * profiler (perf record) to see nothing else; it prints the check's rate.
+ */
+static int check_only;
 static size_t threads = 2; /* the threaded check's; 0: none */
 
 static void run_kernel(const bench_kernel *k, long n, int reps)
@@ -149,7 +156,9 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	usc_eval_output(ev_r, 0, &out_r, &err);
 	elems = usc_tensor_count(out_r);
 	bench_files_write(&cf, text, in, m->entry->param_count, out_r);
-	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
+	for (int i = 0; check_only && i < reps && i < BENCH_MAX_REPS; i++)
+		b_c = fmin(b_c, time_check(&cf, false, 1, &fns, &esc, NULL));
+	for (int i = 0; !check_only && i < reps && i < BENCH_MAX_REPS; i++) {
 		double t64 = bench_time_eval(ev_64), tt = bench_time_eval(ev_t);
 		double tr = bench_time_eval(ev_r), trm = 0, tc, tcm = 0;
 		double w1[2], wj[2] = {0, 0}, tj = 0;
@@ -219,6 +228,8 @@ int main(int argc, char **argv)
 			reps = 1;
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			threads = (size_t)atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--check-only")) {
+			check_only = 1;
 		} else if (!strcmp(argv[i], "--no-mpfr")) {
 			no_mpfr = 1;
 		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {

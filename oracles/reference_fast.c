@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype/rn_fast.h"
+
 #include "domain.h"
 #include "reference_fast.h"
 #include "tier.h"
@@ -174,6 +176,29 @@ static inline double decode(usc_dtype t, const double *tab, uint64_t b)
 	return d;
 }
 
+/*
+ * usc_encode_double(t, d, NULL, out, NULL), the reference domain's
+ * rounding of an exact double: f32 by the hardware's conversion within
+ * FLT_MAX (round-to-nearest-even, C11 F.4 and 6.3.1.5, as the encoder's
+ * own fast path), the other narrow formats in line up to their largest
+ * finite value (src/dtype/rn_fast.h, the same bits), the library's
+ * encoder for the rest (rf NULL, overflow, NaN).
+ */
+static inline void encode(usc_dtype t, const usc__rn_format *rf, double d,
+			  uint64_t *out)
+{
+	if (t == USC_F32 && fabs(d) <= FLT_MAX) {
+		float f = (float)d;
+		uint32_t b;
+
+		memcpy(&b, &f, sizeof b);
+		*out = b;
+		return;
+	}
+	if (!rf || !usc__rn_encode(rf, d, out))
+		(void)usc_encode_double(t, d, NULL, out, NULL);
+}
+
 /* ---------------------------------------------------- escalations */
 
 /* Element i of op through the reference domain (MPFR for a function). */
@@ -235,6 +260,7 @@ static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
 {
 	usc_dtype t = op->result;
 	const double *tab = decode_table(s, t);
+	const usc__rn_format *rf = usc__rn_format_of(t);
 	const uint64_t *x = args[0];
 	const uint64_t *y = op->nargs > 1 ? args[1] : args[0];
 	size_t sx = (scalar_args & 1) ? 0 : 1, sy = (scalar_args & 2) ? 0 : 1;
@@ -272,7 +298,7 @@ static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
 		} else if (t == USC_F64)
 			memcpy(&o[i], &r, sizeof r);
 		else
-			(void)usc_encode_double(t, r, NULL, &o[i], NULL);
+			encode(t, rf, r, &o[i]);
 	}
 	return USC_OK;
 }
@@ -311,6 +337,7 @@ static usc_status exact_unary_apply(fref_state *s, const usc__dom_op *op,
 {
 	usc_dtype from = op->arg[0], to = op->result;
 	const double *tab = decode_table(s, from);
+	const usc__rn_format *rf = usc__rn_format_of(to);
 	const uint64_t *x = args[0];
 	size_t sx = (scalar_args & 1) ? 0 : 1;
 
@@ -329,7 +356,7 @@ static usc_status exact_unary_apply(fref_state *s, const usc__dom_op *op,
 			a = -a;
 		else if (op->op == USC_HLO_OP_ABS)
 			a = fabs(a);
-		(void)usc_encode_double(to, a, NULL, &o[i], NULL);
+		encode(to, rf, a, &o[i]);
 	}
 	return USC_OK;
 }
@@ -404,6 +431,7 @@ static usc_status tier_chunk(fref_state *s, const usc__dom_op *op,
 {
 	const void *targs[USC__DOM_MAX_ARGS];
 	usc__tier_value *r = s->tv[USC__DOM_MAX_ARGS];
+	const usc__rn_format *rf = usc__rn_format_of(op->result);
 	usc_status st = USC_OK;
 	bool tier_ok = true;
 
@@ -431,13 +459,10 @@ static usc_status tier_chunk(fref_state *s, const usc__dom_op *op,
 		err->message[0] = '\0';
 	}
 	for (size_t j = 0; j < m; j++) {
-		bool decided = false;
 		uint64_t bits = 0;
 
 		if (tier_ok && r[j].kind == USC__ORC_FINITE &&
-		    usc__tier_decide_rounding(&r[j], op->result, &decided,
-					      &bits, NULL) == USC_OK &&
-		    decided) {
+		    usc__tier_round_rn(&r[j], op->result, rf, &bits)) {
 			o[i0 + j] = bits;
 			continue;
 		}

@@ -121,4 +121,34 @@ usc_status usc__tier_decide_rounding(const usc__tier_value *v, usc_dtype t,
 				     bool *decided, uint64_t *bits,
 				     usc_error *err);
 
+/*
+ * The same decision for a float type t whose usc__rn_format_of(t) the
+ * caller has looked up once (rf, NULL for the types it does not cover),
+ * for the loops that decide every element: the decided code, or false.
+ */
+struct usc__rn_format;
+bool usc__tier_round_rn(const usc__tier_value *v, usc_dtype t,
+			const struct usc__rn_format *rf, uint64_t *bits);
+
+/*
+ * The enclosure tier_to_output gives v in float type t (its kind, flags,
+ * outward bounds) without the rounding decision (rounded false): what a
+ * caller needs that decides the ULP error apart.
+ */
+void usc__tier_enclosure(const usc__tier_value *v,
+			 usc__oracle_enclosure *e);
+
+/*
+ * usc__tier_decide_ulp_error for a float type t whose figures the caller
+ * has looked up once (rf = usc__rn_format_of(t), NULL for the types it
+ * does not cover): the same result, bit for bit.
+ */
+usc_status usc__tier_decide_ulp_error_rn(const usc__tier_value *v,
+					 usc_dtype t,
+					 const struct usc__rn_format *rf,
+					 uint64_t y,
+					 const usc__oracle_resolution *res,
+					 usc__oracle_ulp_error *out,
+					 usc_error *err);
+
 #endif /* USC_ORACLES_TIER_H */

@@ -313,65 +313,6 @@ static void part_reset(usc__check_part *p, uint64_t base, size_t len)
 	}
 }
 
-/* The device's error against the reference encoding, in ULPs. */
-static usc_status reference_errors(usc__check_part *p, usc_error *err)
-{
-	usc_dtype t = usc_tensor_dtype(p->o->device);
-	usc_status st = USC_OK;
-	mpfr_t ref;
-
-	mpfr_init2(ref, 64);
-	for (size_t j = 0; st == USC_OK && j < p->len; j++) {
-		uint64_t d, rb;
-
-		usc_tensor_get_bits(p->o->device, p->base + j, &d);
-		usc_tensor_get_bits(p->reference, j, &rb);
-		/* Fast reference hook: the figure in double where exact. */
-		if (usc__ulp_error_codes(t, d, rb, &p->ulp_reference[j]))
-			continue;
-		if (usc_dtype_is_float(t)) {
-			st = usc_decode_mpfr(t, rb, ref);
-			if (st == USC_OK)
-				st = usc_ulp_error_mpfr(t, d, ref,
-							&p->ulp_reference[j]);
-		} else {
-			int64_t ds, rs;
-			uint64_t du, ru;
-
-			usc_decode_int(t, d, &ds, &du);
-			usc_decode_int(t, rb, &rs, &ru);
-			p->ulp_reference[j] =
-				usc_format_of(t)->kind == USC_KIND_SINT
-					? (double)ds - (double)rs
-					: (double)du - (double)ru;
-		}
-	}
-	mpfr_clear(ref);
-	if (st != USC_OK)
-		return usc__fail(err, st, "cannot measure the error against "
-					  "the reference");
-	return USC_OK;
-}
-
-/*
- * Records an enclosure certificate as midpoint and radius: the radius is
- * raised one step so that it covers the rounding of the subtraction.
- */
-static void set_enclosure(usc__check_part *p, size_t j,
-			  const usc__oracle_enclosure *e)
-{
-	if (e->kind == USC__ORC_FINITE) {
-		double mid = e->lo / 2 + e->hi / 2;
-
-		p->oracle_mid[j] = mid;
-		p->oracle_rad[j] =
-			nextafter(fmax(e->hi - mid, mid - e->lo), INFINITY);
-	} else {
-		p->oracle_mid[j] = e->lo;
-		p->oracle_rad[j] = 0;
-	}
-}
-
 /* ------------------------------------------------------------ the run */
 
 typedef usc__check_run check_run;
@@ -480,6 +421,8 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 			     const void *values, usc_dtype t, usc_error *err)
 {
 	check_run *c = ctx;
+	const usc__rn_format *rf = usc__rn_format_of(t);
+	size_t w = 0; /* the device tensor's container bytes */
 	usc_status st;
 
 	if (!usc_dtype_is_float(t))
@@ -492,24 +435,29 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 		usc__check_part *p;
 		usc__oracle_enclosure e;
 		usc__oracle_ulp_error ue;
-		uint64_t bits, d;
+		uint64_t d;
 		size_t j;
 
 		p = part_of(c, i, first + n, &j);
 		if (!p)
 			continue;
-		usc_tensor_get_bits(p->o->device, p->base + j, &d);
-		st = usc__tier_decide_ulp_error(v, t, d, &resolution, &ue,
-						err);
+		if (!w)
+			w = (size_t)usc_format_of(usc_tensor_dtype(p->o->device))
+				    ->container_bytes;
+		d = usc__dom_get_enc(usc_tensor_cdata(p->o->device), w,
+				     (size_t)(p->base + j));
+		st = usc__tier_decide_ulp_error_rn(v, t, rf, d, &resolution,
+						   &ue, err);
 		if (st != USC_OK)
 			return st;
 		if (!ue.decided)
 			continue;
-		st = usc__domain_tier.to_output(usc__eval_domain_state(c->tier),
-						t, v, &bits, &e, err);
-		if (st != USC_OK)
-			return st;
-		set_enclosure(p, j, &e);
+		/*
+		 * The enclosure to_output would give, without its rounding
+		 * decision, which nothing here reads.
+		 */
+		usc__tier_enclosure(v, &e);
+		usc__check_set_enclosure(p, j, &e);
 		p->ulp_oracle[j] = ue.mid;
 		p->undecided[j] = 0;
 		p->tier_decided++;
@@ -588,7 +536,7 @@ static usc_status oracle_visit(void *ctx, size_t i, size_t first,
 						  t, v, &bits, &e, err);
 		if (st != USC_OK)
 			return st;
-		set_enclosure(p, j, &e);
+		usc__check_set_enclosure(p, j, &e);
 		if (usc_dtype_is_float(t)) {
 			usc__oracle_ulp_error ue;
 
@@ -780,7 +728,7 @@ usc_status usc__check_piece_compute(check_run *c, bool first_piece,
 		st = usc__eval_run_stream(c->ref, &s, err);
 	}
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++)
-		st = reference_errors(&c->parts[i], err);
+		st = usc__check_reference_errors(&c->parts[i], err);
 	if (st == USC_OK)
 		st = run_tier(c, first_piece, err);
 	if (st == USC_OK && !c->restart)

@@ -296,4 +296,15 @@ void usc__computation_runs(const usc_hlo_computation *c, unsigned n,
 usc_status usc__load_kernel(const char *path, const char *fusion,
 			    usc_hlo_file **out, usc_error *err);
 
+/*
+ * check_figures.c: the device's error against the reference encodings
+ * of part p, in ULPs, into p->ulp_reference; and an enclosure certificate
+ * recorded as element j's midpoint and radius (the radius raised one step
+ * so that it covers the rounding of the subtraction).
+ */
+struct usc__oracle_enclosure;
+usc_status usc__check_reference_errors(usc__check_part *p, usc_error *err);
+void usc__check_set_enclosure(usc__check_part *p, size_t j,
+			      const struct usc__oracle_enclosure *e);
+
 #endif /* USC_ANALYZE_CHECK_INTERNAL_H */

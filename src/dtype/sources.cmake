@@ -5,5 +5,6 @@ list(APPEND USC_LIB_SOURCES
   src/dtype/codec_mpfr.c
   src/dtype/ulp.c
   src/dtype/ulp_fast.c
+  src/dtype/rn_fast.c
   src/dtype/text.c
   src/dtype/selfcheck.c)

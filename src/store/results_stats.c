@@ -403,6 +403,42 @@ static usc_status spill_select(usc_results_stats_acc *a, uint64_t r,
 	return st;
 }
 
+/*
+ * The median (rank rm) and p99 (rank rp) of the in-memory values from
+ * the histogram kept as they came: one pass gathers the values of the
+ * two ranks' buckets (the top 16 bits of their encodings, which order as
+ * the non-negative values), and each rank is selected among its bucket's
+ * values only.  False when out of memory (the caller then selects over
+ * all of them).
+ */
+static bool mem_select(usc_results_stats_acc *a, uint64_t rm, uint64_t rp,
+		       double *median, double *p99)
+{
+	size_t bm = bucket_of(a->hist, &rm), bp = bucket_of(a->hist, &rp);
+	size_t nm = (size_t)a->hist[bm], np = bm == bp ? 0 : (size_t)a->hist[bp];
+	size_t im = 0, ip = 0;
+	double *g = usc__reallocarray(NULL, nm + np ? nm + np : 1, sizeof *g);
+
+	if (!g)
+		return false;
+	for (size_t i = 0; i < a->mem_len; i++) {
+		size_t b = (size_t)(bits_of(a->mem[i]) >> 48);
+
+		if (b == bm)
+			g[im++] = a->mem[i];
+		else if (b == bp)
+			g[nm + ip++] = a->mem[i];
+	}
+	if (bm == bp)
+		select_ranks(g, nm, rm, rp, median, p99);
+	else {
+		*median = select_kth(g, nm, (size_t)rm - 1);
+		*p99 = select_kth(g + nm, np, (size_t)rp - 1);
+	}
+	usc__free(g);
+	return true;
+}
+
 usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
 					usc_results_stats *out,
 					usc_error *err)
@@ -419,8 +455,9 @@ usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
 	rm = nearest_rank(50, a->count);
 	rp = nearest_rank(99, a->count);
 	if (!a->spill) {
-		select_ranks(a->mem, a->mem_len, rm, rp, &out->median_abs,
-			     &out->p99_abs);
+		if (!mem_select(a, rm, rp, &out->median_abs, &out->p99_abs))
+			select_ranks(a->mem, a->mem_len, rm, rp,
+				     &out->median_abs, &out->p99_abs);
 		return USC_OK;
 	}
 	st = spill_select(a, rm, &out->median_abs, err);

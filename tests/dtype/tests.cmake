@@ -13,3 +13,7 @@ usc_add_test(test_encode_fast dtype/test_encode_fast.c)
 # The ULP error of one encoding against another in double (the check's
 # figures against the strict reference) against the exact MPFR figure.
 usc_add_test(test_ulp_fast dtype/test_ulp_fast.c)
+
+# The inline nearest-even encode, decode and ULP of the narrow formats
+# (src/dtype/rn_fast.h) against the library's general functions.
+usc_add_test(test_rn_fast dtype/test_rn_fast.c)

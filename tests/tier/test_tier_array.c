@@ -1,6 +1,6 @@
 /*
  * The array entries of the domain interface (load_array and
- * to_output_array, oracles/domain.h) in the tier (oracles/tier.c) and in
+ * to_output_array, oracles/domain.h) in the tier (oracles/tier*.c) and in
  * plain f64 (oracles/f64.c).
  *
  * Equivalence: the array entries must give exactly what the per-element

@@ -1,5 +1,5 @@
 /*
- * The tier's array loops (oracles/tier.c, tier_apply) against its general
+ * The tier's array loops (oracles/tier_loops.c, usc__tier_apply) against its general
  * per-element code (usc__tier_apply_general): every op with a fast path,
  * on every pair of a pool of values that covers each branch the loops
  * must leave to the general code (signed and sign-unknown zeros, balls

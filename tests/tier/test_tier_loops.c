@@ -14,7 +14,7 @@
  * the operand box for the four arithmetic ops, which are monotone in each
  * operand on a box whose divisor avoids 0; the two end points for the
  * increasing functions); a TIER_GT0 / TIER_LT0 flag (bits 4 and 5 of
- * flags, tier.c) must be the exact image's strict sign; a point zero must
+ * flags, tier_internal.h) must be the exact image's strict sign; a point zero must
  * carry the exact result's zero sign; NaN and infinities must be MPFR's
  * (IEEE's) class for point operands.  In the ordinary cases every element
  * must be decided.
@@ -37,7 +37,7 @@
 
 typedef usc__tier_value tvalue;
 
-/* The tier's private strict-sign flags (tier.c). */
+/* The tier's private strict-sign flags (tier_internal.h). */
 #define GT0 (1u << 4)
 #define LT0 (1u << 5)
 
