@@ -1531,18 +1531,21 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 
 			if (s->plan.loop.on)
 				(void)usc__env_loops(s, op, i, m, o, args,
-						     scalar_args, done);
+						     scalar_args, rounds,
+						     done);
 			else
 				memset(done, 0, m);
 		}
+		/* Complete, taints and count included. */
+		if (done[i % USC__ENV_CHUNK])
+			continue;
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
 
 			a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
 		}
 		/* Finite operands of a planned op: the fast path directly. */
-		if (!done[i % USC__ENV_CHUNK] &&
-		    !usc__env_fast_elem(s, op, &o[i], a))
+		if (!usc__env_fast_elem(s, op, &o[i], a))
 			st = apply1(s, op, &o[i], a, err);
 		/*
 		 * Whatever a flush touched taints what is computed from it:

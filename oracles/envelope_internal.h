@@ -223,13 +223,15 @@ void usc__env_set_pred(value *r, bool can_false, bool can_true);
 void usc__env_loop_plan(env_state *s, const usc__dom_op *op);
 /*
  * The elements i0 .. i0 + n - 1 (n <= USC__ENV_CHUNK) of the planned op
- * whose operands and result are plain, into out: done[j] is 1 for each
- * element i0 + j written, 0 for the ones left to the per-element code.
- * Returns how many were written.
+ * whose operands and result are plain, into out, complete (the taints and
+ * the count of roundings env_apply gives an element, rounds: 1 when op
+ * counts one): done[j] is 1 for each element i0 + j written, 0 for the
+ * ones left to the per-element code.  Returns how many were written.
  */
 size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		      size_t n, value *out, const void *const *args,
-		      unsigned scalar_args, unsigned char *done);
+		      unsigned scalar_args, unsigned rounds,
+		      unsigned char *done);
 
 /* envelope_sum.c */
 usc_status usc__env_matmul(void *state, const usc__dom_matmul *mm,

@@ -282,7 +282,8 @@ static inline bool plain_operand(const value *x, double mn)
 
 size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		      size_t n, value *out, const void *const *args,
-		      unsigned scalar_args, unsigned char *done)
+		      unsigned scalar_args, unsigned rounds,
+		      unsigned char *done)
 {
 	const env_loop *L = &s->plan.loop;
 	const env_plan *p = &s->plan;
@@ -293,7 +294,8 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 	double lo[USC__ENV_CHUNK], hi[USC__ENV_CHUNK];
 	double rl[USC__ENV_CHUNK], rh[USC__ENV_CHUNK];
 	double ql[USC__ENV_CHUNK], qh[USC__ENV_CHUNK];
-	unsigned cf[USC__ENV_CHUNK];
+	unsigned cf[USC__ENV_CHUNK], tf[USC__ENV_CHUNK];
+	float rc[USC__ENV_CHUNK];
 	unsigned short idx[USC__ENV_CHUNK];
 	size_t m = 0, kept = 0;
 
@@ -310,11 +312,29 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		xl[m] = x->lo;
 		xh[m] = x->hi;
 		cf[m] = x->flags & CLIP;
+		/*
+		 * What env_apply adds to every result: the flush and
+		 * approximation taints of the operands (a plain operand is
+		 * out of the flush's reach itself) and the count of
+		 * roundings, the same float operations in the same order.
+		 */
+		tf[m] = x->flags & (FLSH | APRX);
+		rc[m] = 0;
+		if (rounds)
+			rc[m] += x->roundings;
+		else if (x->roundings > rc[m])
+			rc[m] = x->roundings;
 		if (y) {
 			yl[m] = y->lo;
 			yh[m] = y->hi;
 			cf[m] |= y->flags & CLIP;
+			tf[m] |= y->flags & (FLSH | APRX);
+			if (rounds)
+				rc[m] += y->roundings;
+			else if (y->roundings > rc[m])
+				rc[m] = y->roundings;
 		}
+		rc[m] += (float)rounds;
 		m++;
 	}
 	if (m == 0)
@@ -423,8 +443,8 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		r->lo = rl[j];
 		r->hi = rh[j];
 		r->bits = 0;
-		r->flags = L->flags | cf[j];
-		r->roundings = 0;
+		r->flags = L->flags | cf[j] | tf[j];
+		r->roundings = rc[j];
 		done[idx[j]] = 1;
 		kept++;
 	}
