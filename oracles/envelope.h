@@ -134,6 +134,9 @@ void usc__envelope_set_mpfr_only(void *state, bool on);
  */
 void usc__envelope_set_loops(void *state, bool on);
 
+/* How many elements the array loops completed since the state was made. */
+uint64_t usc__envelope_looped(const void *state);
+
 /* v = the finite interval [lo, hi] of a float type (zeros of both signs). */
 void usc__envelope_value_set(usc__envelope_value *v, double lo, double hi);
 

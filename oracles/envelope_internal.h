@@ -117,6 +117,7 @@ typedef struct env_state {
 	/* The array loops (envelope_loops.c) off: tests compare with them. */
 	bool no_loops;
 	uint64_t fast, escalated;
+	uint64_t looped; /* the elements the array loops completed */
 	env_plan plan;
 } env_state;
 

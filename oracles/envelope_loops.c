@@ -448,6 +448,7 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		done[idx[j]] = 1;
 		kept++;
 	}
+	s->looped += kept;
 	/* A convert is not counted as an op element (usc__env_fast_elem). */
 	if (L->kind != ENV_LOOP_CONVERT)
 		s->fast += kept;
@@ -457,4 +458,9 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 void usc__envelope_set_loops(void *state, bool on)
 {
 	((env_state *)state)->no_loops = !on;
+}
+
+uint64_t usc__envelope_looped(const void *state)
+{
+	return ((const env_state *)state)->looped;
 }
