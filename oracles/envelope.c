@@ -1623,4 +1623,5 @@ const usc__domain_ops usc__domain_envelope = {
 	.to_index = usc__env_to_index,
 	.matmul = usc__env_matmul,
 	.sum = usc__env_sum,
+	.load_array = usc__env_load_array,
 };

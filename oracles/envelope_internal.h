@@ -193,6 +193,8 @@ usc_status usc__env_constant(void *state, usc_dtype t,
 bool usc__env_is_true(void *state, const void *v);
 usc_status usc__env_load(void *state, usc_dtype t, uint64_t bits,
 			 void *out, usc_error *err);
+usc_status usc__env_load_array(void *state, usc_dtype t, const void *enc,
+			       size_t n, void *out, usc_error *err);
 usc_status usc__env_to_index(void *state, usc_dtype t, const void *v,
 			     int64_t *out, usc_error *err);
 usc_status usc__env_to_output(void *state, usc_dtype t, const void *v,

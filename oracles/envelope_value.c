@@ -67,6 +67,82 @@ usc_status usc__env_load(void *state, usc_dtype t, uint64_t bits,
 			 usc_dtype_name(t));
 }
 
+/*
+ * The value of an f32, bf16 or f16 encoding as a double, exactly (each
+ * is a subset of double): the fields moved into a double's, which is
+ * what usc_decode_double computes, without its table lookup per element.
+ */
+static inline double decode_narrow(usc_dtype t, uint64_t bits)
+{
+	float f;
+	uint32_t u;
+	double d;
+	uint64_t sign, e, m;
+
+	switch (t) {
+	case USC_F32:
+		u = (uint32_t)bits;
+		memcpy(&f, &u, sizeof f);
+		return (double)f;
+	case USC_BF16:
+		u = (uint32_t)(bits & 0xffff) << 16;
+		memcpy(&f, &u, sizeof f);
+		return (double)f;
+	default: /* USC_F16 */
+		sign = (bits >> 15) & 1;
+		e = (bits >> 10) & 0x1f;
+		m = bits & 0x3ff;
+		if (e == 0x1f)
+			d = m ? NAN : INFINITY;
+		else if (e == 0)
+			d = (double)m * 0x1p-24;
+		else
+			d = (double)(m | 0x400) * ldexp(1.0, (int)e - 25);
+		return sign ? -d : d;
+	}
+}
+
+/*
+ * load for n encodings at once (the domain's load_array): f32, bf16 and
+ * f16 decoded in line, each element what usc__env_load gives (points
+ * with the sign of their zero, NaN and infinities as flags); the other
+ * types through usc__env_load.
+ */
+usc_status usc__env_load_array(void *state, usc_dtype t, const void *enc,
+			       size_t n, void *out, usc_error *err)
+{
+	size_t c = (size_t)usc_format_of(t)->container_bytes;
+	value *r = out;
+	usc_status st;
+
+	if (t != USC_F32 && t != USC_BF16 && t != USC_F16) {
+		for (size_t i = 0; i < n; i++) {
+			st = usc__env_load(state, t, usc__dom_get_enc(enc, c, i),
+					   &r[i], err);
+			if (st != USC_OK)
+				return st;
+		}
+		return USC_OK;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double d = decode_narrow(t, usc__dom_get_enc(enc, c, i));
+
+		memset(&r[i], 0, sizeof r[i]);
+		if (d != d) {
+			r[i].flags = VNAN;
+		} else if (isinf(d)) {
+			r[i].flags = d > 0 ? PINF : NINF;
+		} else {
+			r[i].lo = r[i].hi = d;
+			/* usc__env_hull records a sign for a zero only. */
+			r[i].flags = FIN | (d != 0	   ? 0u
+					    : signbit(d) ? (unsigned)ZNEG
+							 : (unsigned)ZPOS);
+		}
+	}
+	return USC_OK;
+}
+
 usc_status usc__env_constant(void *state, usc_dtype t,
 			     const usc_hlo_scalar *sc, void *out,
 			     usc_error *err)

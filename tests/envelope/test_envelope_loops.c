@@ -305,10 +305,75 @@ static void test_loops_match_per_element(void **state)
 	       (unsigned long long)compared, (unsigned long long)looped);
 }
 
+/*
+ * The domain's load_array against load, element by element: every bf16
+ * and f16 encoding, and f32 encodings of every exponent (random
+ * mantissas, zeros, subnormals, infinities and NaNs among them), stored
+ * as a tensor stores them (little-endian containers).
+ */
+static void test_load_array_matches_load(void **state)
+{
+	enum { N = 65536 };
+	static const usc_dtype lt[] = {USC_BF16, USC_F16, USC_F32, USC_F64,
+				       USC_S32};
+	unsigned char *enc = test_malloc(N * 8);
+	usc__envelope_value *a = test_calloc(N, sizeof *a);
+	usc__envelope_value *b = test_calloc(N, sizeof *b);
+	void *st = NULL;
+	usc_error err;
+
+	(void)state;
+	assert_int_equal(usc__domain_envelope.create(&st, &err), USC_OK);
+	for (size_t ti = 0; ti < sizeof lt / sizeof *lt; ti++) {
+		usc_dtype t = lt[ti];
+		size_t c = (size_t)usc_format_of(t)->container_bytes;
+
+		for (size_t i = 0; i < N; i++) {
+			uint64_t v = c == 2 ? i : rnd();
+
+			/* f32: every exponent, its ends (0, 255) included. */
+			if (t == USC_F32 && i % 2 == 0)
+				v = (v & 0x807fffffu) |
+				    ((uint64_t)(i / 2 % 256) << 23);
+			if (t == USC_F32 && i % 64 == 1)
+				v &= 0x80000000u;
+			for (size_t k = 0; k < c; k++)
+				enc[i * c + k] = (unsigned char)(v >> (8 * k));
+			assert_int_equal(usc__domain_envelope.load(
+						 st, t, usc__dom_get_enc(enc, c, i),
+						 &b[i], &err),
+					 USC_OK);
+		}
+		assert_true(usc__domain_envelope.load_array != NULL);
+		assert_int_equal(usc__domain_envelope.load_array(st, t, enc, N,
+								 a, &err),
+				 USC_OK);
+		for (size_t i = 0; i < N; i++) {
+			if (same_value(&a[i], &b[i]) ||
+			    (a[i].flags == USC__ENV_NAN &&
+			     b[i].flags == USC__ENV_NAN))
+				continue;
+			print_error("%s encoding %#llx: load_array [%a, %a] "
+				    "%#x, load [%a, %a] %#x\n",
+				    usc_dtype_name(t),
+				    (unsigned long long)usc__dom_get_enc(enc, c,
+									 i),
+				    a[i].lo, a[i].hi, a[i].flags, b[i].lo,
+				    b[i].hi, b[i].flags);
+			fail();
+		}
+	}
+	usc__domain_envelope.destroy(st);
+	test_free(enc);
+	test_free(a);
+	test_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loops_match_per_element),
+		cmocka_unit_test(test_load_array_matches_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
