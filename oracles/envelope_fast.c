@@ -481,20 +481,13 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		usc__env_mul_range(x->lo, x->hi, y->lo, y->hi, lo, hi);
 		*zs = zero_signs(points, px * py);
 		break;
-	case USC_HLO_OP_DIVIDE: {
-		double c[4] = {x->lo, x->lo, x->hi, x->hi};
-		double d[4] = {y->lo, y->hi, y->lo, y->hi};
-
+	case USC_HLO_OP_DIVIDE:
 		/* A divisor that may be 0 goes to the MPFR path. */
 		if (y->lo <= 0 && y->hi >= 0)
 			return false;
-		if (x->lo == x->hi && y->lo == y->hi)
-			div_rdu(x->lo, y->lo, lo, hi);
-		else
-			hull4(true, c, d, lo, hi);
+		usc__env_div_range(x->lo, x->hi, y->lo, y->hi, lo, hi);
 		*zs = zero_signs(points, px / py);
 		break;
-	}
 	default:
 		return false;
 	}

@@ -64,14 +64,11 @@ typedef struct env_fin {
 #define USC__ENV_CHUNK 256
 
 /*
- * The array loops' view of one op (envelope_loops.c, usc__env_loop_plan):
- * the profile's freedoms resolved into a fixed list of roundings for the
- * elements whose operands and result are plain (finite, one sign, normal
- * in every type the op rounds into, out of reach of any flush).
+ * One finish of the array loops (envelope_loops.c): the rounding sets of
+ * an env_fin resolved into a fixed list, for the elements whose sets are
+ * plain (finite, one sign, normal in every type the op rounds into).
  */
-typedef struct env_loop {
-	bool on;
-	int kind;              /* ENV_LOOP_* of envelope_loops.c */
+typedef struct env_rounds {
 	int t, c, w;           /* ENV_TY_* of T, C and W (or ENV_TY_NONE) */
 	int pt, pc, pw;        /* their precisions */
 	int et, ec, ew;        /* their smallest exponents */
@@ -80,11 +77,23 @@ typedef struct env_loop {
 	bool straight;         /* C: the set rounded once straight to T */
 	bool straight_check;   /* ... dropped where E lies inside the C set */
 	double k;
-	double in_mn[2];       /* operand k: |x| below it may be flushed */
 	double guard_lo, guard_hi; /* a plain end's magnitude lies in here */
+	unsigned flags;        /* what every plain result carries */
+} env_rounds;
+
+/*
+ * The array loops' view of one op (envelope_loops.c, usc__env_loop_plan):
+ * the loop of the op, its finish (and a divide's x * RN(1 / y) multiply),
+ * and what makes an operand plain.
+ */
+typedef struct env_loop {
+	bool on;
+	int kind;              /* ENV_LOOP_* of envelope_loops.c */
+	int recip;             /* a divide's x * RN(1 / y): 1 always, 0 never */
+	env_rounds r, r_mul;
+	double in_mn[2];       /* operand k: |x| below it may be flushed */
 	double dom_lo;         /* a function's operand lies above it */
 	bool dom_closed;       /* ... or on it */
-	unsigned flags;        /* what every plain result carries */
 } env_loop;
 
 /* The fast path's view of one op (envelope_fast.c, usc__env_fast_plan). */

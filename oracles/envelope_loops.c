@@ -68,6 +68,7 @@ enum {
 	ENV_LOOP_ADD,
 	ENV_LOOP_SUBTRACT,
 	ENV_LOOP_MULTIPLY,
+	ENV_LOOP_DIVIDE,
 	ENV_LOOP_FUNCTION,
 	ENV_LOOP_CONVERT
 };
@@ -103,13 +104,53 @@ static double input_edge(const env_fin *f, const env_state *s, unsigned k)
 	return mn;
 }
 
+/* The finish of f (its rounding sets) as the loops compute it. */
+static void rounds_make(const env_state *s, const env_fin *f, bool fma_mul,
+			env_rounds *r)
+{
+	usc_dtype ts[3] = {f->t, f->c, f->w};
+	double mn = 0, mx = INFINITY;
+
+	memset(r, 0, sizeof *r);
+	r->t = loop_type(f->t);
+	r->c = loop_type(f->c);
+	r->w = loop_type(f->w);
+	for (int j = 0; j < 3; j++) {
+		if (ts[j] == USC_DTYPE_INVALID)
+			continue;
+		if (s->info[ts[j]].min_normal > mn)
+			mn = s->info[ts[j]].min_normal;
+		if (s->info[ts[j]].max_finite < mx)
+			mx = s->info[ts[j]].max_finite;
+	}
+	r->pt = s->info[f->t].precision;
+	r->et = s->info[f->t].emin;
+	if (f->c != USC_DTYPE_INVALID) {
+		r->pc = s->info[f->c].precision;
+		r->ec = s->info[f->c].emin;
+	}
+	if (f->w != USC_DTYPE_INVALID) {
+		r->pw = s->info[f->w].precision;
+		r->ew = s->info[f->w].emin;
+	}
+	r->guard_lo = 2 * mn;
+	r->guard_hi = mx / 2;
+	r->k = f->k;
+	r->win = f->k > 0.5;
+	r->exact = fma_mul;
+	/* Drop (2) of the opening comment; checked per element for k >= 3/2. */
+	r->straight = r->c != ENV_TY_NONE && !r->exact;
+	r->straight_check = r->straight && r->win && f->k >= 1.5;
+	if (r->straight_check)
+		r->straight = false;
+	r->flags = FIN | (r->win ? APRX : 0) | (f->nosub ? NOSUB : 0);
+}
+
 void usc__env_loop_plan(env_state *s, const usc__dom_op *op)
 {
 	env_plan *p = &s->plan;
 	env_loop *l = &p->loop;
 	const env_fin *f = &p->fin;
-	usc_dtype ts[3] = {f->t, f->c, f->w};
-	double mn = 0, mx = INFINITY;
 
 	memset(l, 0, sizeof *l);
 	if (s->no_loops || s->mpfr_only || !f->ok)
@@ -123,7 +164,24 @@ void usc__env_loop_plan(env_state *s, const usc__dom_op *op)
 		case USC_HLO_OP_ADD: l->kind = ENV_LOOP_ADD; break;
 		case USC_HLO_OP_SUBTRACT: l->kind = ENV_LOOP_SUBTRACT; break;
 		case USC_HLO_OP_MULTIPLY: l->kind = ENV_LOOP_MULTIPLY; break;
-		case USC_HLO_OP_DIVIDE: return; /* per element (the rewrite) */
+		case USC_HLO_OP_DIVIDE:
+			/*
+			 * The rewrite for constant divisors only: decided by
+			 * the divisor's instruction, once for the op; without
+			 * one, per element (a point divisor), which the loops
+			 * leave to the per-element code.
+			 */
+			l->recip = p->recip;
+			if (l->recip == 2) {
+				if (!op->instr || op->instr->operand_count != 2)
+					return;
+				l->recip = usc__env_reciprocal_allowed(s, op,
+								       NULL);
+			}
+			if (!p->fin_mul.ok)
+				return;
+			l->kind = ENV_LOOP_DIVIDE;
+			break;
 		default:
 			if (!p->fn || op->nargs != 1)
 				return;
@@ -131,39 +189,11 @@ void usc__env_loop_plan(env_state *s, const usc__dom_op *op)
 			break;
 		}
 	}
-	l->t = loop_type(f->t);
-	l->c = loop_type(f->c);
-	l->w = loop_type(f->w);
-	if (l->t == ENV_TY_NONE)
+	if (loop_type(f->t) == ENV_TY_NONE)
 		return;
-	for (int j = 0; j < 3; j++) {
-		if (ts[j] == USC_DTYPE_INVALID)
-			continue;
-		if (s->info[ts[j]].min_normal > mn)
-			mn = s->info[ts[j]].min_normal;
-		if (s->info[ts[j]].max_finite < mx)
-			mx = s->info[ts[j]].max_finite;
-	}
-	l->pt = s->info[f->t].precision;
-	l->et = s->info[f->t].emin;
-	if (f->c != USC_DTYPE_INVALID) {
-		l->pc = s->info[f->c].precision;
-		l->ec = s->info[f->c].emin;
-	}
-	if (f->w != USC_DTYPE_INVALID) {
-		l->pw = s->info[f->w].precision;
-		l->ew = s->info[f->w].emin;
-	}
-	l->guard_lo = 2 * mn;
-	l->guard_hi = mx / 2;
-	l->k = f->k;
-	l->win = f->k > 0.5;
-	l->exact = op->op == USC_HLO_OP_MULTIPLY && s->prof.fma;
-	/* Drop (2) of the opening comment; checked per element for k >= 3/2. */
-	l->straight = l->c != ENV_TY_NONE && !l->exact;
-	l->straight_check = l->straight && l->win && f->k >= 1.5;
-	if (l->straight_check)
-		l->straight = false;
+	rounds_make(s, f, op->op == USC_HLO_OP_MULTIPLY && s->prof.fma, &l->r);
+	if (l->kind == ENV_LOOP_DIVIDE && l->recip == 1)
+		rounds_make(s, &p->fin_mul, s->prof.fma, &l->r_mul);
 	for (unsigned k = 0; k < op->nargs && k < 2; k++)
 		l->in_mn[k] = input_edge(f, s, k);
 	l->dom_lo = -INFINITY;
@@ -186,7 +216,6 @@ void usc__env_loop_plan(env_state *s, const usc__dom_op *op)
 			break;
 		}
 	}
-	l->flags = FIN | (l->win ? APRX : 0) | (f->nosub ? NOSUB : 0);
 	l->on = true;
 }
 
@@ -249,7 +278,7 @@ static void hull_loop(double *rl, double *rh, const double *al,
  * Whether [l, h] is plain: on one side of zero with a magnitude in
  * [g_lo, g_hi] (false for a NaN end).
  */
-static inline bool plain_ends(const env_loop *L, double l, double h)
+static inline bool plain_ends(const env_rounds *L, double l, double h)
 {
 	return (l >= L->guard_lo && h <= L->guard_hi) ||
 	       (h <= -L->guard_lo && l >= -L->guard_hi);
@@ -273,6 +302,62 @@ static void clip_loop(const env_fin *f, double *rl, double *rh,
 
 /* ---------------------------------------------------------- the loop */
 
+/*
+ * The rounding sets of R (and f's range clip) of the exact ranges
+ * [lo[j], hi[j]] into [rl[j], rh[j]] (finish_d of envelope_fast.c);
+ * ok[j] cleared where an element is not plain or a dropped set is not
+ * contained, CLIP added to cf[j] where the clip acted.
+ */
+static void finish_loop(const env_rounds *R, const env_fin *f,
+			const double *lo, const double *hi, double *rl,
+			double *rh, unsigned *cf, unsigned char *ok, size_t m)
+{
+	double ql[USC__ENV_CHUNK], qh[USC__ENV_CHUNK];
+
+	if (R->c == ENV_TY_NONE) {
+		set_loop(R->t, R->pt, R->et, R->win, R->k, lo, hi, rl, rh, m);
+		if (R->w != ENV_TY_NONE) {
+			set_loop(R->w, R->pw, R->ew, R->win, R->k, lo, hi, ql,
+				 qh, m);
+			hull_loop(rl, rh, ql, qh, m);
+		}
+		/* The sets before the clip must be plain too. */
+		for (size_t j = 0; j < m; j++)
+			ok[j] &= plain_ends(R, rl[j], rh[j]);
+		if (f->clip)
+			clip_loop(f, rl, rh, cf, m);
+		if (R->exact)
+			hull_loop(rl, rh, lo, hi, m);
+	} else {
+		/* The C set Y in ql, qh; plain before the clip too. */
+		set_loop(R->c, R->pc, R->ec, R->win, R->k, lo, hi, ql, qh, m);
+		for (size_t j = 0; j < m; j++)
+			ok[j] &= plain_ends(R, ql[j], qh[j]);
+		if (f->clip)
+			clip_loop(f, ql, qh, cf, m);
+		if (R->exact)
+			hull_loop(ql, qh, lo, hi, m);
+		for (size_t j = 0; j < m; j++)
+			ok[j] &= plain_ends(R, ql[j], qh[j]);
+		rn_loop(R->t, ql, rl, m);
+		rn_loop(R->t, qh, rh, m);
+		if (R->straight) {
+			double sl[USC__ENV_CHUNK], sh[USC__ENV_CHUNK];
+
+			rn_loop(R->t, lo, sl, m);
+			rn_loop(R->t, hi, sh, m);
+			hull_loop(rl, rh, sl, sh, m);
+		}
+		if (R->straight_check)
+			for (size_t j = 0; j < m; j++)
+				ok[j] &= lo[j] >= ql[j] && hi[j] <= qh[j];
+		if (R->w != ENV_TY_NONE)
+			hull_loop(rl, rh, ql, qh, m);
+	}
+	for (size_t j = 0; j < m; j++)
+		ok[j] &= plain_ends(R, rl[j], rh[j]) && rl[j] <= rh[j];
+}
+
 /* Whether operand x is plain: a finite set out of reach of a flush. */
 static inline bool plain_operand(const value *x, double mn)
 {
@@ -293,10 +378,11 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 	double yl[USC__ENV_CHUNK], yh[USC__ENV_CHUNK];
 	double lo[USC__ENV_CHUNK], hi[USC__ENV_CHUNK];
 	double rl[USC__ENV_CHUNK], rh[USC__ENV_CHUNK];
-	double ql[USC__ENV_CHUNK], qh[USC__ENV_CHUNK];
 	unsigned cf[USC__ENV_CHUNK], tf[USC__ENV_CHUNK];
+	unsigned char ok[USC__ENV_CHUNK];
 	float rc[USC__ENV_CHUNK];
 	unsigned short idx[USC__ENV_CHUNK];
+	unsigned flags = L->r.flags;
 	size_t m = 0, kept = 0;
 
 	/* Gather the plain elements' operands into arrays. */
@@ -309,6 +395,7 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		    (y && !plain_operand(y, L->in_mn[1])))
 			continue;
 		idx[m] = (unsigned short)j;
+		ok[m] = 1;
 		xl[m] = x->lo;
 		xh[m] = x->hi;
 		cf[m] = x->flags & CLIP;
@@ -358,11 +445,21 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 			usc__env_mul_range(xl[j], xh[j], yl[j], yh[j], &lo[j],
 					   &hi[j]);
 		break;
+	case ENV_LOOP_DIVIDE:
+		/* A divisor set that may be 0: the per-element code. */
+		for (size_t j = 0; j < m; j++) {
+			if (!(yl[j] > 0 || yh[j] < 0)) {
+				ok[j] = 0;
+				yl[j] = yh[j] = 1;
+			}
+			usc__env_div_range(xl[j], xh[j], yl[j], yh[j], &lo[j],
+					   &hi[j]);
+		}
+		break;
 	case ENV_LOOP_FUNCTION:
 		/*
 		 * unary_range of envelope_fast.c; an operand it refuses (at or
-		 * past the domain's edge, a point zero) gets a NaN range,
-		 * which the guard refuses.
+		 * past the domain's edge, a point zero) is not plain.
 		 */
 		for (size_t j = 0; j < m; j++) {
 			double fl, fh, t;
@@ -370,7 +467,8 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 			if (!(xl[j] > L->dom_lo ||
 			      (L->dom_closed && xl[j] == L->dom_lo)) ||
 			    (xl[j] <= 0 && xh[j] >= 0 && xl[j] == xh[j])) {
-				lo[j] = hi[j] = NAN;
+				ok[j] = 0;
+				lo[j] = hi[j] = 1;
 				continue;
 			}
 			fl = p->fn(xl[j]);
@@ -389,61 +487,55 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		memcpy(hi, xh, m * sizeof *hi);
 		break;
 	}
-	/*
-	 * The rounding sets (finish_d of envelope_fast.c), resolved at plan
-	 * time.  ql, qh: the C set Y, or the ends before the range clip.
-	 */
-	if (L->c == ENV_TY_NONE) {
-		set_loop(L->t, L->pt, L->et, L->win, L->k, lo, hi, rl, rh, m);
-		if (L->w != ENV_TY_NONE) {
-			set_loop(L->w, L->pw, L->ew, L->win, L->k, lo, hi, ql,
-				 qh, m);
-			hull_loop(rl, rh, ql, qh, m);
-		}
-		memcpy(ql, rl, m * sizeof *ql);
-		memcpy(qh, rh, m * sizeof *qh);
-		if (p->fin.clip)
-			clip_loop(&p->fin, rl, rh, cf, m);
-		if (L->exact)
-			hull_loop(rl, rh, lo, hi, m);
-	} else {
-		set_loop(L->c, L->pc, L->ec, L->win, L->k, lo, hi, ql, qh, m);
-		/* The C set before the clip: its ends must be plain too. */
-		for (size_t j = 0; j < m; j++)
-			if (!plain_ends(L, ql[j], qh[j]))
-				lo[j] = NAN;
-		if (p->fin.clip)
-			clip_loop(&p->fin, ql, qh, cf, m);
-		if (L->exact)
-			hull_loop(ql, qh, lo, hi, m);
-		rn_loop(L->t, ql, rl, m);
-		rn_loop(L->t, qh, rh, m);
-		if (L->straight) {
-			double sl[USC__ENV_CHUNK], sh[USC__ENV_CHUNK];
+	/* The rounding sets, resolved at plan time. */
+	finish_loop(&L->r, &p->fin, lo, hi, rl, rh, cf, ok, m);
+	if (L->kind == ENV_LOOP_DIVIDE && L->recip == 1) {
+		/*
+		 * fast_reciprocal of envelope_fast.c: R = 1 / y rounded to
+		 * nearest in T, C and W (their hull; plain, so out of the
+		 * flush's reach as the multiply's second operand), then
+		 * x * R with the multiply's rounding sets, united.
+		 */
+		const env_rounds *M = &L->r_mul;
+		double al[USC__ENV_CHUNK], ah[USC__ENV_CHUNK];
+		double bl[USC__ENV_CHUNK], bh[USC__ENV_CHUNK];
+		int ts[3] = {M->t, M->c, M->w};
 
-			rn_loop(L->t, lo, sl, m);
-			rn_loop(L->t, hi, sh, m);
-			hull_loop(rl, rh, sl, sh, m);
+		for (size_t j = 0; j < m; j++) {
+			lo[j] = div_rd(1, yh[j]);
+			hi[j] = div_ru(1, yl[j]);
 		}
-		if (L->straight_check)
-			for (size_t j = 0; j < m; j++)
-				if (!(lo[j] >= ql[j] && hi[j] <= qh[j]))
-					lo[j] = NAN;
-		if (L->w != ENV_TY_NONE)
-			hull_loop(rl, rh, ql, qh, m);
+		rn_loop(ts[0], lo, yl, m);
+		rn_loop(ts[0], hi, yh, m);
+		for (int k = 1; k < 3; k++) {
+			if (ts[k] == ENV_TY_NONE)
+				continue;
+			rn_loop(ts[k], lo, al, m);
+			rn_loop(ts[k], hi, ah, m);
+			hull_loop(yl, yh, al, ah, m);
+		}
+		for (size_t j = 0; j < m; j++) {
+			ok[j] &= plain_ends(M, yl[j], yh[j]);
+			usc__env_mul_range(xl[j], xh[j], yl[j], yh[j], &lo[j],
+					   &hi[j]);
+		}
+		finish_loop(M, &p->fin_mul, lo, hi, bl, bh, cf, ok, m);
+		hull_loop(rl, rh, bl, bh, m);
+		if (!(M->flags & NOSUB))
+			flags &= ~(unsigned)NOSUB;
+		flags |= M->flags & APRX;
 	}
-	/* The guard, then the results of the kept elements. */
+	/* The results of the kept elements. */
 	for (size_t j = 0; j < m; j++) {
 		value *r;
 
-		if (lo[j] != lo[j] || !plain_ends(L, ql[j], qh[j]) ||
-		    !plain_ends(L, rl[j], rh[j]) || !(rl[j] <= rh[j]))
+		if (!ok[j])
 			continue;
 		r = &out[i0 + idx[j]];
 		r->lo = rl[j];
 		r->hi = rh[j];
 		r->bits = 0;
-		r->flags = L->flags | cf[j] | tf[j];
+		r->flags = flags | cf[j] | tf[j];
 		r->roundings = rc[j];
 		done[idx[j]] = 1;
 		kept++;

@@ -269,4 +269,21 @@ static inline double usc__env_fn_bound(double f, double k, int side)
 	return side < 0 ? next_down(f - slack) : next_up(f + slack);
 }
 
+/*
+ * The quotient of the finite interval [xl, xh] by [yl, yh] (which does
+ * not hold 0), rounded outward into [*lo, *hi]: two points from one
+ * quotient, anything else from the four end quotients.
+ */
+static inline void usc__env_div_range(double xl, double xh, double yl,
+				      double yh, double *lo, double *hi)
+{
+	double c[4] = {xl, xl, xh, xh};
+	double d[4] = {yl, yh, yl, yh};
+
+	if (xl == xh && yl == yh)
+		div_rdu(xl, yl, lo, hi);
+	else
+		hull4(true, c, d, lo, hi);
+}
+
 #endif /* USC_ORACLES_ENVELOPE_ROUND_H */

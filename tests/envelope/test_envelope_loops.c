@@ -2,8 +2,9 @@
  * The envelope's array loops (oracles/envelope_loops.c, docs/envelope.md,
  * "The array loops") against the per-element code they stand in for.
  *
- * Every op the loops take (add, subtract, multiply, the monotone
- * functions, the float-to-float converts) in f32, bf16 and f16 under
+ * Every op the loops take (add, subtract, multiply, divide with and
+ * without the x * RN(1 / y) rewrite, the monotone functions, the
+ * float-to-float converts) in f32, bf16 and f16 under
  * every built-in profile is applied through the domain's apply entry
  * twice to the same random operand sets, with the loops on and off
  * (usc__envelope_set_loops); every element must be the same bit for bit:
@@ -190,14 +191,15 @@ static uint64_t compare(void *st, const usc__dom_op *op, size_t n,
 		if (op->nargs == 2 && rnd() % 4 == 0) {
 			/*
 			 * An exact result near a midpoint of the result type:
-			 * x near one, y a power of two (multiply) or a value of
+			 * x near one, y a power of two (multiply, divide) or a value of
 			 * the type at most a quarter of x's size (add,
 			 * subtract), so that x op y keeps x's position.
 			 */
 			double a = near_midpoint(op->result), b;
 
 			usc__envelope_value_set(&x[i], a, a);
-			b = op->op == USC_HLO_OP_MULTIPLY
+			b = op->op == USC_HLO_OP_MULTIPLY ||
+					    op->op == USC_HLO_OP_DIVIDE
 				    ? ldexp(1.0, (int)(rnd() % 9) - 4)
 				    : to_type(op->arg[1],
 					      a * unif() / 4 * ldexp(1.0, -(int)(rnd() % 4)));
@@ -270,13 +272,23 @@ static void test_loops_match_per_element(void **state)
 			op.result = t;
 			op.arg[0] = op.arg[1] = t;
 			op.nargs = 2;
-			for (int k = 0; k < 3; k++) {
+			for (int k = 0; k < 4; k++) {
 				op.op = k == 0	 ? USC_HLO_OP_ADD
 					: k == 1 ? USC_HLO_OP_SUBTRACT
-						 : USC_HLO_OP_MULTIPLY;
+					: k == 2 ? USC_HLO_OP_MULTIPLY
+						 : USC_HLO_OP_DIVIDE;
 				got = compare(st, &op, n, profiles[pi]);
-				/* Random operands: most are plain. */
-				assert_true(got > n / 10);
+				/*
+				 * Random operands: most are plain.  A divide
+				 * rewritten for constant divisors only, here
+				 * without an instruction, stays per element.
+				 */
+				if (op.op == USC_HLO_OP_DIVIDE &&
+				    prof.divide_reciprocal ==
+					    USC_DIV_RECIP_CONSTANT)
+					assert_true(got == 0);
+				else
+					assert_true(got > n / 10);
 				looped += got;
 				compared += n;
 			}
