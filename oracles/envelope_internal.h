@@ -5,7 +5,9 @@
  * elementwise float ops; envelope_value.c loads, outputs and
  * containment; envelope_discrete.c compare, integer and pred
  * ops, convert and reduce-precision; envelope_sum.c the reassociated
- * reductions and the accumulation of dots and convolutions.
+ * reductions and the accumulation of dots and convolutions;
+ * envelope_fast.c the fast path in double arithmetic and envelope_loops.c
+ * its array loops, on the in-line arithmetic of envelope_round.h.
  */
 #ifndef USC_ORACLES_ENVELOPE_INTERNAL_H
 #define USC_ORACLES_ENVELOPE_INTERNAL_H

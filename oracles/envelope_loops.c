@@ -1,7 +1,9 @@
 /*
  * The envelope's array loops (docs/envelope.md, "The array loops"): the
  * fast path of envelope_fast.c for a whole chunk of an op's elements at
- * once, specialised on the op's plan.
+ * once, specialised on the op's plan: add, subtract, multiply, divide
+ * (with the x * RN(1 / y) rewrite), the monotone functions and the
+ * float-to-float converts between f32, bf16 and f16.
  *
  * When an op is planned, usc__env_loop_plan resolves the profile's
  * freedoms into a fixed, small list of roundings (the types T, C and W,
@@ -46,8 +48,9 @@
  *      binade's spacing is ulp_C(m+) <= u), so RN_C(l) <= a; the upper
  *      end likewise.  The clip may cut Y inside E where the libm
  *      enclosure of E pokes past the function's range, so this drop is
- *      checked per element (E inside the clipped Y, two comparisons);
- *      an element where it fails goes to the per-element code.
+ *      checked per element (E inside the clipped Y, two comparisons,
+ *      which is all the drop needs; the proof says it fails only
+ *      there); an element where it fails goes to the per-element code.
  *
  * tests/envelope/test_envelope_loops.c compares the loops with the
  * per-element code on random operand sets, every profile, op and type.
