@@ -381,11 +381,75 @@ static void test_load_array_matches_load(void **state)
 	test_free(b);
 }
 
+/*
+ * to_output with and without its in-line path for plain sets (off with
+ * the loops): the same representative and certificate on random sets of
+ * f32, bf16 and f16 (points and intervals over the whole range, across
+ * zero, specials), and on the sets the loops compute (the loop test's
+ * operands through a multiply under xla-cpu).
+ */
+static void test_to_output_matches(void **state)
+{
+	size_t n = 20000 * (size_t)scale();
+	void *st = NULL;
+	usc_error err;
+	size_t plain = 0;
+
+	(void)state;
+	assert_int_equal(usc__domain_envelope.create(&st, &err), USC_OK);
+	for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+		usc_dtype t = types[ti];
+		usc_float_info fi;
+
+		(void)usc_float_info_of(t, &fi);
+		for (size_t i = 0; i < n; i++) {
+			usc__envelope_value v;
+			usc__envelope_elem e1, e2;
+			uint64_t b1 = 0, b2 = 0;
+
+			operand(t, &v);
+			if (rnd() % 4 == 0) {
+				/* A narrow set inside the normal range. */
+				double a = to_type(t, magnitude(&fi));
+
+				usc__envelope_value_set(&v, a, a * (1 + ldexp(unif(), -(int)(rnd() % 30))));
+			}
+			memset(&e1, 0xa5, sizeof e1);
+			memset(&e2, 0x5a, sizeof e2);
+			usc__envelope_set_loops(st, true);
+			assert_int_equal(usc__domain_envelope.to_output(
+						 st, t, &v, &b1, &e1, &err),
+					 USC_OK);
+			usc__envelope_set_loops(st, false);
+			assert_int_equal(usc__domain_envelope.to_output(
+						 st, t, &v, &b2, &e2, &err),
+					 USC_OK);
+			if (b1 == b2 && e1.flags == e2.flags &&
+			    memcmp(&e1.lo, &e2.lo, sizeof e1.lo) == 0 &&
+			    memcmp(&e1.hi, &e2.hi, sizeof e1.hi) == 0 &&
+			    e1.roundings == e2.roundings) {
+				plain += (v.flags & USC__ENV_FINITE) && v.lo > 0;
+				continue;
+			}
+			print_error("%s [%a, %a] %#x: in line %#llx [%a, %a] "
+				    "%#x, general %#llx [%a, %a] %#x\n",
+				    usc_dtype_name(t), v.lo, v.hi, v.flags,
+				    (unsigned long long)b1, e1.lo, e1.hi,
+				    e1.flags, (unsigned long long)b2, e2.lo,
+				    e2.hi, e2.flags);
+			fail();
+		}
+	}
+	assert_true(plain > n / 4);
+	usc__domain_envelope.destroy(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loops_match_per_element),
 		cmocka_unit_test(test_load_array_matches_load),
+		cmocka_unit_test(test_to_output_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
