@@ -140,40 +140,6 @@ bool usc__env_has_zero(const value *v)
 	return (v->flags & FIN) && v->lo <= 0 && v->hi >= 0;
 }
 
-/* Adds the finite interval [lo, hi] to r (zero signs given). */
-void usc__env_hull(value *r, double lo, double hi, unsigned zs)
-{
-	if (!(r->flags & FIN)) {
-		r->lo = lo;
-		r->hi = hi;
-		r->flags |= FIN;
-	} else {
-		if (lo < r->lo)
-			r->lo = lo;
-		if (hi > r->hi)
-			r->hi = hi;
-	}
-	if (lo <= 0 && hi >= 0)
-		r->flags |= zs & (ZPOS | ZNEG);
-}
-
-/*
- * r |= v (sets).  The union has no subnormal only when neither part has
- * one: a part without finite values has none.
- */
-void usc__env_unite(value *r, const value *v)
-{
-	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
-		     (!(v->flags & FIN) || (v->flags & NOSUB));
-
-	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
-	if (v->flags & FIN)
-		usc__env_hull(r, v->lo, v->hi, v->flags);
-	r->flags &= ~(unsigned)NOSUB;
-	if (nosub && (r->flags & FIN))
-		r->flags |= NOSUB;
-}
-
 /* Adds one encoding of float type t to r. */
 void usc__env_add_bits(value *r, usc_dtype t, uint64_t bits)
 {
@@ -1542,6 +1508,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	unsigned nmn[USC__DOM_MAX_ARGS] = {0, 0, 0};
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
+	unsigned char done[USC__ENV_CHUNK];
 	size_t i;
 	unsigned k, rounds;
 
@@ -1554,6 +1521,24 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	/* The fast path decides once what it needs of op. */
 	usc__env_fast_plan(s, op);
 	for (i = 0; i < n && st == USC_OK; i++) {
+		/*
+		 * A chunk's plain elements through the array loops
+		 * (envelope_loops.c); the others one by one below.
+		 */
+		if (i % USC__ENV_CHUNK == 0) {
+			size_t m = n - i < USC__ENV_CHUNK ? n - i
+							  : USC__ENV_CHUNK;
+
+			if (s->plan.loop.on)
+				(void)usc__env_loops(s, op, i, m, o, args,
+						     scalar_args, rounds,
+						     done);
+			else
+				memset(done, 0, m);
+		}
+		/* Complete, taints and count included. */
+		if (done[i % USC__ENV_CHUNK])
+			continue;
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
 
@@ -1638,4 +1623,5 @@ const usc__domain_ops usc__domain_envelope = {
 	.to_index = usc__env_to_index,
 	.matmul = usc__env_matmul,
 	.sum = usc__env_sum,
+	.load_array = usc__env_load_array,
 };

@@ -41,233 +41,15 @@
 #include "envelope.h"
 #include "envelope_fast.h"
 #include "envelope_internal.h"
-
-/* ------------------------------------------------- directed rounding */
-
-static inline double next_up(double x)
-{
-	uint64_t u;
-
-	if (x != x || x == INFINITY)
-		return x;
-	if (x == 0)
-		return 0x1p-1074;
-	memcpy(&u, &x, sizeof u);
-	u += x > 0 ? 1 : (uint64_t)-1;
-	memcpy(&x, &u, sizeof x);
-	return x;
-}
-
-static inline double next_down(double x)
-{
-	return -next_up(-x);
-}
-
-/* A lower (upper) bound of a + b: TwoSum's exact error gives the side. */
-static inline double add_rd(double a, double b)
-{
-	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
-
-	return e < 0 || !isfinite(e) ? next_down(s) : s;
-}
-
-static inline double add_ru(double a, double b)
-{
-	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
-
-	return e > 0 || !isfinite(e) ? next_up(s) : s;
-}
-
-/*
- * The error of a product p = RN(a b) is exactly fma(a, b, -p) when it is
- * representable, which holds when |p| >= 2^-960 (the error is then far
- * above the subnormal range); otherwise both sides move.  The product
- * rounded up:
- */
-static inline double mul_ru(double a, double b)
-{
-	double p = a * b;
-
-	if (fabs(p) < 0x1p-960) {
-		if (a == 0 || b == 0)
-			return p;
-		return next_up(p);
-	}
-	return fma(a, b, -p) > 0 ? next_up(p) : p;
-}
-
-/*
- * Both bounds of a b at once, *l rounded down and *h = mul_ru(a, b), from
- * one product and one FMA.
- */
-static inline void mul_rdu(double a, double b, double *l, double *h)
-{
-	double p = a * b, e;
-
-	if (fabs(p) < 0x1p-960) {
-		if (a == 0 || b == 0) {
-			*l = *h = p;
-			return;
-		}
-		*l = next_down(p);
-		*h = next_up(p);
-		return;
-	}
-	e = fma(a, b, -p);
-	*l = e < 0 ? next_down(p) : p;
-	*h = e > 0 ? next_up(p) : p;
-}
-
-/*
- * The remainder a - q b of q = RN(a / b) is representable (and an FMA
- * computes it exactly) when nothing underflows: |q|, |a| and |b| are kept
- * within [2^-900, 2^900] here, else both sides move.  a / b = q + rem / b.
- */
-static inline int div_side(double a, double b, double q)
-{
-	double rem;
-
-	if (!(fabs(q) >= 0x1p-900 && fabs(q) <= 0x1p900 &&
-	      fabs(a) >= 0x1p-900 && fabs(a) <= 0x1p900 &&
-	      fabs(b) >= 0x1p-900 && fabs(b) <= 0x1p900))
-		return 2;
-	rem = fma(-q, b, a);
-	if (rem == 0)
-		return 0;
-	return (rem > 0) == (b > 0) ? 1 : -1;
-}
-
-static inline double div_rd(double a, double b)
-{
-	double q = a / b;
-	int side;
-
-	if (a == 0)
-		return q;
-	side = div_side(a, b, q);
-	return side == 1 || side == 0 ? q : next_down(q);
-}
-
-static inline double div_ru(double a, double b)
-{
-	double q = a / b;
-	int side;
-
-	if (a == 0)
-		return q;
-	side = div_side(a, b, q);
-	return side == -1 || side == 0 ? q : next_up(q);
-}
-
-/* Both bounds of a / b at once: div_rd and div_ru from one quotient. */
-static inline void div_rdu(double a, double b, double *l, double *h)
-{
-	double q = a / b;
-	int side;
-
-	if (a == 0) {
-		*l = *h = q;
-		return;
-	}
-	side = div_side(a, b, q);
-	*l = side == 1 || side == 0 ? q : next_down(q);
-	*h = side == -1 || side == 0 ? q : next_up(q);
-}
-
-/*
- * The hull of the four end products (or quotients) c_i op d_i, each
- * rounded outward: the smallest lower bound and the largest upper one.
- * The operands are finite, so no bound is a NaN and plain comparisons
- * choose as fmin and fmax would.
- */
-static inline void hull4(bool divide, const double *c, const double *d,
-			 double *lo, double *hi)
-{
-	double l, h;
-
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	for (int i = 0; i < 4; i++) {
-		if (divide)
-			div_rdu(c[i], d[i], &l, &h);
-		else
-			mul_rdu(c[i], d[i], &l, &h);
-		if (l < *lo)
-			*lo = l;
-		if (h > *hi)
-			*hi = h;
-	}
-}
+#include "envelope_round.h"
 
 /* ---------------------------------------------------- the rounding sets */
-
-/*
- * usc__env_hull and usc__env_unite of envelope.c, the same statements in
- * line: the rounding sets call them several times per op and element,
- * and the call across files cost more than their work.
- */
-static inline void hull_d(value *r, double lo, double hi, unsigned zs)
-{
-	if (!(r->flags & FIN)) {
-		r->lo = lo;
-		r->hi = hi;
-		r->flags |= FIN;
-	} else {
-		if (lo < r->lo)
-			r->lo = lo;
-		if (hi > r->hi)
-			r->hi = hi;
-	}
-	if (lo <= 0 && hi >= 0)
-		r->flags |= zs & (ZPOS | ZNEG);
-}
-
-static inline void unite_d(value *r, const value *v)
-{
-	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
-		     (!(v->flags & FIN) || (v->flags & NOSUB));
-
-	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
-	if (v->flags & FIN)
-		hull_d(r, v->lo, v->hi, v->flags);
-	r->flags &= ~(unsigned)NOSUB;
-	if (nosub && (r->flags & FIN))
-		r->flags |= NOSUB;
-}
 
 /* The types the fast path rounds into: at most 24 bits of precision. */
 static bool fast_type(const env_state *s, usc_dtype t)
 {
 	return (t == USC_F32 || t == USC_BF16 || t == USC_F16) &&
 	       s->has_info[t];
-}
-
-/*
- * x rounded to p bits (p < 53) on the double's encoding, in mode m: to
- * nearest-even, up or down.  Right for x whose result is a normal value
- * of the type (the caller checks the range): the dropped bits are below
- * the type's last place, and a carry moves into the exponent as it should.
- */
-static inline double round_bits(double x, int p, usc_round_mode m)
-{
-	uint64_t u, mag, sign, mask, half;
-	int d = 53 - p;
-	bool away;
-
-	memcpy(&u, &x, sizeof u);
-	sign = u & ((uint64_t)1 << 63);
-	mag = u ^ sign;
-	mask = ((uint64_t)1 << d) - 1;
-	if (m == USC_RND_NEAREST_EVEN) {
-		half = ((uint64_t)1 << (d - 1)) - 1 + ((mag >> d) & 1);
-		mag = (mag + half) & ~mask;
-	} else {
-		away = (m == USC_RND_UP) == !sign;
-		mag = ((away ? mag + mask : mag)) & ~mask;
-	}
-	u = mag | sign;
-	memcpy(&x, &u, sizeof x);
-	return x;
 }
 
 static double enc_dec(const env_state *s, usc_dtype t, double x,
@@ -283,7 +65,7 @@ static double enc_dec(const env_state *s, usc_dtype t, double x,
 	if (a >= s->info[t].min_normal && a <= s->info[t].max_finite &&
 	    (m == USC_RND_NEAREST_EVEN || m == USC_RND_UP ||
 	     m == USC_RND_DOWN)) {
-		d = round_bits(x, s->info[t].precision, m);
+		d = usc__env_round_bits(x, s->info[t].precision, m);
 		if (fabs(d) <= s->info[t].max_finite)
 			return d;
 	}
@@ -315,17 +97,17 @@ static void add_rounded_d(const env_state *s, value *r, usc_dtype t, double lo,
 		r->flags |= isnan(d2) ? VNAN : d2 > 0 ? PINF : NINF;
 	if (f1 && f2) {
 		if (d1 <= d2)
-			hull_d(r, d1, d2, 0);
+			usc__env_hull(r, d1, d2, 0);
 		else
 			return;
 	} else if (f1) {
-		hull_d(r, d1, mx, 0);
+		usc__env_hull(r, d1, mx, 0);
 		d2 = mx;
 	} else if (f2) {
-		hull_d(r, -mx, d2, 0);
+		usc__env_hull(r, -mx, d2, 0);
 		d1 = -mx;
 	} else if (lo < 0 && hi > 0) {
-		hull_d(r, -mx, mx, 0);
+		usc__env_hull(r, -mx, mx, 0);
 		d1 = -mx;
 		d2 = mx;
 	} else
@@ -338,16 +120,6 @@ static void add_rounded_d(const env_state *s, value *r, usc_dtype t, double lo,
 		if (lo <= 0 && hi >= 0)
 			r->flags |= zs & (ZPOS | ZNEG);
 	}
-}
-
-/* ulp of t at x >= 0: 2^(max(E, emin) - (precision - 1)). */
-static double ulp_d(const env_state *s, usc_dtype t, double x)
-{
-	int e = x > 0 ? ilogb(x) : s->info[t].emin;
-
-	if (e < s->info[t].emin)
-		e = s->info[t].emin;
-	return ldexp(1.0, e - (s->info[t].precision - 1));
 }
 
 /*
@@ -371,14 +143,11 @@ static double k_two_bits(double k)
 static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
 			 double hi, double k, usc_overflow o, unsigned zs)
 {
-	double m = fmax(fabs(lo), fabs(hi)), u, l, h;
+	double l, h;
 
-	u = ldexp(m, 1 - s->info[t].precision);
-	m = add_ru(m, next_up(u));
-	u = mul_ru(ulp_d(s, t, m), k);
+	usc__env_window_ends(s->info[t].precision, s->info[t].emin, lo, hi, k,
+			     &l, &h);
 	r->flags |= APRX;
-	l = add_rd(lo, -u);
-	h = add_ru(hi, u);
 	add_rounded_d(s, r, t, l, h, USC_RND_UP, USC_RND_DOWN, o, zs);
 	add_rounded_d(s, r, t, l, l, USC_RND_NEAREST_EVEN, USC_RND_NEAREST_EVEN,
 		      o, zs);
@@ -389,7 +158,7 @@ static void add_within_d(const env_state *s, value *r, usc_dtype t, double lo,
 static void add_exact_d(value *r, double lo, double hi, unsigned zs)
 {
 	if (lo <= hi)
-		hull_d(r, lo, hi,
+		usc__env_hull(r, lo, hi,
 			      zs | (lo < 0 ? ZNEG : 0) | (hi > 0 ? ZPOS : 0));
 }
 
@@ -461,7 +230,7 @@ static void finish_in_d(env_state *s, const env_fin *f, value *x, double lo,
 	add_rounded_d(s, x, t, lo, hi, USC_RND_NEAREST_EVEN,
 		      USC_RND_NEAREST_EVEN, o, zs);
 	if (f->w != USC_DTYPE_INVALID)
-		unite_d(x, &y);
+		usc__env_unite(x, &y);
 }
 
 /* What the rounding sets of op (declared type t) need, decided once. */
@@ -519,7 +288,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 			flush_d(s, &x, t, f->forced);
 		if (f->nosub)
 			x.flags |= NOSUB;
-		unite_d(r, &x);
+		usc__env_unite(r, &x);
 		return;
 	}
 	add_rounded_d(s, &x, t, lo, hi, USC_RND_NEAREST_EVEN,
@@ -542,7 +311,7 @@ static void finish_d(env_state *s, const env_fin *f, value *r, double lo,
 		add_exact_d(&x, lo, hi, zs);
 	if (f->nosub)
 		x.flags |= NOSUB;
-	unite_d(r, &x);
+	usc__env_unite(r, &x);
 }
 
 void usc__env_finish_d(env_state *s, const usc__dom_op *op, value *r,
@@ -654,15 +423,6 @@ static bool inside_domain(usc_hlo_opcode op, const value *x)
 	}
 }
 
-/* f(x) widened down (sign -1) or up (+1) by the libm bound of k ulps. */
-static double fn_bound(double f, double k, int side)
-{
-	double slack = fabs(f) * ((k + 1) * 0x1p-52 * (1 + 0x1p-40)) +
-		       0x1p-1060;
-
-	return side < 0 ? next_down(f - slack) : next_up(f + slack);
-}
-
 /*
  * The exact range of a unary function over the finite set x: the ends
  * through libm, widened by its bound.  false: not decided here.
@@ -693,8 +453,8 @@ static bool unary_range(const env_plan *p, const value *x, double *lo,
 		fl = fh;
 		fh = t;
 	}
-	*lo = fn_bound(fl, p->libm_ulps, -1);
-	*hi = fn_bound(fh, p->libm_ulps, 1);
+	*lo = usc__env_fn_bound(fl, p->libm_ulps, -1);
+	*hi = usc__env_fn_bound(fh, p->libm_ulps, 1);
 	*zs = ZPOS | ZNEG;
 	return isfinite(*lo) && isfinite(*hi);
 }
@@ -717,49 +477,17 @@ static bool binary_range(usc_hlo_opcode opc, const value *x, const value *y,
 		*hi = add_ru(x->hi, -y->lo);
 		*zs = zero_signs(points, px - py);
 		break;
-	case USC_HLO_OP_MULTIPLY: {
-		double c[4] = {x->lo, x->lo, x->hi, x->hi};
-		double d[4] = {y->lo, y->hi, y->lo, y->hi};
-
-		double l, h;
-
-		if (x->lo == x->hi && y->lo == y->hi) {
-			mul_rdu(x->lo, y->lo, lo, hi);
-		} else if ((x->lo > 0 || x->hi < 0) &&
-			   (y->lo > 0 || y->hi < 0)) {
-			/*
-			 * No end is zero and each operand keeps one sign: the
-			 * exact products order by sign, the smallest and the
-			 * largest are known, and the outward bounds (monotone
-			 * in the exact product; equal products give equal
-			 * bounds) are the ones hull4 would pick.
-			 */
-			int il = x->lo > 0 ? (y->lo > 0 ? 0 : 2)
-					   : (y->lo > 0 ? 1 : 3);
-			int ih = 3 - il;
-
-			mul_rdu(c[il], d[il], lo, &h);
-			mul_rdu(c[ih], d[ih], &l, hi);
-		} else {
-			hull4(false, c, d, lo, hi);
-		}
+	case USC_HLO_OP_MULTIPLY:
+		usc__env_mul_range(x->lo, x->hi, y->lo, y->hi, lo, hi);
 		*zs = zero_signs(points, px * py);
 		break;
-	}
-	case USC_HLO_OP_DIVIDE: {
-		double c[4] = {x->lo, x->lo, x->hi, x->hi};
-		double d[4] = {y->lo, y->hi, y->lo, y->hi};
-
+	case USC_HLO_OP_DIVIDE:
 		/* A divisor that may be 0 goes to the MPFR path. */
 		if (y->lo <= 0 && y->hi >= 0)
 			return false;
-		if (x->lo == x->hi && y->lo == y->hi)
-			div_rdu(x->lo, y->lo, lo, hi);
-		else
-			hull4(true, c, d, lo, hi);
+		usc__env_div_range(x->lo, x->hi, y->lo, y->hi, lo, hi);
 		*zs = zero_signs(points, px / py);
 		break;
-	}
 	default:
 		return false;
 	}
@@ -885,12 +613,12 @@ void usc__env_fast_plan(env_state *s, const usc__dom_op *op)
 	switch (op->op) {
 	case USC_HLO_OP_CONVERT:
 		p->conv = op->nargs == 1;
-		return;
+		break;
 	case USC_HLO_OP_ADD:
 	case USC_HLO_OP_SUBTRACT:
 	case USC_HLO_OP_MULTIPLY:
 		p->fast = op->nargs == 2;
-		return;
+		break;
 	case USC_HLO_OP_DIVIDE:
 		if (op->nargs != 2)
 			return;
@@ -904,14 +632,15 @@ void usc__env_fast_plan(env_state *s, const usc__dom_op *op)
 		default: p->recip = 0; break;
 		}
 		p->fast = p->fin_mul.ok;
-		return;
+		break;
 	default:
 		p->fn = op->nargs == 1 ? monotone_fn(op->op, &p->decreasing)
 				       : NULL;
 		p->libm_ulps = libm_ulps(op->op);
 		p->fast = p->fn != NULL;
-		return;
+		break;
 	}
+	usc__env_loop_plan(s, op);
 }
 
 void usc__env_fast_plan_end(env_state *s)
@@ -937,7 +666,7 @@ bool usc__env_fast_apply(env_state *s, const usc__dom_op *op, value *r,
 		s->escalated++;
 		return false;
 	}
-	unite_d(r, &v);
+	usc__env_unite(r, &v);
 	s->fast++;
 	return true;
 }
@@ -980,7 +709,7 @@ bool usc__env_fast_elem(env_state *s, const usc__dom_op *op, value *r,
 		     false))
 		return false;
 	memset(r, 0, sizeof *r);
-	unite_d(r, &v);
+	usc__env_unite(r, &v);
 	r->flags |= cl;
 	s->fast++;
 	return true;

@@ -5,7 +5,9 @@
  * elementwise float ops; envelope_value.c loads, outputs and
  * containment; envelope_discrete.c compare, integer and pred
  * ops, convert and reduce-precision; envelope_sum.c the reassociated
- * reductions and the accumulation of dots and convolutions.
+ * reductions and the accumulation of dots and convolutions;
+ * envelope_fast.c the fast path in double arithmetic and envelope_loops.c
+ * its array loops, on the in-line arithmetic of envelope_round.h.
  */
 #ifndef USC_ORACLES_ENVELOPE_INTERNAL_H
 #define USC_ORACLES_ENVELOPE_INTERNAL_H
@@ -60,6 +62,42 @@ typedef struct env_fin {
 	bool ok; /* t, c and w are types the fast path rounds into */
 } env_fin;
 
+/* How many elements the array loops take at a time (envelope_loops.c). */
+#define USC__ENV_CHUNK 256
+
+/*
+ * One finish of the array loops (envelope_loops.c): the rounding sets of
+ * an env_fin resolved into a fixed list, for the elements whose sets are
+ * plain (finite, one sign, normal in every type the op rounds into).
+ */
+typedef struct env_rounds {
+	int t, c, w;           /* ENV_TY_* of T, C and W (or ENV_TY_NONE) */
+	int pt, pc, pw;        /* their precisions */
+	int et, ec, ew;        /* their smallest exponents */
+	bool win;              /* the window of k ulps (k > 1/2) */
+	bool exact;            /* a multiply's unrounded product (FMA) */
+	bool straight;         /* C: the set rounded once straight to T */
+	bool straight_check;   /* ... dropped where E lies inside the C set */
+	double k;
+	double guard_lo, guard_hi; /* a plain end's magnitude lies in here */
+	unsigned flags;        /* what every plain result carries */
+} env_rounds;
+
+/*
+ * The array loops' view of one op (envelope_loops.c, usc__env_loop_plan):
+ * the loop of the op, its finish (and a divide's x * RN(1 / y) multiply),
+ * and what makes an operand plain.
+ */
+typedef struct env_loop {
+	bool on;
+	int kind;              /* ENV_LOOP_* of envelope_loops.c */
+	int recip;             /* a divide's x * RN(1 / y): 1 always, 0 never */
+	env_rounds r, r_mul;
+	double in_mn[2];       /* operand k: |x| below it may be flushed */
+	double dom_lo;         /* a function's operand lies above it */
+	bool dom_closed;       /* ... or on it */
+} env_loop;
+
 /* The fast path's view of one op (envelope_fast.c, usc__env_fast_plan). */
 typedef struct env_plan {
 	const usc__dom_op *op; /* the op it was made for, during one apply */
@@ -71,6 +109,7 @@ typedef struct env_plan {
 	double (*fn)(double);  /* a unary function's libm call */
 	bool decreasing;
 	double libm_ulps;
+	env_loop loop;
 } env_plan;
 
 typedef struct env_state {
@@ -86,9 +125,51 @@ typedef struct env_state {
 	 * elements it decided and those it escalated to MPFR.
 	 */
 	bool mpfr_only;
+	/* The array loops (envelope_loops.c) off: tests compare with them. */
+	bool no_loops;
 	uint64_t fast, escalated;
+	uint64_t looped; /* the elements the array loops completed */
 	env_plan plan;
 } env_state;
+
+/*
+ * Adds the finite interval [lo, hi] to r; a zero inside it may have the
+ * signs zs says.  Inline, and the one definition: the rounding sets of
+ * envelope.c and envelope_fast.c call it several times per op and
+ * element, and a call across files cost more than its work.
+ */
+static inline void usc__env_hull(value *r, double lo, double hi, unsigned zs)
+{
+	if (!(r->flags & FIN)) {
+		r->lo = lo;
+		r->hi = hi;
+		r->flags |= FIN;
+	} else {
+		if (lo < r->lo)
+			r->lo = lo;
+		if (hi > r->hi)
+			r->hi = hi;
+	}
+	if (lo <= 0 && hi >= 0)
+		r->flags |= zs & (ZPOS | ZNEG);
+}
+
+/*
+ * r |= v (sets).  The union has no subnormal only when neither part has
+ * one: a part without finite values has none.
+ */
+static inline void usc__env_unite(value *r, const value *v)
+{
+	bool nosub = (!(r->flags & FIN) || (r->flags & NOSUB)) &&
+		     (!(v->flags & FIN) || (v->flags & NOSUB));
+
+	r->flags |= v->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX);
+	if (v->flags & FIN)
+		usc__env_hull(r, v->lo, v->hi, v->flags);
+	r->flags &= ~(unsigned)NOSUB;
+	if (nosub && (r->flags & FIN))
+		r->flags |= NOSUB;
+}
 
 /* envelope.c */
 void usc__env_add_bits(value *r, usc_dtype t, uint64_t bits);
@@ -105,8 +186,6 @@ void usc__env_flush_inputs(const env_state *s, const usc__dom_op *op,
 			   value *x, unsigned k);
 void usc__env_flush_zero(const env_state *s, value *r, usc_dtype t);
 bool usc__env_has_zero(const value *v);
-void usc__env_hull(value *r, double lo, double hi, unsigned zs);
-void usc__env_unite(value *r, const value *v);
 /* The static helpers of envelope.c that envelope_fast.c shares. */
 double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op);
 bool usc__env_range_of(usc_hlo_opcode op, double *lo, double *hi);
@@ -125,6 +204,8 @@ usc_status usc__env_constant(void *state, usc_dtype t,
 bool usc__env_is_true(void *state, const void *v);
 usc_status usc__env_load(void *state, usc_dtype t, uint64_t bits,
 			 void *out, usc_error *err);
+usc_status usc__env_load_array(void *state, usc_dtype t, const void *enc,
+			       size_t n, void *out, usc_error *err);
 usc_status usc__env_to_index(void *state, usc_dtype t, const void *v,
 			     int64_t *out, usc_error *err);
 usc_status usc__env_to_output(void *state, usc_dtype t, const void *v,
@@ -147,6 +228,24 @@ usc_status usc__env_pred_sets(env_state *s, const usc__dom_op *op, value *r,
 usc_status usc__env_reduce_precision(env_state *s, const usc__dom_op *op,
 				     value *r, const value *x, usc_error *err);
 void usc__env_set_pred(value *r, bool can_false, bool can_true);
+
+/* envelope_loops.c (docs/envelope.md, "The array loops") */
+/*
+ * Resolves s->plan.loop for op, after the rest of s->plan is made
+ * (usc__env_fast_plan calls it); loop.on says whether the loops apply.
+ */
+void usc__env_loop_plan(env_state *s, const usc__dom_op *op);
+/*
+ * The elements i0 .. i0 + n - 1 (n <= USC__ENV_CHUNK) of the planned op
+ * whose operands and result are plain, into out, complete (the taints and
+ * the count of roundings env_apply gives an element, rounds: 1 when op
+ * counts one): done[j] is 1 for each element i0 + j written, 0 for the
+ * ones left to the per-element code.  Returns how many were written.
+ */
+size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
+		      size_t n, value *out, const void *const *args,
+		      unsigned scalar_args, unsigned rounds,
+		      unsigned char *done);
 
 /* envelope_sum.c */
 usc_status usc__env_matmul(void *state, const usc__dom_matmul *mm,

@@ -19,6 +19,7 @@
 #include "domain.h"
 #include "envelope.h"
 #include "envelope_internal.h"
+#include "envelope_round.h"
 #include "oracle.h"
 
 /* ------------------------------------------------ loads and outputs */
@@ -67,6 +68,82 @@ usc_status usc__env_load(void *state, usc_dtype t, uint64_t bits,
 			 usc_dtype_name(t));
 }
 
+/*
+ * The value of an f32, bf16 or f16 encoding as a double, exactly (each
+ * is a subset of double): the fields moved into a double's, which is
+ * what usc_decode_double computes, without its table lookup per element.
+ */
+static inline double decode_narrow(usc_dtype t, uint64_t bits)
+{
+	float f;
+	uint32_t u;
+	double d;
+	uint64_t sign, e, m;
+
+	switch (t) {
+	case USC_F32:
+		u = (uint32_t)bits;
+		memcpy(&f, &u, sizeof f);
+		return (double)f;
+	case USC_BF16:
+		u = (uint32_t)(bits & 0xffff) << 16;
+		memcpy(&f, &u, sizeof f);
+		return (double)f;
+	default: /* USC_F16 */
+		sign = (bits >> 15) & 1;
+		e = (bits >> 10) & 0x1f;
+		m = bits & 0x3ff;
+		if (e == 0x1f)
+			d = m ? NAN : INFINITY;
+		else if (e == 0)
+			d = (double)m * 0x1p-24;
+		else
+			d = (double)(m | 0x400) * ldexp(1.0, (int)e - 25);
+		return sign ? -d : d;
+	}
+}
+
+/*
+ * load for n encodings at once (the domain's load_array): f32, bf16 and
+ * f16 decoded in line, each element what usc__env_load gives (points
+ * with the sign of their zero, NaN and infinities as flags); the other
+ * types through usc__env_load.
+ */
+usc_status usc__env_load_array(void *state, usc_dtype t, const void *enc,
+			       size_t n, void *out, usc_error *err)
+{
+	size_t c = (size_t)usc_format_of(t)->container_bytes;
+	value *r = out;
+	usc_status st;
+
+	if (t != USC_F32 && t != USC_BF16 && t != USC_F16) {
+		for (size_t i = 0; i < n; i++) {
+			st = usc__env_load(state, t, usc__dom_get_enc(enc, c, i),
+					   &r[i], err);
+			if (st != USC_OK)
+				return st;
+		}
+		return USC_OK;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double d = decode_narrow(t, usc__dom_get_enc(enc, c, i));
+
+		memset(&r[i], 0, sizeof r[i]);
+		if (d != d) {
+			r[i].flags = VNAN;
+		} else if (isinf(d)) {
+			r[i].flags = d > 0 ? PINF : NINF;
+		} else {
+			r[i].lo = r[i].hi = d;
+			/* usc__env_hull records a sign for a zero only. */
+			r[i].flags = FIN | (d != 0	   ? 0u
+					    : signbit(d) ? (unsigned)ZNEG
+							 : (unsigned)ZPOS);
+		}
+	}
+	return USC_OK;
+}
+
 usc_status usc__env_constant(void *state, usc_dtype t,
 			     const usc_hlo_scalar *sc, void *out,
 			     usc_error *err)
@@ -88,6 +165,63 @@ uint64_t usc__env_rn_double(usc_dtype t, double x)
 
 	(void)usc_encode_double(t, x, NULL, &b, NULL);
 	return b;
+}
+
+/*
+ * The finite part of to_output for f32, bf16 and f16 where both ends of
+ * [lo, hi] lie on one side of zero with a magnitude in [m, M / 2] (m the
+ * smallest normal, M the largest finite value of t): their roundings to
+ * nearest and the midpoint's are normal values, so the codec's rounding
+ * is the one on the double's encoding (tests/envelope/
+ * test_envelope_round.c), no end overflows and no zero is in the set;
+ * the encoding of the representative is then the double's fields moved
+ * into t's.  false: the general code below.
+ */
+static bool plain_output(const env_state *s, usc_dtype t, const value *x,
+			 usc__envelope_elem *loc, uint64_t *bits)
+{
+	double mn, mx, l, h, mid;
+	uint64_t u;
+	float f;
+	uint32_t w;
+
+	if (t != USC_F32 && t != USC_BF16 && t != USC_F16)
+		return false;
+	mn = s->info[t].min_normal;
+	mx = s->info[t].max_finite / 2;
+	if (!(x->lo <= x->hi) ||
+	    !((x->lo >= mn && x->hi <= mx) || (x->hi <= -mn && x->lo >= -mx)))
+		return false;
+	mid = x->lo / 2 + x->hi / 2;
+	switch (t) {
+	case USC_F32:
+		l = (double)(float)x->lo;
+		h = (double)(float)x->hi;
+		f = (float)mid;
+		memcpy(&w, &f, sizeof w);
+		*bits = w;
+		break;
+	case USC_BF16:
+		l = usc__env_round_bits(x->lo, 8, USC_RND_NEAREST_EVEN);
+		h = usc__env_round_bits(x->hi, 8, USC_RND_NEAREST_EVEN);
+		f = (float)usc__env_round_bits(mid, 8, USC_RND_NEAREST_EVEN);
+		memcpy(&w, &f, sizeof w);
+		*bits = w >> 16;
+		break;
+	default: /* USC_F16 */
+		l = usc__env_round_bits(x->lo, 11, USC_RND_NEAREST_EVEN);
+		h = usc__env_round_bits(x->hi, 11, USC_RND_NEAREST_EVEN);
+		mid = usc__env_round_bits(mid, 11, USC_RND_NEAREST_EVEN);
+		memcpy(&u, &mid, sizeof u);
+		*bits = (u >> 63) << 15 |
+			(uint64_t)(ilogb(mid) + 15) << 10 |
+			((u >> 42) & 0x3ff);
+		break;
+	}
+	loc->lo = l;
+	loc->hi = h;
+	loc->flags |= FIN;
+	return true;
 }
 
 usc_status usc__env_to_output(void *state, usc_dtype t, const void *v,
@@ -122,6 +256,12 @@ usc_status usc__env_to_output(void *state, usc_dtype t, const void *v,
 	loc.flags = x->flags & (VNAN | PINF | NINF | UNK | CLIP | FLSH | APRX |
 				NOSUB);
 	loc.roundings = x->roundings;
+	if ((x->flags & FIN) && !s->no_loops &&
+	    plain_output(s, t, x, &loc, bits)) {
+		if (e)
+			*e = loc;
+		return USC_OK;
+	}
 	if (x->flags & FIN) {
 		value r;
 

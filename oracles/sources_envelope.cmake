@@ -4,4 +4,5 @@ list(APPEND USC_LIB_SOURCES
   oracles/envelope_value.c
   oracles/envelope_discrete.c
   oracles/envelope_sum.c
-  oracles/envelope_fast.c)
+  oracles/envelope_fast.c
+  oracles/envelope_loops.c)

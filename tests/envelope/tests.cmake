@@ -47,6 +47,10 @@ add_test(NAME test_envelope_fast_examples
     ${PROJECT_SOURCE_DIR}/data/defects)
 set_tests_properties(test_envelope_fast_fastmath-off test_envelope_fast_fastmath-on
   test_envelope_fast_examples PROPERTIES ENVIRONMENT "${USC_TEST_ENV}" TIMEOUT 900)
+# The fast path's array loops against its per-element code, bit for bit
+# (docs/envelope.md, "The array loops").
+usc_add_test(test_envelope_loops envelope/test_envelope_loops.c)
+target_include_directories(test_envelope_loops PRIVATE ${PROJECT_SOURCE_DIR})
 # The fast envelope's rounding into f32, bf16 and f16 against the codec.
 usc_add_test(test_envelope_round envelope/test_envelope_round.c)
 target_include_directories(test_envelope_round PRIVATE ${PROJECT_SOURCE_DIR})
