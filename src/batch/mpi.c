@@ -125,9 +125,11 @@ void usc__batch_mpi_end(void)
 	}
 }
 
-usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err)
+usc_status usc__batch_mpi_share_status(usc_status st, uint64_t *run,
+				       usc_error *err)
 {
 	struct {
+		uint64_t run;
 		int code;
 		char message[USC_ERROR_MESSAGE_SIZE];
 	} m;
@@ -136,6 +138,7 @@ usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err)
 		return st;
 	memset(&m, 0, sizeof m);
 	m.code = (int)st;
+	m.run = *run;
 	if (my_rank == 0 && st != USC_OK && err)
 		memcpy(m.message, err->message, sizeof m.message);
 	{
@@ -144,6 +147,7 @@ usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err)
 		MPI_Ibcast(&m, (int)sizeof m, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
 		wait_idle(&r);
 	}
+	*run = m.run;
 	if (my_rank != 0 && m.code != USC_OK && err) {
 		err->code = (usc_status)m.code;
 		memcpy(err->message, m.message, sizeof m.message);
@@ -276,8 +280,10 @@ void usc__batch_mpi_end(void)
 {
 }
 
-usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err)
+usc_status usc__batch_mpi_share_status(usc_status st, uint64_t *run,
+				       usc_error *err)
 {
+	(void)run;
 	(void)err;
 	return st;
 }

@@ -30,11 +30,15 @@
  * thread stacks and OpenBLAS's buffers reserve far more than they touch,
  * and OpenBLAS waits for ever when its buffer cannot be mapped.
  *
- * A case a worker finished is made durable (p->commit: its files
- * flushed, its row renamed into place) by the pool's committer thread
- * while the worker goes on with its next case, several cases at a time
- * when they finish together; it counts as ended only once committed.
- * Flushing is waiting for the disk, which the worker need not do.
+ * A case a worker finished, or one whose worker died, is made durable
+ * (p->commit: its result file flushed, its row appended to the journal)
+ * by the pool's committer thread while the worker goes on with its next
+ * case; it counts as ended only once committed.  Flushing is waiting for
+ * the disk, which the worker need not do.  The committer gathers the
+ * cases that finish within USC__BATCH_COMMIT_INTERVAL of its last commit
+ * into one group, so that the flushes a group shares (the directory's,
+ * the journal's) are paid once per group, and sleeps while there is
+ * nothing to commit.
  */
 #define _GNU_SOURCE /* prctl, malloc_trim */
 #include "internal.h"
@@ -46,6 +50,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -88,7 +93,10 @@ static void on_signal(int sig)
  * committed; the thread marks up to USC__BATCH_COMMIT_GROUP queued
  * entries as its own, commits them without the lock, marks them
  * committed and writes a byte to wake_fd.  Only the main thread
- * allocates (it grows work[] under the lock).
+ * allocates (it grows work[] under the lock).  The thread starts a
+ * commit USC__BATCH_COMMIT_INTERVAL after the last one started at the
+ * earliest, unless a full group waits or the main thread says hurry
+ * (no worker is running: nothing else would join the group).
  */
 typedef enum { QUEUED, COMMITTING, COMMITTED } entry_state;
 
@@ -108,7 +116,8 @@ typedef struct committer {
 	pthread_cond_t cv;
 	entry *work;
 	size_t n, cap;
-	bool stop, started;
+	size_t queued; /* entries QUEUED */
+	bool stop, started, hurry;
 } committer;
 
 /*
@@ -123,18 +132,50 @@ typedef struct committer {
  */
 static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The realtime clock's time, s seconds from now (for timedwait). */
+static struct timespec deadline_in(double s)
+{
+	struct timespec t;
+	long ns;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	ns = t.tv_nsec + (long)(s * 1e9);
+	t.tv_sec += ns / 1000000000L;
+	t.tv_nsec = ns % 1000000000L;
+	return t;
+}
+
 static void *commit_main(void *arg)
 {
 	committer *c = arg;
 	size_t ks[USC__BATCH_COMMIT_GROUP], lens[USC__BATCH_COMMIT_GROUP];
 	char *texts[USC__BATCH_COMMIT_GROUP];
 	int errs[USC__BATCH_COMMIT_GROUP];
+	double last = -1; /* when the last commit started */
 
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		size_t g = 0;
 		char b = 0;
+		double wait;
 
+		if (c->queued == 0) {
+			if (c->stop)
+				break;
+			pthread_cond_wait(&c->cv, &c->mu);
+			continue;
+		}
+		/* Let the group fill, unless it is full or must go now. */
+		wait = last < 0 ? 0
+				: last + USC__BATCH_COMMIT_INTERVAL -
+					  usc__batch_now();
+		if (wait > 0 && !c->stop && !c->hurry &&
+		    c->queued < USC__BATCH_COMMIT_GROUP) {
+			struct timespec t = deadline_in(wait);
+
+			pthread_cond_timedwait(&c->cv, &c->mu, &t);
+			continue;
+		}
 		for (size_t i = 0; i < c->n && g < USC__BATCH_COMMIT_GROUP; i++)
 			if (c->work[i].state == QUEUED) {
 				c->work[i].state = COMMITTING;
@@ -142,12 +183,8 @@ static void *commit_main(void *arg)
 				lens[g] = c->work[i].len;
 				ks[g++] = c->work[i].k;
 			}
-		if (g == 0) {
-			if (c->stop)
-				break;
-			pthread_cond_wait(&c->cv, &c->mu);
-			continue;
-		}
+		c->queued -= g;
+		last = usc__batch_now();
 		pthread_mutex_unlock(&c->mu);
 		pthread_mutex_lock(&fork_mu);
 		c->p->commit(c->p->ctx, ks, texts, lens, g, errs);
@@ -194,6 +231,7 @@ static bool commit_queue(committer *c, size_t k, char *text, size_t len,
 		c->work[c->n].state = QUEUED;
 		c->work[c->n].err = 0;
 		c->n++;
+		c->queued++;
 		pthread_cond_signal(&c->cv);
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -206,8 +244,6 @@ static size_t commit_collect(committer *c)
 	size_t kept = 0, n = 0;
 	entry *done;
 
-	if (!c->p->commit)
-		return 0;
 	pthread_mutex_lock(&c->mu);
 	for (size_t i = 0; i < c->n; i++)
 		n += c->work[i].state == COMMITTED;
@@ -231,14 +267,27 @@ static size_t commit_collect(committer *c)
 	c->n = kept;
 	pthread_mutex_unlock(&c->mu);
 	for (size_t i = 0; i < n; i++) {
-		usc__free(done[i].text);
-		c->p->ended(c->p->ctx, done[i].k,
-			    done[i].err ? USC__BATCH_END_UNSAVED
-					: USC__BATCH_END_EXIT,
+		c->p->ended(c->p->ctx, done[i].k, done[i].text, done[i].len,
 			    done[i].err, done[i].seconds);
+		usc__free(done[i].text);
 	}
 	usc__free(done);
 	return kept;
+}
+
+/*
+ * Whether the committer should commit what it holds at once: set when no
+ * worker runs a case, so no other case would join the group.
+ */
+static void commit_hurry(committer *c, bool hurry)
+{
+	if (!c->started || c->hurry == hurry)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->hurry = hurry;
+	if (hurry)
+		pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
 }
 
 /* Commits what is queued, stops the thread and ends those jobs. */
@@ -269,24 +318,38 @@ typedef struct slot {
 	double base_mb;  /* its resident set after its first case */
 } slot;
 
-/* The resident set of a process in MiB, or -1 when unknown. */
+/*
+ * The resident set of a process in MiB, or -1 when unknown.  (Read with
+ * open and read, not stdio, which would allocate a buffer each time: the
+ * parent reads it after every case.)
+ */
 static double resident_mb(pid_t pid)
 {
-	char path[64], buf[128];
-	unsigned long long size, resident;
-	FILE *f;
-	int ok;
+	static long page;
+	char path[64], buf[128], *end;
+	unsigned long long resident;
+	ssize_t got;
+	int fd;
 
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
 	snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	ok = fgets(buf, sizeof buf, f) &&
-	     sscanf(buf, "%llu %llu", &size, &resident) == 2;
-	fclose(f);
-	if (!ok)
+	got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
 		return -1;
-	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+	buf[got] = 0;
+	/* "size resident shared ...", in pages. */
+	strtoull(buf, &end, 10);
+	if (end == buf || *end != ' ')
+		return -1;
+	resident = strtoull(end, &end, 10);
+	if (*end != ' ' && *end != '\n')
+		return -1;
+	return (double)resident * (double)page / 1048576.0;
 }
 
 /* Reads or writes exactly n bytes; false on end of file or an error. */
@@ -503,6 +566,27 @@ static void kill_all(slot *s, size_t n)
 }
 
 /*
+ * Job k ended: its row (text, from its worker; NULL: the row describe
+ * gives for how it ended) goes to the committer, or is committed here
+ * when there is no committer thread.
+ */
+static void finish(const usc__batch_pool *p, committer *c, size_t k,
+		   char *text, size_t len, usc__batch_end how, int code,
+		   double seconds)
+{
+	int e = 0;
+
+	if (!text)
+		p->describe(p->ctx, k, how, code, seconds, &text, &len);
+	if (text && c->started && commit_queue(c, k, text, len, seconds))
+		return; /* (the text is the committer's now) */
+	if (text)
+		p->commit(p->ctx, &k, &text, &len, 1, &e);
+	p->ended(p->ctx, k, text, len, e, seconds);
+	usc__free(text);
+}
+
+/*
  * The case worker s finished (its reply read): the parent's record of
  * it, then whether the worker goes on.
  */
@@ -516,21 +600,11 @@ static void case_done(const usc__batch_pool *p, committer *c, slot *s,
 	s->busy = false;
 	s->cases++;
 	(*running)--;
-	if (rc == 0 && p->commit && c->started &&
-	    commit_queue(c, s->k, text, len, seconds)) {
-		text = NULL; /* the committer's now */
-	} else if (rc == 0 && p->commit) {
-		/* No thread to hand it to: committed here. */
-		int e = 0;
-
-		p->commit(p->ctx, &s->k, &text, &len, 1, &e);
-		p->ended(p->ctx, s->k,
-			 e ? USC__BATCH_END_UNSAVED : USC__BATCH_END_EXIT, e,
-			 seconds);
-	} else {
-		p->ended(p->ctx, s->k, USC__BATCH_END_EXIT, rc, seconds);
+	if (rc != 0) {
+		usc__free(text);
+		text = NULL;
 	}
-	usc__free(text);
+	finish(p, c, s->k, text, len, USC__BATCH_END_EXIT, rc, seconds);
 	if (rc != 0 || s->cases >= per) {
 		worker_retire(s);
 		return;
@@ -576,14 +650,11 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	interrupted = 0;
 	memset(&c, 0, sizeof c);
 	c.p = p;
-	if (p->commit) {
-		pthread_mutex_init(&c.mu, NULL);
-		pthread_cond_init(&c.cv, NULL);
-		/* Without the thread, case_done commits each case itself
-		 * before the next one starts. */
-		c.started = pthread_create(&c.thread, NULL, commit_main, &c) ==
-			    0;
-	}
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_cond_init(&c.cv, NULL);
+	/* Without the thread, finish commits each case itself before the
+	 * next one starts. */
+	c.started = pthread_create(&c.thread, NULL, commit_main, &c) == 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -699,8 +770,10 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			else /* (reaped below, as a crash) */
 				kill(s[i].pid, SIGKILL);
 		}
-		/* The cases committed meanwhile. */
+		/* The cases committed meanwhile; with no case running, what
+		 * the committer holds goes now. */
 		pending = commit_collect(&c);
+		commit_hurry(&c, running == 0);
 		/* Reap every worker that ended. */
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (size_t i = 0; i < jobs; i++) {
@@ -729,8 +802,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 					code = WEXITSTATUS(status);
 				}
 				running--;
-				p->ended(p->ctx, s[i].k, how, code,
-					 usc__batch_now() - s[i].start);
+				finish(p, &c, s[i].k, NULL, 0, how, code,
+				       usc__batch_now() - s[i].start);
 				worker_gone(&s[i]);
 				break;
 			}
@@ -787,10 +860,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	}
 	/* What finished is committed, even when the batch was interrupted. */
 	commit_finish(&c);
-	if (p->commit) {
-		pthread_mutex_destroy(&c.mu);
-		pthread_cond_destroy(&c.cv);
-	}
+	pthread_mutex_destroy(&c.mu);
+	pthread_cond_destroy(&c.cv);
 	usc__free(c.work);
 	/* The workers left idle: their command pipes close and they exit. */
 	for (size_t i = 0; i < jobs; i++)
