@@ -89,6 +89,18 @@ usc_status usc__batch_mpi_start(int *rank, int *size, usc_error *err)
 	*size = 1;
 	if (!launched())
 		return USC_OK;
+	/*
+	 * Open MPI chooses its point-to-point layer by opening and probing
+	 * every one it has (UCX, the MTL-based cm, ob1): 0.2 s of a 0.28 s
+	 * MPI_Init on every rank of Debian's Open MPI 4.1, against 0.07 s
+	 * with ob1 named (docs/performance.md, "Batch").  A batch sends a
+	 * few dozen bytes per case, for which Open MPI's own layer (ob1,
+	 * over shared memory or TCP) is as good as any.  So ob1 is the
+	 * default here; a user's choice (mpirun --mca pml ..., or
+	 * OMPI_MCA_pml) stays.
+	 */
+	if (getenv("OMPI_COMM_WORLD_SIZE"))
+		setenv("OMPI_MCA_pml", "ob1", 0);
 	MPI_Initialized(&init);
 	if (!init) {
 		if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
