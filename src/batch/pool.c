@@ -118,6 +118,7 @@ typedef struct committer {
 	size_t n, cap;
 	size_t queued; /* entries QUEUED */
 	bool stop, started, hurry;
+	bool idle; /* the thread waits with nothing queued */
 } committer;
 
 /*
@@ -162,7 +163,9 @@ static void *commit_main(void *arg)
 		if (c->queued == 0) {
 			if (c->stop)
 				break;
+			c->idle = true;
 			pthread_cond_wait(&c->cv, &c->mu);
+			c->idle = false;
 			continue;
 		}
 		/* Let the group fill, unless it is full or must go now. */
@@ -232,7 +235,10 @@ static bool commit_queue(committer *c, size_t k, char *text, size_t len,
 		c->work[c->n].err = 0;
 		c->n++;
 		c->queued++;
-		pthread_cond_signal(&c->cv);
+		/* (A thread waiting for its interval wakes by itself, unless
+		 * the group is full: no need to wake it for every case.) */
+		if (c->idle || c->queued >= USC__BATCH_COMMIT_GROUP)
+			pthread_cond_signal(&c->cv);
 	}
 	pthread_mutex_unlock(&c->mu);
 	return ok;
