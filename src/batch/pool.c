@@ -310,13 +310,22 @@ static void commit_finish(committer *c)
 	commit_collect(c);
 }
 
-/* One worker process and the case it runs. */
+/*
+ * One worker process, the case it runs and the case it was sent to run
+ * next.  A busy worker is sent its next case before it finishes the one
+ * it runs (without a memory limit; below), so that it goes on at once
+ * instead of waiting for the parent to be scheduled, read its reply and
+ * answer (a quarter to half a millisecond a case on a loaded machine,
+ * a few per cent of a batch).
+ */
 typedef struct slot {
 	pid_t pid;       /* 0: no worker */
 	int cmd;         /* the parent writes case numbers here */
 	int reply;       /* the worker writes each case's exit status here */
 	bool busy;       /* running case k */
 	size_t k;
+	bool queued;     /* case k2 waits in its command pipe */
+	size_t k2;
 	double start;
 	bool timed_out;
 	bool over_memory;
@@ -596,22 +605,71 @@ static void finish(const usc__batch_pool *p, committer *c, size_t k,
  * The case worker s finished (its reply read): the parent's record of
  * it, then whether the worker goes on.
  */
+/*
+ * Jobs taken back from workers that will not run them (a worker retired
+ * or dead with its next case in its pipe): they go out again first.
+ */
+typedef struct backlog {
+	size_t *k;
+	size_t n;
+} backlog;
+
+/*
+ * Retires worker s, which may hold a next case in its pipe: then it is
+ * killed (it would run that case before it saw its pipe close) and the
+ * case taken back.
+ */
+static void worker_end(slot *s, backlog *b, size_t *running)
+{
+	if (!s->queued) {
+		worker_retire(s);
+		return;
+	}
+	kill(s->pid, SIGKILL);
+	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+	}
+	b->k[b->n++] = s->k2;
+	if (s->busy)
+		(*running)--;
+	worker_gone(s);
+}
+
 static void case_done(const usc__batch_pool *p, committer *c, slot *s,
-		      int rc, char *text, size_t len, size_t *running)
+		      int rc, char *text, size_t len, size_t *running,
+		      backlog *b)
 {
 	size_t per = p->cases_per_worker ? p->cases_per_worker
 					 : USC__BATCH_CASES_PER_WORKER;
-	double mb, seconds = usc__batch_now() - s->start;
+	double mb, now = usc__batch_now(), seconds = now - s->start;
+	size_t k = s->k;
 
-	s->busy = false;
 	s->cases++;
-	(*running)--;
+	if (s->queued) {
+		/* It has gone on with its next case already. */
+		s->k = s->k2;
+		s->queued = false;
+		s->start = now;
+		s->timed_out = s->over_memory = false;
+	} else {
+		s->busy = false;
+		(*running)--;
+	}
 	if (rc != 0) {
 		usc__free(text);
 		text = NULL;
 	}
-	finish(p, c, s->k, text, len, USC__BATCH_END_EXIT, rc, seconds);
-	if (rc != 0 || s->cases >= per) {
+	finish(p, c, k, text, len, USC__BATCH_END_EXIT, rc, seconds);
+	if (rc != 0) {
+		if (s->busy) {
+			/* (Its case goes out again: the worker is not
+			 * trusted with it.) */
+			s->queued = true;
+			s->k2 = s->k;
+		}
+		worker_end(s, b, running);
+		return;
+	}
+	if (s->cases >= per && !s->busy) {
 		worker_retire(s);
 		return;
 	}
@@ -619,15 +677,47 @@ static void case_done(const usc__batch_pool *p, committer *c, slot *s,
 	if (s->cases == 1)
 		s->base_mb = mb;
 	if (mb < 0 || mb > s->base_mb + USC__BATCH_RSS_GROWTH_MB ||
-	    (p->memory_mb && mb > 0.5 * (double)p->memory_mb))
-		worker_retire(s);
+	    (p->memory_mb && mb > 0.5 * (double)p->memory_mb)) {
+		if (s->busy) {
+			s->queued = true;
+			s->k2 = s->k;
+		}
+		worker_end(s, b, running);
+	}
+}
+
+/*
+ * The next job into *k: one taken back first, else p->next's; false
+ * when there is none now (*later) or none left (*more false).
+ */
+static bool take(const usc__batch_pool *p, backlog *b, size_t *k, bool *more,
+		 bool *later)
+{
+	usc__batch_next n;
+
+	if (b->n) {
+		*k = b->k[--b->n];
+		return true;
+	}
+	if (!*more)
+		return false;
+	n = p->next(p->ctx, k);
+	if (n == USC__BATCH_NEXT_LATER)
+		*later = true;
+	if (n == USC__BATCH_NEXT_NONE)
+		*more = false;
+	return n == USC__BATCH_NEXT_JOB;
 }
 
 usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 {
 	struct sigaction sa, old_chld, old_int, old_term, old_pipe;
 	size_t jobs = p->jobs ? p->jobs : 1, running = 0, k = 0;
+	size_t per = p->cases_per_worker ? p->cases_per_worker
+					 : USC__BATCH_CASES_PER_WORKER;
 	bool more = true, have = false, later = false;
+	bool ahead = p->memory_mb == 0;
+	backlog back;
 	size_t pending = 0; /* cases finished, not yet committed */
 	committer c;
 	double interval = p->tick_interval > 0 ? p->tick_interval : 1;
@@ -638,9 +728,12 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 
 	s = usc__calloc(jobs, sizeof *s);
 	pfd = usc__calloc(jobs + 1, sizeof *pfd);
-	if (!s || !pfd) {
+	back.k = usc__calloc(jobs + 1, sizeof *back.k);
+	back.n = 0;
+	if (!s || !pfd || !back.k) {
 		usc__free(s);
 		usc__free(pfd);
+		usc__free(back.k);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	if (pipe(wake_fd) != 0) {
@@ -674,7 +767,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	sa.sa_flags = 0;
 	sigaction(SIGPIPE, &sa, &old_pipe);
 
-	while (more || running > 0 || pending > 0) {
+	while (more || have || back.n || running > 0 || pending > 0) {
 		double now, wait_s = interval;
 		size_t npfd = 0;
 		char drain[64];
@@ -694,23 +787,13 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			p->serve(p->ctx);
 		/* Give idle workers (or fresh ones) work while there is some. */
 		later = false;
-		while (running < jobs && more) {
+		while (running < jobs && (more || have || back.n)) {
 			size_t i = 0;
 			bool fresh;
 
-			if (!have) {
-				usc__batch_next n = p->next(p->ctx, &k);
-
-				if (n == USC__BATCH_NEXT_LATER) {
-					later = true;
-					break;
-				}
-				if (n == USC__BATCH_NEXT_NONE) {
-					more = false;
-					break;
-				}
-				have = true;
-			}
+			if (!have && !take(p, &back, &k, &more, &later))
+				break;
+			have = true;
 			/* An idle worker first, else an empty slot. */
 			while (i < jobs && !(s[i].pid > 0 && !s[i].busy))
 				i++;
@@ -759,6 +842,27 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			kill_all(s, jobs);
 			break;
 		}
+		/* Each busy worker's next case, into its pipe (not under a
+		 * memory limit, where a worker is looked at between cases,
+		 * nor past its quota of cases). */
+		for (size_t i = 0; ahead && !later && i < jobs; i++) {
+			/* (Not answered yet under MPI: asked again when a
+			 * case ends, not every millisecond.) */
+			bool not_yet = false;
+
+			if (s[i].pid <= 0 || !s[i].busy || s[i].queued ||
+			    s[i].timed_out || s[i].over_memory ||
+			    s[i].cases + 2 > per)
+				continue;
+			if (!have && !take(p, &back, &k, &more, &not_yet))
+				break;
+			have = true;
+			if (!write_all(s[i].cmd, &k, sizeof k))
+				continue; /* (it died: reaped below) */
+			s[i].queued = true;
+			s[i].k2 = k;
+			have = false;
+		}
 		/* The replies of the cases that finished. */
 		for (size_t i = 0; i < jobs; i++) {
 			struct pollfd one = {s[i].reply, POLLIN, 0};
@@ -772,7 +876,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 				continue;
 			if (read_reply(s[i].reply, &rc, &text, &len))
 				case_done(p, &c, &s[i], rc, text, len,
-					  &running);
+					  &running, &back);
 			else /* (reaped below, as a crash) */
 				kill(s[i].pid, SIGKILL);
 		}
@@ -810,11 +914,14 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 				running--;
 				finish(p, &c, s[i].k, NULL, 0, how, code,
 				       usc__batch_now() - s[i].start);
+				/* Its next case goes to another worker. */
+				if (s[i].queued)
+					back.k[back.n++] = s[i].k2;
 				worker_gone(&s[i]);
 				break;
 			}
 		}
-		if (more && running < jobs && !later)
+		if ((more || have || back.n) && running < jobs && !later)
 			continue;
 		/* Kill what ran past its time; sleep until the next event. */
 		now = usc__batch_now();
@@ -850,7 +957,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			p->tick(p->ctx, running, false);
 			last_tick = now;
 		}
-		if (running == 0 && !more && pending == 0)
+		if (running == 0 && !more && !have && back.n == 0 &&
+		    pending == 0)
 			break;
 		/* Rank 0 answers the other ranks, and another rank asks
 		 * again, within a millisecond (mpi.c). */
@@ -884,5 +992,6 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		p->tick(p->ctx, 0, true);
 	usc__free(pfd);
 	usc__free(s);
+	usc__free(back.k);
 	return st;
 }
