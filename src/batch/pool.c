@@ -8,7 +8,8 @@
  * OpenBLAS: most of what a batch cost over checking in one process,
  * docs/performance.md, "Batch").
  *
- * The parent forks, feeds, waits and kills: it sleeps in poll() on the
+ * The parent forks, feeds, waits and kills: it sends each busy worker
+ * its next case ahead (struct slot), sleeps in poll() on the
  * workers' reply pipes and on a pipe that its SIGCHLD handler writes to,
  * waking for a case that finished, a worker that died, a timeout that
  * expired or the next progress tick.  A worker is retired (its command
