@@ -724,10 +724,6 @@ static usc_status set_up(run *r, const char *opts, int *lock_fd,
 	sweep_temporaries(r->cases_dir);
 	r->prog.total = r->sel_count;
 	st = take_done(r, err);
-	if (st == USC_OK)
-		st = usc__batch_journal_create(r->rows_dir, r->run_no, 0,
-					       &r->journal, &r->journal_size,
-					       err);
 	if (st != USC_OK)
 		return st;
 	r->order = usc__calloc(r->sel_count ? r->sel_count : 1,
@@ -739,7 +735,12 @@ static usc_status set_up(run *r, const char *opts, int *lock_fd,
 			r->order[r->pending++] = k;
 	sort_run = r;
 	qsort(r->order, r->pending, sizeof *r->order, bigger_first);
-	return USC_OK;
+	/* This run's journal, when it has cases to check (a run with none,
+	 * to print the ranking again, leaves no empty journal behind). */
+	if (r->pending == 0)
+		return USC_OK;
+	return usc__batch_journal_create(r->rows_dir, r->run_no, 0,
+					 &r->journal, &r->journal_size, err);
 }
 
 /*

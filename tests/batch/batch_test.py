@@ -591,6 +591,12 @@ def journal():
     names = sorted(os.listdir(rows))
     check(names == ["1.0.journal"], f"one journal, run 1, rank 0: {names}")
     jpath = os.path.join(rows, "1.0.journal")
+    p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet", "--json")
+    check(p.returncode == 0 and json.loads(p.stdout)["resumed"] == total,
+          f"a second run resumes every case: {p.stdout} {p.stderr}")
+    names = sorted(os.listdir(rows))
+    check(names == ["1.0.journal"],
+          f"a run with no case to check leaves no journal: {names}")
     recs, trailing = journal_records(jpath)
     check(len(recs) == total and not trailing,
           f"{total} whole records, nothing after them: {len(recs)}")
