@@ -179,7 +179,10 @@ static void records(const source *s, char *text, size_t len,
 		unsigned long long n, sum;
 
 		nl = memchr(line, '\n', len - at);
-		if (!nl || nl - line > USC__BATCH_RECORD_HEAD ||
+		/* (The shortest first line: "row ", 16 digits, " 0 ", 16
+		 * digits; nothing is read past its end.) */
+		if (!nl || nl - line < 39 ||
+		    nl - line > USC__BATCH_RECORD_HEAD ||
 		    strncmp(line, "row ", 4) != 0 || !is_hex16(line + 4) ||
 		    line[20] != ' ' || line[21] < '0' || line[21] > '9')
 			return;
