@@ -28,6 +28,15 @@
  * under the same mpirun (the launcher, MPI's start-up and finalization:
  * a fixed cost that a corpus of two seconds does not amortize).
  *
+ * Wall-time ratios mean little on a loaded machine, so the bench also
+ * prints CPU-time ratios (user + system time of the batch, its threads
+ * and its workers), which hold under load, and the load average when it
+ * starts and ends:
+ *
+ *   cpu overhead = CPU time of batch -j1 / of in-process
+ *   cpu j2       = CPU time of batch -j2 / of batch -j1  (1: the second
+ *                  worker's core does the first's work, nothing more)
+ *
  * Usage: bench_batch [--root DIR] [--reps R] [--quick] [--mpi MPIEXEC]
  *   default root: data/acceptance (408 cases); --quick: data/examples
  */
@@ -73,6 +82,20 @@ static double cpu(void)
 			c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
 	       1e-6 * (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec +
 			       c.ru_utime.tv_usec + c.ru_stime.tv_usec);
+}
+
+/* The load average over the last minute, or -1 when unknown. */
+static double load_average(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double l = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -207,7 +230,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/usc-bench-batch-XXXXXX", out1[256];
 	usc_batch_result *cases = NULL;
 	double over[16], speed[16], fresh[16], parse[16], t0, t1, t2, t3;
-	double cover[16], cfresh[16], c0, c1, c3;
+	double cover[16], cfresh[16], cj2[16], c0, c1, c2, c3;
 	int reps = 3;
 	char cmd[512];
 
@@ -232,8 +255,11 @@ int main(int argc, char **argv)
 	/* A first run: the case list, and warm file caches for everyone. */
 	if (batch(root, out1, 2, 0, &cases) < 0)
 		return 1;
-	printf("bench_batch: %zu cases under %s, %d repetitions\n",
-	       cases->row_count, root, reps);
+	printf("bench_batch: %zu cases under %s, %d repetitions, load "
+	       "average %.2f at the start (on %ld cores; above ~1 the wall "
+	       "ratios are unreliable)\n",
+	       cases->row_count, root, reps, load_average(),
+	       sysconf(_SC_NPROCESSORS_ONLN));
 	printf("%4s %12s %12s %12s %12s %9s %9s %9s\n", "rep",
 	       "in-process s", "batch -j1 s", "batch -j2 s", "-j1 fresh s",
 	       "overhead", "speedup", "fresh");
@@ -244,7 +270,9 @@ int main(int argc, char **argv)
 		c1 = cpu();
 		t1 = batch(root, run_path(dir, "j1.h5", k), 1, 0, NULL);
 		c1 = cpu() - c1;
+		c2 = cpu();
 		t2 = batch(root, run_path(dir, "j2.h5", k), 2, 0, NULL);
+		c2 = cpu() - c2;
 		c3 = cpu();
 		t3 = batch(root, run_path(dir, "fresh.h5", k), 1, 1, NULL);
 		c3 = cpu() - c3;
@@ -256,6 +284,7 @@ int main(int argc, char **argv)
 		parse[k] = parse_all(cases) / t0;
 		cover[k] = c1 / c0;
 		cfresh[k] = c3 / c0;
+		cj2[k] = c2 / c1;
 		printf("%4d %12.2f %12.2f %12.2f %12.2f %9.3f %9.3f %9.3f\n",
 		       k, t0, t1, t2, t3, over[k], speed[k], fresh[k]);
 	}
@@ -272,6 +301,9 @@ int main(int argc, char **argv)
 	       median(parse, reps));
 	printf("median speedup (batch -j1 / batch -j2):   %.3f (goal >= 1.8)\n",
 	       median(speed, reps));
+	printf("median CPU time of batch -j2 / of batch -j1: %.3f (1: two "
+	       "workers spend what one does)\n",
+	       median(cj2, reps));
 	/*
 	 * The corpus's batch exits 5 (undecided cases, docs/batch.md, "Exit
 	 * status"), which batch_ran takes as a finished run; -q keeps
@@ -337,6 +369,7 @@ int main(int argc, char **argv)
 	printf("cases/s: in-process %.2f, -j1 %.2f, -j2 %.2f (last rep)\n",
 	       (double)cases->row_count / t0, (double)cases->row_count / t1,
 	       (double)cases->row_count / t2);
+	printf("load average at the end: %.2f\n", load_average());
 	usc_batch_result_destroy(cases);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd) != 0;

@@ -2,14 +2,15 @@
  * ulpscope batch (include/ulpscope/batch.h, docs/batch.md): discovery,
  * the work directory, resuming, the pool, and the index.
  *
- * The work directory OUT.d/ beside the index holds rows/<id>.row (one
- * per finished case), cases/<id>.h5 (each checked case's result file), a
- * manifest with the options that shape the results, and a lock file that
- * one batch holds while it runs.  A case is done when its row file
- * exists; everything else is redone.  The index is written last, from
- * the row files alone, so that a resumed batch writes the same index as
- * an uninterrupted one.
+ * The work directory OUT.d/ beside the index holds rows/ (the journals:
+ * one per run and MPI rank, a record per finished case; journal.c),
+ * cases/<id>.h5 (each checked case's result file), a manifest with the
+ * options that shape the results, and a lock file that one batch holds
+ * while it runs.  A case is done when a journal holds its row; everything
+ * else is redone.  The index is written last, from the rows alone, so
+ * that a resumed batch writes the same index as an uninterrupted one.
  */
+#define _GNU_SOURCE /* sync_file_range */
 #include "internal.h"
 
 #include <dirent.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,16 +99,21 @@ typedef struct run {
 	usc_batch_row *rows;
 	bool *done;
 	usc__batch_job *jobs;
-	char **row_paths, **row_tmps, **result_paths, **result_rels;
-	/* Testing: milliseconds commit waits before its renames. */
+	char **result_paths, **result_rels;
+	/* The selected cases (k) in the byte order of their ids. */
+	size_t *by_id;
+	/* This run's number and journal (the committer's alone once the
+	 * pool runs), and the journal's length so far. */
+	uint64_t run_no;
+	int journal;
+	uint64_t journal_size;
+	/* Testing: milliseconds commit waits before its journal append. */
 	long commit_delay_ms;
 	usc_batch_progress prog;
 	double t0;
 	/* The cases not yet started, biggest first: order[next..pending). */
 	size_t *order, next, pending;
 	int rank, ranks;
-	usc_status fail; /* a row the parent could not write */
-	usc_error fail_err;
 } run;
 
 static void count_row(run *r, const usc_batch_row *row)
@@ -163,32 +170,6 @@ static int child(void *ctx, size_t k, char **text, size_t *len)
 	return usc__batch_case_run(&r->jobs[k], text, len);
 }
 
-/* Writes a row's text to path and flushes it; 0 or the errno. */
-static int put_row(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int e = 0;
-
-	if (fd < 0)
-		return errno;
-	while (len > 0 && !e) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno != EINTR)
-			e = errno;
-		else if (n > 0) {
-			text += n;
-			len -= (size_t)n;
-		}
-	}
-	if (!e && fsync(fd) != 0)
-		e = errno;
-	close(fd);
-	if (e)
-		unlink(path);
-	return e;
-}
-
 /* Flushes an existing file or directory; 0 or the errno. */
 static int sync_path(const char *path, bool must_exist)
 {
@@ -204,52 +185,98 @@ static int sync_path(const char *path, bool must_exist)
 
 /*
  * Makes finished cases durable, on the pool's thread while the workers
- * check the next ones (batch_internal.h, usc__batch_pool.commit): each
- * case's result file is flushed, its row (the text its worker sent)
- * written under a temporary name and flushed, the rows renamed into place,
- * and the two directories flushed once for the whole group, so that a
- * group of cases costs two directory flushes instead of two each.  Only
- * then does the pool count them done.  A kill -9 before a row's rename
- * leaves its temporary, which the next run removes, and the case is
- * checked again; after it, the case is done.  (No allocation here.)
+ * check the next ones (batch_internal.h, usc__batch_pool.commit), in
+ * the order that keeps a journal's record from ever being durable
+ * before what it refers to: the cases' result files are flushed (their
+ * writeback started for the whole group first, so that the disk takes
+ * them together), then the cases/ directory once for the group (the
+ * result files' names, which workers renamed into place); then the
+ * group's rows are appended to the run's journal in one write and it is
+ * flushed.  Only then does the pool count them done.  A batch killed
+ * before the append leaves the cases without a record, and they are
+ * checked again; one killed in the middle of it leaves a damaged last
+ * record, which readers drop (journal.c).  (No allocation here: a group
+ * is at most USC__BATCH_COMMIT_GROUP cases.)
  */
 static void commit(void *ctx, const size_t *ks, char *const *texts,
 		   const size_t *lens, size_t n, int *errs)
 {
 	run *r = ctx;
+	int fds[USC__BATCH_COMMIT_GROUP];
+	char heads[USC__BATCH_COMMIT_GROUP][USC__BATCH_RECORD_HEAD];
+	struct iovec iov[2 * USC__BATCH_COMMIT_GROUP];
+	size_t nio = 0, total = 0;
 	bool any = false;
-	int e;
+	ssize_t put;
+	int e = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t k = ks[i];
-
-		errs[i] = sync_path(r->result_paths[k], false);
-		if (!errs[i])
-			errs[i] = put_row(r->row_tmps[k], texts[i], lens[i]);
+		fds[i] = open(r->result_paths[ks[i]], O_RDONLY | O_CLOEXEC);
+		/* (A case that failed has no result file.) */
+		errs[i] = fds[i] < 0 && errno != ENOENT ? errno : 0;
+#ifdef SYNC_FILE_RANGE_WRITE
+		if (fds[i] >= 0)
+			sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
 	}
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (fsync(fds[i]) != 0)
+			errs[i] = errno;
+		close(fds[i]);
+		any = true;
+	}
+	if (any)
+		e = sync_path(r->cases_dir, true);
+	for (size_t i = 0; i < n; i++) {
+		const char *id = r->cases[r->sel[ks[i]]].id;
+		size_t h;
+
+		if (e && !errs[i])
+			errs[i] = e;
+		if (errs[i])
+			continue;
+		h = usc__batch_record_head(heads[i], id, texts[i], lens[i]);
+		if (h == 0) {
+			errs[i] = EOVERFLOW;
+			continue;
+		}
+		iov[nio].iov_base = heads[i];
+		iov[nio++].iov_len = h;
+		iov[nio].iov_base = texts[i];
+		iov[nio++].iov_len = lens[i];
+		total += h + lens[i];
+	}
+	if (nio == 0)
+		return;
 	if (r->commit_delay_ms > 0) {
 		struct timespec t = {r->commit_delay_ms / 1000,
 				     (r->commit_delay_ms % 1000) * 1000000};
 
 		nanosleep(&t, NULL);
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!errs[i] &&
-		    rename(r->row_tmps[ks[i]], r->row_paths[ks[i]]) != 0)
-			errs[i] = errno;
-		any = any || !errs[i];
-	}
-	if (!any)
-		return;
-	e = sync_path(r->cases_dir, true);
-	if (!e)
-		e = sync_path(r->rows_dir, true);
-	for (size_t i = 0; e && i < n; i++)
-		if (!errs[i]) {
-			errs[i] = e;
-			/* Not durable: not done either. */
-			unlink(r->row_paths[ks[i]]);
+	do {
+		put = writev(r->journal, iov, (int)nio);
+	} while (put < 0 && errno == EINTR);
+	if (put < 0)
+		e = errno;
+	else if ((size_t)put != total)
+		e = ENOSPC; /* (a regular file takes all of it, or is full) */
+	else if (fdatasync(r->journal) != 0)
+		e = errno;
+	if (e) {
+		/* Not durable: not done either, and the journal back to its
+		 * last whole record, so that the next groups can follow. */
+		if (ftruncate(r->journal, (off_t)r->journal_size) != 0) {
+			/* Readers drop a damaged tail, and what follows it. */
 		}
+		for (size_t i = 0; i < n; i++)
+			if (!errs[i])
+				errs[i] = e;
+		return;
+	}
+	r->journal_size += total;
 }
 
 /* What the parent records for a case whose child left no row. */
@@ -303,24 +330,40 @@ static void failed_row(run *r, size_t k, usc__batch_end how, int code,
 	usc__batch_set(&row->link, "");
 }
 
-static void ended(void *ctx, size_t k, usc__batch_end how, int code,
+/* The row of a case that ended without one, as text to commit. */
+static void describe(void *ctx, size_t k, usc__batch_end how, int code,
+		     double seconds, char **text, size_t *len)
+{
+	run *r = ctx;
+	usc_batch_row row;
+
+	failed_row(r, k, how, code, seconds, &row);
+	if (usc__batch_row_format(&row, text, len, NULL) != USC_OK) {
+		*text = NULL;
+		*len = 0;
+	}
+	usc_batch_row_clear(&row);
+}
+
+/*
+ * A case ended and its row was committed (err 0), or could not be: then
+ * it is recorded as such here, and, not being in the journal, is checked
+ * again by the next run.
+ */
+static void ended(void *ctx, size_t k, char *text, size_t len, int err,
 		  double seconds)
 {
 	run *r = ctx;
 	usc_batch_row row;
-	usc_error err;
 
-	if (how == USC__BATCH_END_EXIT && code == 0 &&
-	    usc__batch_row_read(r->row_paths[k], &row, &err) == USC_OK) {
-		/* The row as the child wrote it. */
-	} else {
-		failed_row(r, k, how, code, seconds, &row);
-		if (usc__batch_row_write(r->row_paths[k], &row, &err) !=
-			    USC_OK &&
-		    r->fail == USC_OK) {
-			r->fail = err.code;
-			r->fail_err = err;
-		}
+	if (err) {
+		failed_row(r, k, USC__BATCH_END_UNSAVED, err, seconds, &row);
+	} else if (!text) {
+		failed_row(r, k, USC__BATCH_END_UNSAVED, ENOMEM, seconds, &row);
+	} else if (usc__batch_row_parse(r->cases[r->sel[k]].path, text, len,
+					&row, NULL) != USC_OK) {
+		/* (The parent's own text: only out of memory.) */
+		failed_row(r, k, USC__BATCH_END_UNSAVED, ENOMEM, seconds, &row);
 	}
 	r->prog.running--;
 	count_row(r, &row);
@@ -470,6 +513,32 @@ static usc_status lock_work(const char *work, int *fd, usc_error *err)
 /* Biggest case first, then discovery order. */
 static const run *sort_run;
 
+/* The selected cases by id (sort_run's). */
+static int id_order(const void *a, const void *b)
+{
+	return strcmp(sort_run->cases[sort_run->sel[*(const size_t *)a]].id,
+		      sort_run->cases[sort_run->sel[*(const size_t *)b]].id);
+}
+
+/* The selected case with this id, or SIZE_MAX. */
+static size_t case_of(const run *r, const char *id)
+{
+	size_t lo = 0, hi = r->sel_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->cases[r->sel[r->by_id[mid]]].id, id);
+
+		if (c == 0)
+			return r->by_id[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
 static int bigger_first(const void *a, const void *b)
 {
 	const usc__batch_case *x = &sort_run->cases[sort_run->sel[*(
@@ -485,10 +554,6 @@ static int bigger_first(const void *a, const void *b)
 static void run_free(run *r)
 {
 	for (size_t k = 0; k < r->sel_count; k++) {
-		if (r->row_paths)
-			usc__free(r->row_paths[k]);
-		if (r->row_tmps)
-			usc__free(r->row_tmps[k]);
 		if (r->result_paths)
 			usc__free(r->result_paths[k]);
 		if (r->result_rels)
@@ -496,8 +561,9 @@ static void run_free(run *r)
 		if (r->rows)
 			usc_batch_row_clear(&r->rows[k]);
 	}
-	usc__free(r->row_paths);
-	usc__free(r->row_tmps);
+	usc__free(r->by_id);
+	if (r->journal >= 0)
+		close(r->journal);
 	usc__free(r->result_paths);
 	usc__free(r->result_rels);
 	usc__free(r->rows);
@@ -525,67 +591,98 @@ static usc_status prepare(run *r, usc_error *err)
 	r->rows = usc__calloc(n, sizeof *r->rows);
 	r->done = usc__calloc(n, sizeof *r->done);
 	r->jobs = usc__calloc(n, sizeof *r->jobs);
-	r->row_paths = usc__calloc(n, sizeof *r->row_paths);
-	r->row_tmps = usc__calloc(n, sizeof *r->row_tmps);
+	r->by_id = usc__calloc(n, sizeof *r->by_id);
 	r->result_paths = usc__calloc(n, sizeof *r->result_paths);
 	r->result_rels = usc__calloc(n, sizeof *r->result_rels);
-	if (!r->sel || !r->rows || !r->done || !r->jobs || !r->row_paths ||
-	    !r->row_tmps || !r->result_paths || !r->result_rels)
+	if (!r->sel || !r->rows || !r->done || !r->jobs || !r->by_id ||
+	    !r->result_paths || !r->result_rels)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	for (size_t k = 0; k < r->sel_count; k++) {
 		const usc__batch_case *c = &r->cases[r->sel[k]];
 
-		r->row_paths[k] = fmt("%s/%s.row", r->rows_dir, c->id);
-		/* Named after this process, which commits it: the next run
-		 * removes it once this process is gone. */
-		r->row_tmps[k] = fmt("%s/%s.row.tmp.%ld", r->rows_dir, c->id,
-				     (long)getpid());
+		r->by_id[k] = k;
 		r->result_paths[k] = fmt("%s/%s.h5", r->cases_dir, c->id);
 		r->result_rels[k] = fmt("%s.d/cases/%s.h5", r->out_base,
 					c->id);
-		if (!r->row_paths[k] || !r->row_tmps[k] ||
-		    !r->result_paths[k] || !r->result_rels[k])
+		if (!r->result_paths[k] || !r->result_rels[k])
 			return usc__fail(err, USC_ENOMEM, "out of memory");
 		r->jobs[k].c = c;
-		r->jobs[k].row_path = r->row_paths[k];
-		r->jobs[k].row_tmp = r->row_tmps[k];
 		r->jobs[k].result_path = r->result_paths[k];
 		r->jobs[k].result_rel = r->result_rels[k];
 		r->jobs[k].profile = r->o->no_profile ? NULL : r->o->profile;
 		r->jobs[k].no_profile = r->o->no_profile;
 		r->jobs[k].attribute = r->o->attribute;
 	}
+	sort_run = r;
+	qsort(r->by_id, r->sel_count, sizeof *r->by_id, id_order);
 	return USC_OK;
 }
 
 /*
- * Takes the rows an earlier run left; a row of a failed case is redone
- * with retry_failed.  The row's position and names follow this run's
- * discovery (the same case may be reached through another root).
+ * A record of the journals (journal.c): the row of a case, which a later
+ * record of the same case replaces.  The row's position and names follow
+ * this run's discovery (the same case may be reached through another
+ * root).  Records of cases outside this run's selection, and rows that
+ * do not parse (a record's checksum matched: none but a foreign file),
+ * are passed over.  With only_run, the records of that run alone, for
+ * the cases not done yet (rank 0 gathering the other ranks' rows).
  */
-static void take_done(run *r)
-{
-	for (size_t k = 0; k < r->sel_count; k++) {
-		const usc__batch_case *c = &r->cases[r->sel[k]];
-		usc_batch_row row;
+typedef struct taker {
+	run *r;
+	uint64_t only_run; /* 0: every run */
+} taker;
 
-		if (access(r->row_paths[k], F_OK) != 0 ||
-		    usc__batch_row_read(r->row_paths[k], &row, NULL) !=
-			    USC_OK)
+static void take_record(void *ctx, const char *id, uint64_t run_no,
+			char *text, size_t len)
+{
+	taker *t = ctx;
+	run *r = t->r;
+	size_t k = case_of(r, id);
+	const usc__batch_case *c;
+	usc_batch_row row;
+
+	if (k == SIZE_MAX || (t->only_run && (run_no != t->only_run ||
+					      r->done[k])))
+		return;
+	if (usc__batch_row_parse(id, text, len, &row, NULL) != USC_OK)
+		return;
+	c = &r->cases[r->sel[k]];
+	row.index = c->index;
+	usc__batch_set(&row.path, c->path);
+	if (row.status == USC_BATCH_OK)
+		usc__batch_set(&row.link, c->link);
+	usc_batch_row_clear(&r->rows[k]);
+	r->rows[k] = row;
+	r->done[k] = true;
+}
+
+/*
+ * Takes the rows earlier runs left; a row of a failed case is redone
+ * with retry_failed.  Gives this run its number, one past the last.
+ */
+static usc_status take_done(run *r, usc_error *err)
+{
+	taker t = {r, 0};
+	uint64_t last;
+	usc_status st;
+
+	st = usc__batch_journal_scan(r->rows_dir, take_record, &t, &last,
+				     err);
+	if (st != USC_OK)
+		return st;
+	r->run_no = last + 1;
+	for (size_t k = 0; k < r->sel_count; k++) {
+		if (!r->done[k])
 			continue;
-		if (row.status != USC_BATCH_OK && r->o->retry_failed) {
-			usc_batch_row_clear(&row);
+		if (r->rows[k].status != USC_BATCH_OK && r->o->retry_failed) {
+			usc_batch_row_clear(&r->rows[k]);
+			r->done[k] = false;
 			continue;
 		}
-		row.index = c->index;
-		usc__batch_set(&row.path, c->path);
-		if (row.status == USC_BATCH_OK)
-			usc__batch_set(&row.link, c->link);
-		r->rows[k] = row;
-		r->done[k] = true;
 		r->prog.resumed++;
-		count_row(r, &row);
+		count_row(r, &r->rows[k]);
 	}
+	return USC_OK;
 }
 
 /*
@@ -626,7 +723,9 @@ static usc_status set_up(run *r, const char *opts, int *lock_fd,
 	sweep_temporaries(r->rows_dir);
 	sweep_temporaries(r->cases_dir);
 	r->prog.total = r->sel_count;
-	take_done(r);
+	st = take_done(r, err);
+	if (st != USC_OK)
+		return st;
 	r->order = usc__calloc(r->sel_count ? r->sel_count : 1,
 			       sizeof *r->order);
 	if (!r->order)
@@ -636,30 +735,36 @@ static usc_status set_up(run *r, const char *opts, int *lock_fd,
 			r->order[r->pending++] = k;
 	sort_run = r;
 	qsort(r->order, r->pending, sizeof *r->order, bigger_first);
-	return USC_OK;
+	/* This run's journal, when it has cases to check (a run with none,
+	 * to print the ranking again, leaves no empty journal behind). */
+	if (r->pending == 0)
+		return USC_OK;
+	return usc__batch_journal_create(r->rows_dir, r->run_no, 0,
+					 &r->journal, &r->journal_size, err);
 }
 
 /*
  * Rank 0 under MPI: the rows of the cases other ranks checked, from
- * their row files.
+ * their journals of this run.
  */
 static usc_status gather_rows(run *r, usc_error *err)
 {
-	for (size_t k = 0; k < r->sel_count; k++) {
-		usc_batch_row row;
-		usc_status st;
+	taker t = {r, r->run_no};
+	uint64_t last;
+	usc_status st;
 
-		if (r->done[k])
-			continue;
-		st = usc__batch_row_read(r->row_paths[k], &row, err);
+	if (r->ranks > 1) {
+		st = usc__batch_journal_scan(r->rows_dir, take_record, &t,
+					     &last, err);
 		if (st != USC_OK)
-			return usc__fail(err, st,
-					 "case %s went to another rank, which "
-					 "left no row for it: %s",
-					 r->cases[r->sel[k]].path, err->message);
-		r->rows[k] = row;
-		r->done[k] = true;
+			return st;
 	}
+	for (size_t k = 0; k < r->sel_count; k++)
+		if (!r->done[k])
+			return usc__fail(err, USC_EINTERNAL,
+					 "case %s went to another rank, which "
+					 "left no row for it in %s",
+					 r->cases[r->sel[k]].path, r->rows_dir);
 	return USC_OK;
 }
 
@@ -671,12 +776,14 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 	usc_batch_result *res = NULL;
 	char *opts = NULL;
 	const char *slash;
-	usc_status st;
+	usc_status st, rank_st = USC_OK;
+	usc_error rank_err;
 	int lock_fd = -1;
 
 	*out = NULL;
 	memset(&r, 0, sizeof r);
 	r.o = o;
+	r.journal = -1;
 	r.t0 = usc__batch_now();
 	/* Only the test suite sets it: a window in which to kill a batch
 	 * between a case's end and its commit (tests/batch). */
@@ -704,19 +811,30 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
 	if (st == USC_OK && r.rank == 0)
 		st = set_up(&r, opts, &lock_fd, err);
-	/* The other ranks number the cases alike once rank 0 is ready. */
-	st = usc__batch_mpi_share_status(st, err);
+	/* The other ranks discover the cases while rank 0 sets up (the
+	 * same tree, so the same numbering). */
+	if (st == USC_OK && r.rank != 0) {
+		rank_st = usc__batch_discover(o->roots, o->root_count,
+					      &r.cases, &r.case_count, &rank_err);
+		if (rank_st == USC_OK)
+			rank_st = prepare(&r, &rank_err);
+	}
+	st = usc__batch_mpi_share_status(st, &r.run_no, err);
 	if (st != USC_OK)
 		goto done;
 	if (r.rank != 0) {
-		st = usc__batch_discover(o->roots, o->root_count, &r.cases,
-					 &r.case_count, err);
-		if (st == USC_OK)
-			st = prepare(&r, err);
-		if (st != USC_OK) {
+		if (rank_st == USC_OK)
+			rank_st = usc__batch_journal_create(
+				r.rows_dir, r.run_no, r.rank, &r.journal,
+				&r.journal_size, &rank_err);
+		if (rank_st != USC_OK) {
 			/* Rank 0 is handing out cases: take none of them
 			 * (it then reports each as missing). */
 			size_t k;
+
+			st = rank_st;
+			if (err)
+				*err = rank_err;
 
 			while (usc__batch_mpi_request(&r.prog, &k, true) ==
 			       USC__BATCH_NEXT_JOB) {
@@ -733,17 +851,13 @@ usc_status usc_batch_run(const usc_batch_options *o, usc_batch_result **out,
 	pool.next = r.rank == 0 ? pop_next : ask;
 	pool.serve = r.rank == 0 && r.ranks > 1 ? serve : NULL;
 	pool.child = child;
+	pool.describe = describe;
 	pool.commit = commit;
 	pool.ended = ended;
 	pool.tick = tick;
 	pool.tick_interval = o->progress_interval;
 	pool.ctx = &r;
 	st = usc__batch_pool_run(&pool, err);
-	if (st == USC_OK && r.fail != USC_OK) {
-		st = r.fail;
-		if (err)
-			*err = r.fail_err;
-	}
 	if (r.rank == 0) {
 		/* Every other rank must hear "no more" before it can finish. */
 		r.next = r.pending;

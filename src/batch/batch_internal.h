@@ -1,9 +1,10 @@
 /*
  * Inside a batch (include/ulpscope/batch.h, docs/batch.md).
  *
- * discover.c finds the cases and gives each a stable id; row.c keeps one
- * finished case as a small text file that is renamed into place, which is
- * what makes a case durable; pool.c runs cases in child processes with
+ * discover.c finds the cases and gives each a stable id; row.c writes and
+ * reads a finished case's row as text; journal.c appends rows to the
+ * run's journal, which is what makes a case durable, and reads them back;
+ * pool.c runs cases in child processes with
  * their limits and reaps them; case_run.c is what a child does: one
  * "ulpscope check" of its case, through usc_check_case, and its row;
  * batch.c ties them together (the work directory, resuming, the index);
@@ -44,20 +45,50 @@ uint64_t usc__batch_fnv(const void *p, size_t n, uint64_t h);
 void usc__batch_hex(uint64_t h, char out[17]);
 
 /*
- * Writes a row to path durably: a temporary beside it, fsync, rename,
- * fsync of the directory.
- */
-usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
-				usc_error *err);
-/*
- * A row file's text, in a new buffer: what a worker hands the batch,
- * which writes it durably (batch.c, commit).
+ * A row's text, in a new buffer: what a worker hands the batch, which
+ * appends it to its journal (batch.c, commit).
  */
 usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
 				 size_t *len, usc_error *err);
-/* Reads a row file (fields it does not know are skipped). */
-usc_status usc__batch_row_read(const char *path, usc_batch_row *r,
-			       usc_error *err);
+/*
+ * Reads a row's text (len bytes, changed in place; fields it does not
+ * know are skipped); name is what its messages call it.
+ */
+usc_status usc__batch_row_parse(const char *name, char *text, size_t len,
+				usc_batch_row *r, usc_error *err);
+
+/*
+ * Journals (journal.c): rows/<run>.<rank>.journal, one per run and MPI
+ * rank, a first line naming the format and then one record per finished
+ * case, each with its length and checksum, appended and flushed by the
+ * batch's committer.
+ */
+/* A record's first line, at most. */
+#define USC__BATCH_RECORD_HEAD 64
+/* The checksum of a record: FNV-1a of the id's 16 digits, then text. */
+uint64_t usc__batch_record_sum(const char id[17], const char *text,
+			       size_t len);
+/* A record's first line into head (no allocation); its length, 0 if
+ * it does not fit. */
+size_t usc__batch_record_head(char head[USC__BATCH_RECORD_HEAD],
+			      const char id[17], const char *text, size_t len);
+/*
+ * Creates dir/RUN.RANK.journal with its first line, flushed with its
+ * directory; *size is its length.
+ */
+usc_status usc__batch_journal_create(const char *dir, uint64_t run, int rank,
+				     int *fd, uint64_t *size, usc_error *err);
+/*
+ * Every whole record of dir's journals, oldest run first, through fn
+ * (text is the row's, changed at will); rows/<id>.row files of the
+ * earlier layout come first, as run 0.  A damaged tail is dropped.
+ * *last_run: the highest run number found (0: none).
+ */
+typedef void (*usc__batch_record_fn)(void *ctx, const char *id, uint64_t run,
+				     char *text, size_t len);
+usc_status usc__batch_journal_scan(const char *dir, usc__batch_record_fn fn,
+				   void *ctx, uint64_t *last_run,
+				   usc_error *err);
 /* Deep copy; false when out of memory (dst then cleared). */
 bool usc__batch_row_copy(usc_batch_row *dst, const usc_batch_row *src);
 /* Sets a string member (a copy; NULL: ""); false when out of memory. */
@@ -65,13 +96,11 @@ bool usc__batch_set(char **member, const char *value);
 
 /*
  * What a child does for its case: checks it and gives its row's text
- * back; the batch writes it to row_tmp, makes it durable and renames it
- * to row_path (batch.c, commit).
+ * back; the batch flushes the result file and appends the row to its
+ * journal (batch.c, commit).
  */
 typedef struct usc__batch_job {
 	const usc__batch_case *c;
-	const char *row_path;    /* the row file, once committed */
-	const char *row_tmp;     /* the row before it is renamed */
 	const char *result_path; /* the case's result file */
 	const char *result_rel;  /* the same, relative to the index */
 	const char *profile;     /* NULL: the case's own */
@@ -119,6 +148,15 @@ typedef enum usc__batch_next {
 /* Cases the pool commits at once, at most. */
 #define USC__BATCH_COMMIT_GROUP 64
 
+/*
+ * Seconds the committer lets pass between the starts of two commits,
+ * gathering the cases that finish meanwhile into one group (one flush
+ * of the directory and of the journal for all of them), unless a full
+ * group is waiting or the workers are done.  A case's count as done
+ * waits that long at most; the workers never wait for it.
+ */
+#define USC__BATCH_COMMIT_INTERVAL 0.05
+
 typedef struct usc__batch_pool {
 	size_t jobs;
 	double timeout;          /* seconds; 0: none */
@@ -134,19 +172,29 @@ typedef struct usc__batch_pool {
 	 * *len bytes) is the job's row, which the pool hands to commit. */
 	int (*child)(void *ctx, size_t k, char **text, size_t *len);
 	/*
-	 * NULL, or writes the rows texts[i] (lens[i] bytes) of the jobs
-	 * ks[0..n) and makes them durable, their child having returned 0;
-	 * errs[i] is 0 or the errno of job i's failure.  Runs
-	 * on the pool's own thread, while the workers go on with the next
-	 * jobs, so it must not allocate (a worker forked meanwhile would
-	 * inherit the allocator's lock held) nor touch the other
-	 * callbacks' state.  A job whose child returned 0 is ended only
-	 * once commit has made it durable.
+	 * Runs in the parent for a job whose child did not give its row
+	 * (it exited with another status, or was killed): the row that
+	 * records how it ended, into *text (allocated; NULL when out of
+	 * memory).
+	 */
+	void (*describe)(void *ctx, size_t k, usc__batch_end how, int code,
+			 double seconds, char **text, size_t *len);
+	/*
+	 * Makes the rows texts[i] (lens[i] bytes) of the jobs ks[0..n)
+	 * durable, with what they refer to; errs[i] is 0 or the errno of
+	 * job i's failure.  Runs on the pool's own thread, while the
+	 * workers go on with the next jobs, so it must not allocate (no
+	 * need: a group is at most USC__BATCH_COMMIT_GROUP jobs) nor
+	 * touch the other callbacks' state.
 	 */
 	void (*commit)(void *ctx, const size_t *ks, char *const *texts,
 		       const size_t *lens, size_t n, int *errs);
-	/* Runs in the parent when job k ended, with its seconds. */
-	void (*ended)(void *ctx, size_t k, usc__batch_end how, int code,
+	/*
+	 * Runs in the parent when job k has ended and its row text (len
+	 * bytes; NULL when describe ran out of memory) was committed, err
+	 * 0, or could not be, err its errno.  text may be changed.
+	 */
+	void (*ended)(void *ctx, size_t k, char *text, size_t len, int err,
 		      double seconds);
 	/* Runs in the parent now and then, and at the end. */
 	void (*tick)(void *ctx, size_t running, bool last);
@@ -169,8 +217,12 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err);
 usc_status usc__batch_mpi_start(int *rank, int *size, usc_error *err);
 /* Finalizes MPI if usc__batch_mpi_start started it. */
 void usc__batch_mpi_end(void);
-/* Rank 0's status (and message) to every rank; every rank returns it. */
-usc_status usc__batch_mpi_share_status(usc_status st, usc_error *err);
+/*
+ * Rank 0's status (and message) and *run (the run's number, which names
+ * its journals) to every rank; every rank returns the status.
+ */
+usc_status usc__batch_mpi_share_status(usc_status st, uint64_t *run,
+				       usc_error *err);
 void usc__batch_mpi_barrier(void);
 /*
  * A rank other than 0: the next case from rank 0, sending its counts.

@@ -3,10 +3,10 @@
  * check "ulpscope check CASE --out FILE" makes, through usc_check_case,
  * and the row that sums it up.  The result file is complete (renamed into
  * place by the writer) before the row's text goes back to the batch,
- * which flushes the result file, writes the row under a temporary name,
- * flushes it and renames it into place (batch.c, commit); the row file is
- * what marks the case done, so a case whose row exists has its results
- * whatever moment the batch was killed at.
+ * which flushes the result file and then appends the row to its journal
+ * (batch.c, commit); the journal's record is what marks the case done, so
+ * a case with a record has its results whatever moment the batch was
+ * killed at.
  */
 #include "internal.h"
 

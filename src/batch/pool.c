@@ -8,7 +8,8 @@
  * OpenBLAS: most of what a batch cost over checking in one process,
  * docs/performance.md, "Batch").
  *
- * The parent forks, feeds, waits and kills: it sleeps in poll() on the
+ * The parent forks, feeds, waits and kills: it sends each busy worker
+ * its next case ahead (struct slot), sleeps in poll() on the
  * workers' reply pipes and on a pipe that its SIGCHLD handler writes to,
  * waking for a case that finished, a worker that died, a timeout that
  * expired or the next progress tick.  A worker is retired (its command
@@ -30,11 +31,15 @@
  * thread stacks and OpenBLAS's buffers reserve far more than they touch,
  * and OpenBLAS waits for ever when its buffer cannot be mapped.
  *
- * A case a worker finished is made durable (p->commit: its files
- * flushed, its row renamed into place) by the pool's committer thread
- * while the worker goes on with its next case, several cases at a time
- * when they finish together; it counts as ended only once committed.
- * Flushing is waiting for the disk, which the worker need not do.
+ * A case a worker finished, or one whose worker died, is made durable
+ * (p->commit: its result file flushed, its row appended to the journal)
+ * by the pool's committer thread while the worker goes on with its next
+ * case; it counts as ended only once committed.  Flushing is waiting for
+ * the disk, which the worker need not do.  The committer gathers the
+ * cases that finish within USC__BATCH_COMMIT_INTERVAL of its last commit
+ * into one group, so that the flushes a group shares (the directory's,
+ * the journal's) are paid once per group, and sleeps while there is
+ * nothing to commit.
  */
 #define _GNU_SOURCE /* prctl, malloc_trim */
 #include "internal.h"
@@ -46,6 +51,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -88,7 +94,10 @@ static void on_signal(int sig)
  * committed; the thread marks up to USC__BATCH_COMMIT_GROUP queued
  * entries as its own, commits them without the lock, marks them
  * committed and writes a byte to wake_fd.  Only the main thread
- * allocates (it grows work[] under the lock).
+ * allocates (it grows work[] under the lock).  The thread starts a
+ * commit USC__BATCH_COMMIT_INTERVAL after the last one started at the
+ * earliest, unless a full group waits or the main thread says hurry
+ * (no worker is running: nothing else would join the group).
  */
 typedef enum { QUEUED, COMMITTING, COMMITTED } entry_state;
 
@@ -108,7 +117,9 @@ typedef struct committer {
 	pthread_cond_t cv;
 	entry *work;
 	size_t n, cap;
-	bool stop, started;
+	size_t queued; /* entries QUEUED */
+	bool stop, started, hurry;
+	bool idle; /* the thread waits with nothing queued */
 } committer;
 
 /*
@@ -123,18 +134,52 @@ typedef struct committer {
  */
 static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The realtime clock's time, s seconds from now (for timedwait). */
+static struct timespec deadline_in(double s)
+{
+	struct timespec t;
+	long ns;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	ns = t.tv_nsec + (long)(s * 1e9);
+	t.tv_sec += ns / 1000000000L;
+	t.tv_nsec = ns % 1000000000L;
+	return t;
+}
+
 static void *commit_main(void *arg)
 {
 	committer *c = arg;
 	size_t ks[USC__BATCH_COMMIT_GROUP], lens[USC__BATCH_COMMIT_GROUP];
 	char *texts[USC__BATCH_COMMIT_GROUP];
 	int errs[USC__BATCH_COMMIT_GROUP];
+	double last = -1; /* when the last commit started */
 
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		size_t g = 0;
 		char b = 0;
+		double wait;
 
+		if (c->queued == 0) {
+			if (c->stop)
+				break;
+			c->idle = true;
+			pthread_cond_wait(&c->cv, &c->mu);
+			c->idle = false;
+			continue;
+		}
+		/* Let the group fill, unless it is full or must go now. */
+		wait = last < 0 ? 0
+				: last + USC__BATCH_COMMIT_INTERVAL -
+					  usc__batch_now();
+		if (wait > 0 && !c->stop && !c->hurry &&
+		    c->queued < USC__BATCH_COMMIT_GROUP) {
+			struct timespec t = deadline_in(wait);
+
+			pthread_cond_timedwait(&c->cv, &c->mu, &t);
+			continue;
+		}
 		for (size_t i = 0; i < c->n && g < USC__BATCH_COMMIT_GROUP; i++)
 			if (c->work[i].state == QUEUED) {
 				c->work[i].state = COMMITTING;
@@ -142,12 +187,8 @@ static void *commit_main(void *arg)
 				lens[g] = c->work[i].len;
 				ks[g++] = c->work[i].k;
 			}
-		if (g == 0) {
-			if (c->stop)
-				break;
-			pthread_cond_wait(&c->cv, &c->mu);
-			continue;
-		}
+		c->queued -= g;
+		last = usc__batch_now();
 		pthread_mutex_unlock(&c->mu);
 		pthread_mutex_lock(&fork_mu);
 		c->p->commit(c->p->ctx, ks, texts, lens, g, errs);
@@ -194,7 +235,11 @@ static bool commit_queue(committer *c, size_t k, char *text, size_t len,
 		c->work[c->n].state = QUEUED;
 		c->work[c->n].err = 0;
 		c->n++;
-		pthread_cond_signal(&c->cv);
+		c->queued++;
+		/* (A thread waiting for its interval wakes by itself, unless
+		 * the group is full: no need to wake it for every case.) */
+		if (c->idle || c->queued >= USC__BATCH_COMMIT_GROUP)
+			pthread_cond_signal(&c->cv);
 	}
 	pthread_mutex_unlock(&c->mu);
 	return ok;
@@ -206,8 +251,6 @@ static size_t commit_collect(committer *c)
 	size_t kept = 0, n = 0;
 	entry *done;
 
-	if (!c->p->commit)
-		return 0;
 	pthread_mutex_lock(&c->mu);
 	for (size_t i = 0; i < c->n; i++)
 		n += c->work[i].state == COMMITTED;
@@ -231,14 +274,27 @@ static size_t commit_collect(committer *c)
 	c->n = kept;
 	pthread_mutex_unlock(&c->mu);
 	for (size_t i = 0; i < n; i++) {
-		usc__free(done[i].text);
-		c->p->ended(c->p->ctx, done[i].k,
-			    done[i].err ? USC__BATCH_END_UNSAVED
-					: USC__BATCH_END_EXIT,
+		c->p->ended(c->p->ctx, done[i].k, done[i].text, done[i].len,
 			    done[i].err, done[i].seconds);
+		usc__free(done[i].text);
 	}
 	usc__free(done);
 	return kept;
+}
+
+/*
+ * Whether the committer should commit what it holds at once: set when no
+ * worker runs a case, so no other case would join the group.
+ */
+static void commit_hurry(committer *c, bool hurry)
+{
+	if (!c->started || c->hurry == hurry)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->hurry = hurry;
+	if (hurry)
+		pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
 }
 
 /* Commits what is queued, stops the thread and ends those jobs. */
@@ -255,13 +311,22 @@ static void commit_finish(committer *c)
 	commit_collect(c);
 }
 
-/* One worker process and the case it runs. */
+/*
+ * One worker process, the case it runs and the case it was sent to run
+ * next.  A busy worker is sent its next case before it finishes the one
+ * it runs (without a memory limit; below), so that it goes on at once
+ * instead of waiting for the parent to be scheduled, read its reply and
+ * answer (a quarter to half a millisecond a case on a loaded machine,
+ * a few per cent of a batch).
+ */
 typedef struct slot {
 	pid_t pid;       /* 0: no worker */
 	int cmd;         /* the parent writes case numbers here */
 	int reply;       /* the worker writes each case's exit status here */
 	bool busy;       /* running case k */
 	size_t k;
+	bool queued;     /* case k2 waits in its command pipe */
+	size_t k2;
 	double start;
 	bool timed_out;
 	bool over_memory;
@@ -269,24 +334,38 @@ typedef struct slot {
 	double base_mb;  /* its resident set after its first case */
 } slot;
 
-/* The resident set of a process in MiB, or -1 when unknown. */
+/*
+ * The resident set of a process in MiB, or -1 when unknown.  (Read with
+ * open and read, not stdio, which would allocate a buffer each time: the
+ * parent reads it after every case.)
+ */
 static double resident_mb(pid_t pid)
 {
-	char path[64], buf[128];
-	unsigned long long size, resident;
-	FILE *f;
-	int ok;
+	static long page;
+	char path[64], buf[128], *end;
+	unsigned long long resident;
+	ssize_t got;
+	int fd;
 
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
 	snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	ok = fgets(buf, sizeof buf, f) &&
-	     sscanf(buf, "%llu %llu", &size, &resident) == 2;
-	fclose(f);
-	if (!ok)
+	got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
 		return -1;
-	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+	buf[got] = 0;
+	/* "size resident shared ...", in pages. */
+	strtoull(buf, &end, 10);
+	if (end == buf || *end != ' ')
+		return -1;
+	resident = strtoull(end, &end, 10);
+	if (*end != ' ' && *end != '\n')
+		return -1;
+	return (double)resident * (double)page / 1048576.0;
 }
 
 /* Reads or writes exactly n bytes; false on end of file or an error. */
@@ -503,35 +582,95 @@ static void kill_all(slot *s, size_t n)
 }
 
 /*
+ * Job k ended: its row (text, from its worker; NULL: the row describe
+ * gives for how it ended) goes to the committer, or is committed here
+ * when there is no committer thread.
+ */
+static void finish(const usc__batch_pool *p, committer *c, size_t k,
+		   char *text, size_t len, usc__batch_end how, int code,
+		   double seconds)
+{
+	int e = 0;
+
+	if (!text)
+		p->describe(p->ctx, k, how, code, seconds, &text, &len);
+	if (text && c->started && commit_queue(c, k, text, len, seconds))
+		return; /* (the text is the committer's now) */
+	if (text)
+		p->commit(p->ctx, &k, &text, &len, 1, &e);
+	p->ended(p->ctx, k, text, len, e, seconds);
+	usc__free(text);
+}
+
+/*
  * The case worker s finished (its reply read): the parent's record of
  * it, then whether the worker goes on.
  */
+/*
+ * Jobs taken back from workers that will not run them (a worker retired
+ * or dead with its next case in its pipe): they go out again first.
+ */
+typedef struct backlog {
+	size_t *k;
+	size_t n;
+} backlog;
+
+/*
+ * Retires worker s, which may hold a next case in its pipe: then it is
+ * killed (it would run that case before it saw its pipe close) and the
+ * case taken back.
+ */
+static void worker_end(slot *s, backlog *b, size_t *running)
+{
+	if (!s->queued) {
+		worker_retire(s);
+		return;
+	}
+	kill(s->pid, SIGKILL);
+	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+	}
+	b->k[b->n++] = s->k2;
+	if (s->busy)
+		(*running)--;
+	worker_gone(s);
+}
+
 static void case_done(const usc__batch_pool *p, committer *c, slot *s,
-		      int rc, char *text, size_t len, size_t *running)
+		      int rc, char *text, size_t len, size_t *running,
+		      backlog *b)
 {
 	size_t per = p->cases_per_worker ? p->cases_per_worker
 					 : USC__BATCH_CASES_PER_WORKER;
-	double mb, seconds = usc__batch_now() - s->start;
+	double mb, now = usc__batch_now(), seconds = now - s->start;
+	size_t k = s->k;
 
-	s->busy = false;
 	s->cases++;
-	(*running)--;
-	if (rc == 0 && p->commit && c->started &&
-	    commit_queue(c, s->k, text, len, seconds)) {
-		text = NULL; /* the committer's now */
-	} else if (rc == 0 && p->commit) {
-		/* No thread to hand it to: committed here. */
-		int e = 0;
-
-		p->commit(p->ctx, &s->k, &text, &len, 1, &e);
-		p->ended(p->ctx, s->k,
-			 e ? USC__BATCH_END_UNSAVED : USC__BATCH_END_EXIT, e,
-			 seconds);
+	if (s->queued) {
+		/* It has gone on with its next case already. */
+		s->k = s->k2;
+		s->queued = false;
+		s->start = now;
+		s->timed_out = s->over_memory = false;
 	} else {
-		p->ended(p->ctx, s->k, USC__BATCH_END_EXIT, rc, seconds);
+		s->busy = false;
+		(*running)--;
 	}
-	usc__free(text);
-	if (rc != 0 || s->cases >= per) {
+	if (rc != 0) {
+		usc__free(text);
+		text = NULL;
+	}
+	finish(p, c, k, text, len, USC__BATCH_END_EXIT, rc, seconds);
+	if (rc != 0) {
+		if (s->busy) {
+			/* (Its case goes out again: the worker is not
+			 * trusted with it.) */
+			s->queued = true;
+			s->k2 = s->k;
+		}
+		worker_end(s, b, running);
+		return;
+	}
+	if (s->cases >= per && !s->busy) {
 		worker_retire(s);
 		return;
 	}
@@ -539,15 +678,47 @@ static void case_done(const usc__batch_pool *p, committer *c, slot *s,
 	if (s->cases == 1)
 		s->base_mb = mb;
 	if (mb < 0 || mb > s->base_mb + USC__BATCH_RSS_GROWTH_MB ||
-	    (p->memory_mb && mb > 0.5 * (double)p->memory_mb))
-		worker_retire(s);
+	    (p->memory_mb && mb > 0.5 * (double)p->memory_mb)) {
+		if (s->busy) {
+			s->queued = true;
+			s->k2 = s->k;
+		}
+		worker_end(s, b, running);
+	}
+}
+
+/*
+ * The next job into *k: one taken back first, else p->next's; false
+ * when there is none now (*later) or none left (*more false).
+ */
+static bool take(const usc__batch_pool *p, backlog *b, size_t *k, bool *more,
+		 bool *later)
+{
+	usc__batch_next n;
+
+	if (b->n) {
+		*k = b->k[--b->n];
+		return true;
+	}
+	if (!*more)
+		return false;
+	n = p->next(p->ctx, k);
+	if (n == USC__BATCH_NEXT_LATER)
+		*later = true;
+	if (n == USC__BATCH_NEXT_NONE)
+		*more = false;
+	return n == USC__BATCH_NEXT_JOB;
 }
 
 usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 {
 	struct sigaction sa, old_chld, old_int, old_term, old_pipe;
 	size_t jobs = p->jobs ? p->jobs : 1, running = 0, k = 0;
+	size_t per = p->cases_per_worker ? p->cases_per_worker
+					 : USC__BATCH_CASES_PER_WORKER;
 	bool more = true, have = false, later = false;
+	bool ahead = p->memory_mb == 0;
+	backlog back;
 	size_t pending = 0; /* cases finished, not yet committed */
 	committer c;
 	double interval = p->tick_interval > 0 ? p->tick_interval : 1;
@@ -558,9 +729,12 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 
 	s = usc__calloc(jobs, sizeof *s);
 	pfd = usc__calloc(jobs + 1, sizeof *pfd);
-	if (!s || !pfd) {
+	back.k = usc__calloc(jobs + 1, sizeof *back.k);
+	back.n = 0;
+	if (!s || !pfd || !back.k) {
 		usc__free(s);
 		usc__free(pfd);
+		usc__free(back.k);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	if (pipe(wake_fd) != 0) {
@@ -576,14 +750,11 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	interrupted = 0;
 	memset(&c, 0, sizeof c);
 	c.p = p;
-	if (p->commit) {
-		pthread_mutex_init(&c.mu, NULL);
-		pthread_cond_init(&c.cv, NULL);
-		/* Without the thread, case_done commits each case itself
-		 * before the next one starts. */
-		c.started = pthread_create(&c.thread, NULL, commit_main, &c) ==
-			    0;
-	}
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_cond_init(&c.cv, NULL);
+	/* Without the thread, finish commits each case itself before the
+	 * next one starts. */
+	c.started = pthread_create(&c.thread, NULL, commit_main, &c) == 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -597,7 +768,7 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	sa.sa_flags = 0;
 	sigaction(SIGPIPE, &sa, &old_pipe);
 
-	while (more || running > 0 || pending > 0) {
+	while (more || have || back.n || running > 0 || pending > 0) {
 		double now, wait_s = interval;
 		size_t npfd = 0;
 		char drain[64];
@@ -617,23 +788,13 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			p->serve(p->ctx);
 		/* Give idle workers (or fresh ones) work while there is some. */
 		later = false;
-		while (running < jobs && more) {
+		while (running < jobs && (more || have || back.n)) {
 			size_t i = 0;
 			bool fresh;
 
-			if (!have) {
-				usc__batch_next n = p->next(p->ctx, &k);
-
-				if (n == USC__BATCH_NEXT_LATER) {
-					later = true;
-					break;
-				}
-				if (n == USC__BATCH_NEXT_NONE) {
-					more = false;
-					break;
-				}
-				have = true;
-			}
+			if (!have && !take(p, &back, &k, &more, &later))
+				break;
+			have = true;
 			/* An idle worker first, else an empty slot. */
 			while (i < jobs && !(s[i].pid > 0 && !s[i].busy))
 				i++;
@@ -682,6 +843,27 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			kill_all(s, jobs);
 			break;
 		}
+		/* Each busy worker's next case, into its pipe (not under a
+		 * memory limit, where a worker is looked at between cases,
+		 * nor past its quota of cases). */
+		for (size_t i = 0; ahead && !later && i < jobs; i++) {
+			/* (Not answered yet under MPI: asked again when a
+			 * case ends, not every millisecond.) */
+			bool not_yet = false;
+
+			if (s[i].pid <= 0 || !s[i].busy || s[i].queued ||
+			    s[i].timed_out || s[i].over_memory ||
+			    s[i].cases + 2 > per)
+				continue;
+			if (!have && !take(p, &back, &k, &more, &not_yet))
+				break;
+			have = true;
+			if (!write_all(s[i].cmd, &k, sizeof k))
+				continue; /* (it died: reaped below) */
+			s[i].queued = true;
+			s[i].k2 = k;
+			have = false;
+		}
 		/* The replies of the cases that finished. */
 		for (size_t i = 0; i < jobs; i++) {
 			struct pollfd one = {s[i].reply, POLLIN, 0};
@@ -695,12 +877,14 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 				continue;
 			if (read_reply(s[i].reply, &rc, &text, &len))
 				case_done(p, &c, &s[i], rc, text, len,
-					  &running);
+					  &running, &back);
 			else /* (reaped below, as a crash) */
 				kill(s[i].pid, SIGKILL);
 		}
-		/* The cases committed meanwhile. */
+		/* The cases committed meanwhile; with no case running, what
+		 * the committer holds goes now. */
 		pending = commit_collect(&c);
+		commit_hurry(&c, running == 0);
 		/* Reap every worker that ended. */
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (size_t i = 0; i < jobs; i++) {
@@ -729,13 +913,16 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 					code = WEXITSTATUS(status);
 				}
 				running--;
-				p->ended(p->ctx, s[i].k, how, code,
-					 usc__batch_now() - s[i].start);
+				finish(p, &c, s[i].k, NULL, 0, how, code,
+				       usc__batch_now() - s[i].start);
+				/* Its next case goes to another worker. */
+				if (s[i].queued)
+					back.k[back.n++] = s[i].k2;
 				worker_gone(&s[i]);
 				break;
 			}
 		}
-		if (more && running < jobs && !later)
+		if ((more || have || back.n) && running < jobs && !later)
 			continue;
 		/* Kill what ran past its time; sleep until the next event. */
 		now = usc__batch_now();
@@ -771,7 +958,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 			p->tick(p->ctx, running, false);
 			last_tick = now;
 		}
-		if (running == 0 && !more && pending == 0)
+		if (running == 0 && !more && !have && back.n == 0 &&
+		    pending == 0)
 			break;
 		/* Rank 0 answers the other ranks, and another rank asks
 		 * again, within a millisecond (mpi.c). */
@@ -787,10 +975,8 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	}
 	/* What finished is committed, even when the batch was interrupted. */
 	commit_finish(&c);
-	if (p->commit) {
-		pthread_mutex_destroy(&c.mu);
-		pthread_cond_destroy(&c.cv);
-	}
+	pthread_mutex_destroy(&c.mu);
+	pthread_cond_destroy(&c.cv);
 	usc__free(c.work);
 	/* The workers left idle: their command pipes close and they exit. */
 	for (size_t i = 0; i < jobs; i++)
@@ -807,5 +993,6 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 		p->tick(p->ctx, 0, true);
 	usc__free(pfd);
 	usc__free(s);
+	usc__free(back.k);
 	return st;
 }

@@ -1,22 +1,21 @@
 /*
- * Row files: one finished case of a batch, as the work directory keeps
- * it (docs/batch.md, "The work directory").  A row file is text, one
- * "key=value" a line, strings escaped (\\, \n, \t), doubles as hex floats
- * so that they come back bit for bit, framed by a first line naming the
- * format and a last line "end".  It is written to a temporary name,
- * flushed to disk and renamed, so a row file that exists is whole: its
- * existence is what "this case is done" means.
+ * Rows: one finished case of a batch, as text, one "key=value" a line,
+ * strings escaped (\\, \n, \t), doubles as hex floats so that they come
+ * back bit for bit, framed by a first line naming the format and a last
+ * line "end" (docs/batch.md, "The work directory").  A worker formats its
+ * case's row and hands it to the batch, which appends it to the run's
+ * journal (journal.c); usc__batch_row_parse reads it back from there.
+ * Earlier versions kept each row in a file of its own, rows/<id>.row,
+ * the same text; a resumed batch still reads them (journal.c).
  */
 #include "internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "batch/batch_internal.h"
 
@@ -124,23 +123,6 @@ static void put_double(FILE *f, const char *key, double v)
 		fprintf(f, "%s=%a\n", key, v);
 }
 
-/* Flushes the directory that holds path, so a rename in it is durable. */
-static int sync_dir_of(const char *path)
-{
-	char *dir = usc__path_dir(path);
-	int fd, rc;
-
-	if (!dir)
-		return -1;
-	fd = open(dir, O_RDONLY);
-	usc__free(dir);
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
 /* The row's lines into f, from the format's name to "end". */
 static void put_row(FILE *f, const usc_batch_row *r)
 {
@@ -158,32 +140,6 @@ static void put_row(FILE *f, const usc_batch_row *r)
 	ROW_DOUBLES(PUT_)
 #undef PUT_
 	fputs("end\n", f);
-}
-
-/*
- * Writes the row to path (created or truncated), flushed to disk when
- * durable; on failure path is removed.
- */
-static usc_status write_row_file(const char *path, const usc_batch_row *r,
-				 bool durable, usc_error *err)
-{
-	usc_status st = USC_OK;
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return usc__fail(err, USC_EIO, "%s: cannot create: %s", path,
-				 strerror(errno));
-	put_row(f, r);
-	if (fflush(f) != 0 || ferror(f) ||
-	    (durable && fsync(fileno(f)) != 0))
-		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", path,
-			       strerror(errno));
-	if (fclose(f) != 0 && st == USC_OK)
-		st = usc__fail(err, USC_EIO, "%s: cannot write: %s", path,
-			       strerror(errno));
-	if (st != USC_OK)
-		unlink(path);
-	return st;
 }
 
 usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
@@ -213,29 +169,6 @@ usc_status usc__batch_row_format(const usc_batch_row *r, char **text,
 	if (!*text)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	return USC_OK;
-}
-
-usc_status usc__batch_row_write(const char *path, const usc_batch_row *r,
-				usc_error *err)
-{
-	size_t size = strlen(path) + 32;
-	char *tmp = usc__malloc(size);
-	usc_status st;
-
-	if (!tmp)
-		return usc__fail(err, USC_ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, size, "%s.tmp.%ld", path, (long)getpid());
-	st = write_row_file(tmp, r, true, err);
-	if (st == USC_OK && rename(tmp, path) != 0) {
-		st = usc__fail(err, USC_EIO, "%s: cannot rename into place: %s",
-			       path, strerror(errno));
-		unlink(tmp);
-	}
-	if (st == USC_OK && sync_dir_of(path) != 0)
-		st = usc__fail(err, USC_EIO, "%s: cannot flush its directory: %s",
-			       path, strerror(errno));
-	usc__free(tmp);
-	return st;
 }
 
 /* Undoes put_string's escapes in place. */
@@ -319,35 +252,30 @@ static bool take(usc_batch_row *r, char *key, char *v, bool *oom)
 	return true; /* a key of a later version */
 }
 
-usc_status usc__batch_row_read(const char *path, usc_batch_row *r,
-			       usc_error *err)
+usc_status usc__batch_row_parse(const char *name, char *text, size_t len,
+				usc_batch_row *r, usc_error *err)
 {
-	char *text = NULL, *line, *next;
-	size_t len;
+	char *line, *next;
 	bool ended = false, oom = false;
-	usc_status st;
+	usc_status st = USC_OK;
 	int lineno = 1;
 
 	memset(r, 0, sizeof *r);
-	st = usc__read_file(path, &text, &len, err);
-	if (st != USC_OK)
-		return st;
-	if (strlen(text) != len || strncmp(text, ROW_MAGIC "\n",
-					   sizeof ROW_MAGIC) != 0) {
-		usc__free(text);
+	if (len < sizeof ROW_MAGIC || memchr(text, 0, len) ||
+	    strncmp(text, ROW_MAGIC "\n", sizeof ROW_MAGIC) != 0)
 		return usc__fail(err, USC_EPARSE,
-				 "%s: not a batch row file (expected a first "
+				 "%s: not a batch row (expected a first "
 				 "line '%s')",
-				 path, ROW_MAGIC);
-	}
-	for (line = text + sizeof ROW_MAGIC; *line && !ended; line = next) {
+				 name, ROW_MAGIC);
+	for (line = text + sizeof ROW_MAGIC; line < text + len && !ended;
+	     line = next) {
 		char *eq;
 
 		lineno++;
-		next = strchr(line, '\n');
+		next = memchr(line, '\n', (size_t)(text + len - line));
 		if (!next) {
 			st = usc__fail(err, USC_EPARSE,
-				       "%s:%d: the line has no end", path,
+				       "%s:%d: the line has no end", name,
 				       lineno);
 			break;
 		}
@@ -359,27 +287,26 @@ usc_status usc__batch_row_read(const char *path, usc_batch_row *r,
 		eq = strchr(line, '=');
 		if (!eq) {
 			st = usc__fail(err, USC_EPARSE,
-				       "%s:%d: expected key=value", path,
+				       "%s:%d: expected key=value", name,
 				       lineno);
 			break;
 		}
 		*eq = 0;
 		if (!take(r, line, eq + 1, &oom)) {
 			st = usc__fail(err, USC_EPARSE,
-				       "%s:%d: malformed value of '%s'", path,
+				       "%s:%d: malformed value of '%s'", name,
 				       lineno, line);
 			break;
 		}
 		if (oom) {
 			st = usc__fail(err, USC_ENOMEM, "%s: out of memory",
-				       path);
+				       name);
 			break;
 		}
 	}
 	if (st == USC_OK && !ended)
 		st = usc__fail(err, USC_EPARSE,
-			       "%s: truncated (no final 'end' line)", path);
-	usc__free(text);
+			       "%s: truncated (no final 'end' line)", name);
 	if (st != USC_OK)
 		usc_batch_row_clear(r);
 	return st;

@@ -12,6 +12,11 @@ usage: batch_test.py ULPSCOPE TEST [ARGS...]
   commit                kill -9 between cases' ends and their commit: those
                         cases are checked again, the others are not, and
                         the index equals an uninterrupted run's
+  journal               the journal's records (read here, checksums
+                        computed here); a torn or damaged last record is
+                        dropped and that case alone checked again; a work
+                        directory of the earlier layout (a row file per
+                        case) resumes
   mpi MPIEXEC           mpirun -np 2 writes the same index as one process
 
 Expected values come from `ulpscope check`, run case by case (the command
@@ -141,6 +146,56 @@ def same_as_check(root):
     check(without_time(table(out)).equals(without_time(df)),
           "a resumed run writes the same index")
     shutil.rmtree(tmp)
+
+
+def fnv1a(data, h=0xcbf29ce484222325):
+    """FNV-1a, 64 bits (docs/batch.md: a journal record's checksum)."""
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+JOURNAL_MAGIC = b"ulpscope-batch-journal 1\n"
+
+
+def journal_records(path):
+    """The whole records of one journal as docs/batch.md lays them out:
+    [(id, payload bytes, offset of the record, offset past it)], up to
+    the first damaged one; and whether anything follows them."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data.startswith(JOURNAL_MAGIC) or JOURNAL_MAGIC.startswith(data),
+          f"{path}: the journal's first line")
+    at, out = len(JOURNAL_MAGIC), []
+    while at < len(data):
+        nl = data.find(b"\n", at)
+        if nl < 0:
+            break
+        head = data[at:nl].decode("ascii", "replace").split(" ")
+        if len(head) != 4 or head[0] != "row":
+            break
+        cid, n, sum_ = head[1], int(head[2]), int(head[3], 16)
+        payload = data[nl + 1:nl + 1 + n]
+        if len(payload) != n or fnv1a(cid.encode() + payload) != sum_:
+            break
+        out.append((cid, payload, at, nl + 1 + n))
+        at = nl + 1 + n
+    return out, at < len(data)
+
+
+def committed_ids(rows):
+    """The ids of the cases the journals of a rows/ directory hold."""
+    ids = set()
+    for name in os.listdir(rows) if os.path.isdir(rows) else []:
+        if name.endswith(".journal"):
+            ids |= {r[0] for r in journal_records(os.path.join(rows, name))[0]}
+    return ids
+
+
+def result_ids(cases):
+    """The ids of the cases whose result file is in place."""
+    names = os.listdir(cases) if os.path.isdir(cases) else []
+    return {n[:-3] for n in names if n.endswith(".h5")}
 
 
 def make_case(dst, src_case):
@@ -399,7 +454,8 @@ def resume(kills):
         got = without_time(table(out), out)
         check(got.equals(want), f"round {rnd}: the resumed index equals an "
               "uninterrupted run's (seconds aside)")
-        left = [f for f in os.listdir(out + ".d/rows") if ".tmp." in f]
+        left = [f for d in ("rows", "cases")
+                for f in os.listdir(f"{out}.d/{d}") if ".tmp." in f]
         check(not left, f"round {rnd}: no temporaries left: {left}")
     print(f"{killed} of {kills} runs killed before they finished")
     check(killed >= kills // 2, "most runs were killed mid-way")
@@ -458,10 +514,11 @@ def shards():
 
 def commit():
     """A batch whose commits are held back (USC_BATCH_TEST_COMMIT_DELAY_MS,
-    a window the test suite alone opens) is killed while cases have
-    finished but are not committed (their rows still temporaries), once
+    a window the test suite alone opens, between a group's flushes and its
+    journal append) is killed while cases have finished (their result
+    files in place) but are not committed (no journal record), once
     before any commit and once after the first.  The resumed run must
-    take exactly the committed rows as done (its "resumed" count),
+    take exactly the committed cases as done (its "resumed" count),
     check the rest again, and write the index of an uninterrupted run."""
     tmp = tempfile.mkdtemp(prefix="usc-batch-commit-")
     ref = os.path.join(tmp, "ref.h5")
@@ -474,17 +531,15 @@ def commit():
         shutil.rmtree(out + ".d", ignore_errors=True)
         if os.path.exists(out):
             os.remove(out)
-        rows = out + ".d/rows"
+        rows, cases = out + ".d/rows", out + ".d/cases"
         proc = subprocess.Popen([ULPSCOPE, "batch", EXAMPLES, "--out", out,
                                  "-j2", "--quiet"], env=env,
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        done, pending = [], []
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
-            names = os.listdir(rows) if os.path.isdir(rows) else []
-            done = [f for f in names if f.endswith(".row")]
-            pending = [f for f in names if ".row.tmp." in f]
+            done = committed_ids(rows)
+            pending = result_ids(cases) - done
             if pending and (done or not moment.startswith("after")):
                 # (Before: the cases that end meanwhile wait, unwritten,
                 # for the first group's commit.)
@@ -495,13 +550,10 @@ def commit():
               "when its cases wait for their commit")
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        names = os.listdir(rows)
-        done = {f for f in names if f.endswith(".row")}
-        pending = {f.split(".row.tmp.")[0] + ".row" for f in names
-                   if ".row.tmp." in f}
-        check(pending and not (pending & done),
-              f"{moment}: cases finished but not committed at the kill: "
-              f"{sorted(pending)}, committed {sorted(done)}")
+        done = committed_ids(rows)
+        pending = result_ids(cases) - done
+        check(pending, f"{moment}: cases finished but not committed at "
+              f"the kill: {sorted(pending)}, committed {sorted(done)}")
         if moment.startswith("after"):
             check(done, f"{moment}: some cases committed at the kill")
         else:
@@ -515,8 +567,86 @@ def commit():
         got = without_time(table(out), out)
         check(got.equals(want), f"{moment}: the resumed index equals an "
               "uninterrupted run's (seconds aside)")
-        left = [f for f in os.listdir(rows) if ".tmp." in f]
+        left = [f for d in (rows, cases) for f in os.listdir(d)
+                if ".tmp." in f]
         check(not left, f"{moment}: no temporaries left: {left}")
+    shutil.rmtree(tmp)
+
+
+def journal():
+    """The journal as docs/batch.md describes it, read here: one record
+    per case with the right checksum.  A damaged last record (cut short,
+    as by a kill in the middle of an append; a changed byte) is dropped
+    and that case alone is checked again; bytes after the last record
+    that are no record are ignored; a work directory of the earlier
+    layout (rows/<id>.row, the same text) resumes every case.  Each
+    resumed index equals an uninterrupted run's."""
+    tmp = tempfile.mkdtemp(prefix="usc-batch-journal-")
+    out = os.path.join(tmp, "r.h5")
+    p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet", "--json")
+    check(p.returncode == 0, f"first run: {p.stderr}")
+    total = json.loads(p.stdout)["cases"]
+    want = without_time(table(out), out)
+    rows = out + ".d/rows"
+    names = sorted(os.listdir(rows))
+    check(names == ["1.0.journal"], f"one journal, run 1, rank 0: {names}")
+    jpath = os.path.join(rows, "1.0.journal")
+    p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet", "--json")
+    check(p.returncode == 0 and json.loads(p.stdout)["resumed"] == total,
+          f"a second run resumes every case: {p.stdout} {p.stderr}")
+    names = sorted(os.listdir(rows))
+    check(names == ["1.0.journal"],
+          f"a run with no case to check leaves no journal: {names}")
+    recs, trailing = journal_records(jpath)
+    check(len(recs) == total and not trailing,
+          f"{total} whole records, nothing after them: {len(recs)}")
+    check(len({r[0] for r in recs}) == total, "one record per case")
+    check(all(r[1].startswith(b"ulpscope-batch-row 1\n") and
+              r[1].endswith(b"\nend\n") for r in recs),
+          "each record's payload is a row")
+    with open(jpath, "rb") as f:
+        pristine = f.read()
+    last = recs[-1]
+
+    def resume_with(data, expect, what):
+        for n in os.listdir(rows):
+            os.remove(os.path.join(rows, n))
+        with open(jpath, "wb") as f:
+            f.write(data)
+        p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet", "--json")
+        check(p.returncode == 0, f"{what}: the resumed run: {p.stderr}")
+        got = json.loads(p.stdout)["resumed"] if p.returncode == 0 else -1
+        check(got == expect, f"{what}: {expect} cases resumed, not {got}")
+        check(without_time(table(out), out).equals(want),
+              f"{what}: the resumed index equals an uninterrupted run's")
+
+    cut = last[2] + (last[3] - last[2]) // 2
+    resume_with(pristine[:cut], total - 1, "a last record cut short")
+    resume_with(pristine[:last[2] + 10], total - 1, "a last head cut short")
+    flipped = bytearray(pristine)
+    flipped[last[3] - 8] ^= 0x01
+    resume_with(bytes(flipped), total - 1, "a changed byte in the last record")
+    resume_with(pristine + b"row 0123", total, "bytes after the last record")
+    resume_with(pristine[:len(JOURNAL_MAGIC) - 5], 0,
+                "a journal whose first line was cut short")
+    # The earlier layout: a row file per case, no journal.
+    for n in os.listdir(rows):
+        os.remove(os.path.join(rows, n))
+    for cid, payload, _, _ in recs:
+        with open(os.path.join(rows, cid + ".row"), "wb") as f:
+            f.write(payload)
+    p = run("batch", EXAMPLES, "--out", out, "-j2", "--quiet", "--json")
+    check(p.returncode == 0 and json.loads(p.stdout)["resumed"] == total,
+          f"the earlier layout resumes every case: {p.stdout} {p.stderr}")
+    check(without_time(table(out), out).equals(want),
+          "the earlier layout: the index equals an uninterrupted run's")
+    # A file in rows/ named as a journal but not one is refused, named.
+    with open(os.path.join(rows, "7.0.journal"), "w") as f:
+        f.write("something else\n")
+    p = run("batch", EXAMPLES, "--out", out, "--quiet")
+    check(p.returncode == 1 and "7.0.journal" in p.stderr and
+          "not a batch journal" in p.stderr,
+          f"a foreign journal is refused, named: {p.returncode} {p.stderr}")
     shutil.rmtree(tmp)
 
 
@@ -553,6 +683,8 @@ def main():
         recycle()
     elif test == "commit":
         commit()
+    elif test == "journal":
+        journal()
     elif test == "mpi":
         mpi(sys.argv[3])
     else:
