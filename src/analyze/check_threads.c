@@ -382,8 +382,11 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 		pthread_mutex_destroy(&pl.mu);
 		pthread_cond_destroy(&pl.cv);
 	}
-	/* The calling thread's run: its evaluators, and their counts. */
-	if (pl.nruns > 0)
+	/*
+	 * The calling thread's run: its evaluators, and their counts (none
+	 * when its set-up failed).
+	 */
+	if (pl.w[0].run.oracle)
 		usc__check_evals_clear(&pl.w[0].run);
 	for (size_t i = 0; i < pl.nruns; i++) {
 		worker_tally(c->r, &pl.w[i]);
