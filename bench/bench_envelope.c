@@ -154,6 +154,7 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	double w_j = 1e300;
 	double r_c64[BENCH_MAX_REPS], r_e64[BENCH_MAX_REPS], r_ec[BENCH_MAX_REPS];
 	double r_me[BENCH_MAX_REPS], r_j[BENCH_MAX_REPS], r_w[BENCH_MAX_REPS];
+	double r_est[BENCH_MAX_REPS];
 	uint64_t elems;
 	check_stats cs;
 	bench_files cf;
@@ -169,13 +170,13 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 	bench_files_write(&cf, text, in, np, out64);
 	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
 		double a = bench_time_eval(ev_64), b = bench_time_eval(ev_env), c = 0, d = 0;
-		double w1[2] = {0, 0}, wj[2] = {0, 0};
+		double w1[2] = {0, 0}, wj[2] = {0, 0}, tj = 0;
 
 		if (!no_check)
 			c = time_check(&cf, 1, &cs, w1);
 		/* The same check on threads, right after: their wall times. */
 		if (!no_check && threads > 1)
-			(void)time_check(&cf, threads, NULL, wj);
+			tj = time_check(&cf, threads, NULL, wj);
 		if (ev_mp)
 			d = bench_time_eval(ev_mp);
 		t_64 = fmin(t_64, a);
@@ -192,16 +193,19 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 		r_me[i] = ev_mp ? d / b : 0;
 		r_j[i] = wj[0] > 0 ? w1[0] / wj[0] : 0;
 		r_w[i] = wj[0] > 0 ? wj[1] / w1[1] : 0;
+		r_est[i] = wj[0] > 0 ? bench_thread_estimate(w1[1], tj, wj[1],
+							     threads)
+				     : 0;
 		nr = i + 1;
 	}
 #define RATE(t) ((t) > 0 && (t) < 1e300 ? (double)elems / (t) : 0.0)
 	printf("%-16s %9llu %11.0f %11.0f %11.0f %11.0f %11.0f %9.1f %9.2f "
-	       "%9.2f %9.1f %7.2f %6.2f %9.2e %9.2e %9.2e  %s\n",
+	       "%9.2f %9.1f %7.2f %6.2f %6.2f %9.2e %9.2e %9.2e  %s\n",
 	       k->name, (unsigned long long)elems, RATE(t_64), RATE(t_env),
 	       RATE(t_mp), RATE(t_chk), RATE(w_j), bench_median(r_c64, nr),
 	       bench_median(r_e64, nr), bench_median(r_ec, nr),
 	       bench_median(r_me, nr), bench_median(r_j, nr),
-	       bench_median(r_w, nr),
+	       bench_median(r_w, nr), bench_median(r_est, nr),
 	       frac(cs.env_escalated, cs.env_fast + cs.env_escalated),
 	       frac(cs.ref_escalated, cs.ref_functions),
 	       frac(cs.elements - cs.tier_decided, cs.elements), cs.verdict);
@@ -254,10 +258,10 @@ int main(int argc, char **argv)
 	       "check: usc_check_run --profile xla-cpu, streamed, with its "
 	       "result file\n\n");
 	printf("%-16s %9s %11s %11s %11s %11s %11s %9s %9s %9s %9s %7s %6s "
-	       "%9s %9s %9s  %s\n",
+	       "%6s %9s %9s %9s  %s\n",
 	       "kernel", "elements", "f64/s", "env/s", "mpfr/s", "check/s",
 	       "chk-jN/s", "chk/f64", "env/f64", "env/chk", "mpfr/env",
-	       "j1/jN", "cpu", "env-esc", "ref-esc", "oracle", "verdict");
+	       "j1/jN", "cpu", "est", "env-esc", "ref-esc", "oracle", "verdict");
 	for (size_t i = 0; i < bench_kernel_count; i++)
 		if (bench_selected(&bench_kernels[i], sel, nsel))
 			run_kernel(&bench_kernels[i], n, reps);
@@ -274,6 +278,8 @@ int main(int argc, char **argv)
 	       "N = 2)\n");
 	printf("cpu:       the N-thread check's process CPU time over the "
 	       "one-thread one's (the work threads add)\n");
+	printf("est:       the speed-up N idle cores would give, from CPU "
+	       "times (bench_kernels.h: an estimate, not a measurement)\n");
 	printf("env-esc:   fraction of the envelope's elementwise op "
 	       "elements that went to MPFR in the check\n");
 	printf("ref-esc:   fraction of the strict reference's function "

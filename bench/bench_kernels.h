@@ -39,10 +39,10 @@ double bench_process_cpu(void);
  * The speed-up a run on n threads would have on n idle cores, estimated
  * from CPU times where the cores are shared (wall time then says little):
  * one1 the one-thread run's process CPU time, main the n-thread run's
- * calling thread's (which folds the pieces), all its process CPU time.
- * On n cores the run takes at least all / n (all the work, evenly
- * spread) and at least main (the calling thread's own work, which cannot
- * be shared); the longer of the two is taken as its wall time.  It leaves
+ * calling thread's (which folds the pieces and computes some), all its
+ * process CPU time.  On n cores the run takes at least all / n (all the
+ * work, evenly spread) and at least main (the calling thread's own work);
+ * the longer of the two is taken as its wall time.  It leaves
  * out waits and uneven pieces, so it is an upper bound of what the cores
  * would give.
  */

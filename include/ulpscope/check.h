@@ -102,10 +102,11 @@ typedef struct usc_check_request {
 	/* The evaluator's tile (usc_eval_options.tile_elements); 0: default. */
 	size_t tile_elements;
 	/*
-	 * Threads for a streamed check's pieces (docs/check.md, "Threads"):
-	 * each evaluates whole pieces in every domain, and the pieces are
-	 * folded in order, so the report and the result file are the same
-	 * bit for bit as with one thread.  0 and 1: the calling thread alone.
+	 * Threads for a streamed check's pieces, the calling thread among
+	 * them (docs/check.md, "Threads"): each evaluates whole pieces in
+	 * every domain, and the calling thread folds them in order, so the
+	 * report and the result file are the same bit for bit as with one
+	 * thread.  0 and 1: the calling thread alone.
 	 */
 	size_t threads;
 } usc_check_request;

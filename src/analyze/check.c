@@ -1305,19 +1305,25 @@ static usc_status rows_kernels(const usc_hlo_module *m, int64_t rows,
 static usc_status finish(check_run *c, usc_error *err)
 {
 	usc_check_report *r = c->r;
-	usc_status st = USC_OK;
+	usc_results_stats **sums;
+	usc_status st;
 
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
+	sums = usc__calloc(r->output_count ? 2 * r->output_count : 1,
+			   sizeof *sums);
+	if (!sums)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->output_count; i++) {
 		usc_check_output *o = &r->outputs[i];
 
 		o->summary.count = usc_tensor_count(o->device);
 		c->why.total += o->summary.count;
-		st = usc_results_stats_acc_finish(c->acc[2 * i],
-						  &o->summary.oracle, err);
-		if (st == USC_OK)
-			st = usc_results_stats_acc_finish(
-				c->acc[2 * i + 1], &o->summary.reference, err);
+		sums[2 * i] = &o->summary.oracle;
+		sums[2 * i + 1] = &o->summary.reference;
 	}
+	/* The percentiles, on the check's threads (check_threads.c). */
+	st = usc__check_stats_finish(c->acc, sums, 2 * r->output_count,
+				     c->threads, err);
+	usc__free(sums);
 	/* Over the outputs in order: a later one wins with a heavier class. */
 	for (size_t i = 0; st == USC_OK && r->classified && i < r->output_count;
 	     i++) {

@@ -259,6 +259,15 @@ void usc__check_evals_clear(usc__check_run *c);
 usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err);
 
 /*
+ * usc_results_stats_acc_finish of acc[i] into out[i] for i < n, on up to
+ * `threads` threads (the percentiles' selection is the one long serial
+ * step after the pieces); the first failure in order is returned.
+ */
+usc_status usc__check_stats_finish(usc_results_stats_acc *const *acc,
+				   usc_results_stats *const *out, size_t n,
+				   size_t threads, usc_error *err);
+
+/*
  * Row blocks (src/analyze/check_rows.c): *rows receives the kernel's rows
  * when m's entry splits into blocks of rows evaluated on their own (its
  * outputs' and its row-shaped inputs' leading dimension, at least 2), 0

@@ -2,34 +2,46 @@
  * The pieces of a streamed check on several threads (docs/check.md,
  * "Threads").
  *
- * Each worker thread has evaluators of its own (reference, tier, oracle
- * levels, envelope) and evaluates whole pieces in every domain into part
- * arrays of its own; the calling thread folds the pieces into the report
- * and the result file strictly in piece order.  Everything a fold adds up
- * or keeps (the statistics accumulators, the worst lists, the verdict's
- * element, the result file's rows) therefore sees the same pieces in the
- * same order as on one thread, and the report and the result file are the
- * same bit for bit.  Only the calling thread touches the result file (and
- * so HDF5, which is not built thread-safe here) and the report's outputs.
+ * A check on N threads runs N computing runs: N - 1 worker threads and
+ * the calling thread, each with evaluators of its own (reference, tier,
+ * oracle levels, envelope).  A run takes the next piece not yet taken and
+ * evaluates it whole in every domain into one of a shared ring of part
+ * array sets (slots); the calling thread alone folds the pieces into the
+ * report and the result file, strictly in piece order, and between folds
+ * computes pieces like the others.  Everything a fold adds up or keeps
+ * (the statistics accumulators, the worst lists, the verdict's element,
+ * the result file's rows) therefore sees the same pieces in the same
+ * order as on one thread, and the report and the result file are the
+ * same bit for bit.  Only the calling thread touches the result file
+ * (and so HDF5, which is not built thread-safe here) and the report's
+ * outputs.
  *
- * Piece k goes to worker k mod N, which keeps two sets of part arrays
- * (slots) and uses them in turn: it computes its next piece while the
- * calling thread folds the previous one.  A worker waits only for the
- * fold of the piece that last used the slot, which comes before the
- * piece the calling thread waits for, so nothing can wait in a circle.
+ * Why the calling thread computes too: with N workers besides it, N + 1
+ * threads shared N cores, and the fold (the result file's rows above
+ * all) came on top of the workers' share; with pieces taken by whichever
+ * run is free, the fold is spread over the N cores like any other work.
  *
- * What a worker may not know: on one thread, piece 0 decides for every
+ * Piece k uses slot k mod S (S = N + 2): it can be taken once piece k - S
+ * is folded.  Pieces are taken in order, so the piece the calling thread
+ * needs next has been taken, or is the next to take and its slot is free
+ * (every earlier piece is folded): the calling thread then takes it
+ * itself, and nothing can wait in a circle.
+ *
+ * What a run may not know: on one thread, piece 0 decides for every
  * later piece whether the tier and the envelope run at all (a kernel they
- * refuse).  Workers begin later pieces before piece 0 is done, so when
+ * refuse).  Runs begin later pieces before piece 0 is done, so when
  * piece 0 finds such a refusal the threaded check is abandoned and runs
  * again on one thread (c->serial); a refusal on a later piece restarts
- * the check whole, as on one thread (c->restart).
+ * the check whole, as on one thread (c->restart).  A piece that fails or
+ * refuses stops the taking of pieces; those taken before it are still
+ * computed and folded, so the first failure in piece order is the one
+ * reported, as on one thread.
  *
  * MPFR and GMP: the oracle, the MPFR reference path and the MPFR envelope
- * run on the workers.  Debian's MPFR is built thread-safe (its exponent
+ * run on every thread.  Debian's MPFR is built thread-safe (its exponent
  * range, flags and constant caches are thread-local); every MPFR number
- * here belongs to one evaluator, hence to one thread, and a worker frees
- * its thread's MPFR caches before it ends.
+ * here belongs to one evaluator, hence to one thread, and a worker thread
+ * frees its thread's MPFR caches before it ends.
  */
 #include "internal.h"
 
@@ -39,12 +51,12 @@
 
 #include "analyze/check_internal.h"
 
-/* Part sets per worker: one being folded while the next is computed. */
-#define SLOTS 2
+/* Slots beyond one per run: what lets a run go on while folds wait. */
+#define SLOTS_EXTRA 2
 
 enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
 
-/* One set of part arrays of a worker and what its piece came to. */
+/* One set of part arrays and what its piece came to. */
 typedef struct slot {
 	int state;
 	size_t piece;
@@ -62,27 +74,28 @@ typedef struct slot {
 
 struct pool;
 
+/* A computing run: a worker thread's, or the calling thread's (index 0). */
 typedef struct worker {
 	struct pool *pool;
-	size_t index;
 	usc__check_run run;   /* its evaluators; run.r is rep */
 	usc_check_report rep; /* the report as it reads it, its own counts */
 	usc_tensor **row_in;  /* its block's inputs (kernels of rows) */
-	slot slots[SLOTS];
 	pthread_t thread;
 	bool started;
 } worker;
 
 typedef struct pool {
 	usc__check_run *c; /* the calling thread's run, which folds */
-	size_t nworkers, npieces;
+	size_t nruns, npieces, nslots;
 	worker *w;
+	slot *slots;
+	size_t next; /* the next piece to take */
+	bool halt;   /* no more pieces are taken */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool stop;
 } pool;
 
-/* Sets up and computes piece k on a worker, into slot s. */
+/* Sets up and computes piece k on a run, into slot s. */
 static void compute(worker *w, slot *s, size_t k)
 {
 	usc__check_run *c = &w->run;
@@ -98,34 +111,54 @@ static void compute(worker *w, slot *s, size_t k)
 			       c->env_refused != env_refused);
 }
 
+/*
+ * Takes the next piece when there is one and its slot is free (the pool's
+ * lock held): its slot, or NULL.
+ */
+static slot *take(pool *pl)
+{
+	slot *s;
+
+	if (pl->halt || pl->next >= pl->npieces)
+		return NULL;
+	s = &pl->slots[pl->next % pl->nslots];
+	if (s->state != SLOT_FREE)
+		return NULL;
+	s->state = SLOT_BUSY;
+	s->piece = pl->next++;
+	return s;
+}
+
+/*
+ * Computes the piece of slot s on w (the pool's lock held, and released
+ * meanwhile), then hands it to the fold.
+ */
+static void run_piece(pool *pl, worker *w, slot *s)
+{
+	pthread_mutex_unlock(&pl->mu);
+	compute(w, s, s->piece);
+	pthread_mutex_lock(&pl->mu);
+	s->state = SLOT_DONE;
+	if (s->st != USC_OK || s->restart || s->serial)
+		pl->halt = true;
+	pthread_cond_broadcast(&pl->cv);
+}
+
 static void *work(void *arg)
 {
 	worker *w = arg;
 	pool *pl = w->pool;
-	size_t j = 0;
 
-	for (size_t k = w->index; k < pl->npieces; k += pl->nworkers, j++) {
-		slot *s = &w->slots[j % SLOTS];
-		bool stop;
+	pthread_mutex_lock(&pl->mu);
+	while (!pl->halt && pl->next < pl->npieces) {
+		slot *s = take(pl);
 
-		pthread_mutex_lock(&pl->mu);
-		while (s->state != SLOT_FREE && !pl->stop)
+		if (s)
+			run_piece(pl, w, s);
+		else
 			pthread_cond_wait(&pl->cv, &pl->mu);
-		stop = pl->stop;
-		if (!stop)
-			s->state = SLOT_BUSY;
-		pthread_mutex_unlock(&pl->mu);
-		if (stop)
-			break;
-		compute(w, s, k);
-		pthread_mutex_lock(&pl->mu);
-		s->piece = k;
-		s->state = SLOT_DONE;
-		pthread_cond_broadcast(&pl->cv);
-		pthread_mutex_unlock(&pl->mu);
-		if (s->st != USC_OK || s->restart || s->serial)
-			break;
 	}
+	pthread_mutex_unlock(&pl->mu);
 	/* Its evaluators' counts go to its own report copy. */
 	usc__check_evals_clear(&w->run);
 	mpfr_free_cache();
@@ -155,7 +188,7 @@ static usc_status fold(usc__check_run *c, slot *s, usc_error *err)
 	return st;
 }
 
-/* A worker's slot: part arrays as large as the calling thread's. */
+/* A slot: part arrays as large as the calling thread's. */
 static usc_status slot_alloc(const usc__check_run *c, slot *s,
 			     usc_error *err)
 {
@@ -191,18 +224,15 @@ static void slot_free(const usc__check_run *c, slot *s)
 }
 
 /*
- * A worker's run: the calling thread's request, kernel and geometry, its
- * own evaluators, parts and report copy (whose counts start at zero).
+ * A computing run: the calling thread's request, kernel and geometry, its
+ * own evaluators and report copy (whose counts start at zero).
  */
-static usc_status worker_init(pool *pl, worker *w, size_t index,
-			      usc_error *err)
+static usc_status worker_init(pool *pl, worker *w, usc_error *err)
 {
 	usc__check_run *c = pl->c;
 	usc__check_run *wr = &w->run;
-	usc_status st = USC_OK;
 
 	w->pool = pl;
-	w->index = index;
 	w->rep = *c->r;
 	w->rep.oracle_precision = 0;
 	w->rep.reference_functions = 0;
@@ -233,17 +263,13 @@ static usc_status worker_init(pool *pl, worker *w, size_t index,
 			return usc__fail(err, USC_ENOMEM, "out of memory");
 		wr->row_in = w->row_in;
 	}
-	for (size_t i = 0; st == USC_OK && i < SLOTS; i++)
-		st = slot_alloc(c, &w->slots[i], err);
-	return st;
+	return USC_OK;
 }
 
 static void worker_free(pool *pl, worker *w)
 {
 	const usc_check_report *r = pl->c->r;
 
-	for (size_t i = 0; i < SLOTS; i++)
-		slot_free(pl->c, &w->slots[i]);
 	usc__free(w->run.oracle);
 	for (size_t k = 0; w->row_in && k < r->input_count; k++)
 		if (w->row_in[k] != r->inputs[k])
@@ -251,7 +277,7 @@ static void worker_free(pool *pl, worker *w)
 	usc__free(w->row_in);
 }
 
-/* Adds a worker's counts to the report (after it ended). */
+/* Adds a run's counts to the report (after it ended). */
 static void worker_tally(usc_check_report *r, const worker *w)
 {
 	if (w->rep.oracle_precision > r->oracle_precision)
@@ -262,39 +288,50 @@ static void worker_tally(usc_check_report *r, const worker *w)
 	r->envelope_escalated += w->rep.envelope_escalated;
 }
 
-/* Folds every piece in order as the workers finish them. */
+/*
+ * The calling thread: folds every piece in order as soon as it is done,
+ * and while the next one is not, computes the next piece to take on its
+ * own run (w[0]).  Returns with the pool's lock held and halt set.
+ */
 static usc_status fold_all(pool *pl, usc_error *err)
 {
 	usc__check_run *c = pl->c;
 	usc_status st = USC_OK;
+	size_t k = 0;
 
-	for (size_t k = 0; st == USC_OK && k < pl->npieces; k++) {
-		worker *w = &pl->w[k % pl->nworkers];
-		slot *s = &w->slots[(k / pl->nworkers) % SLOTS];
+	pthread_mutex_lock(&pl->mu);
+	while (st == USC_OK && k < pl->npieces) {
+		slot *s = &pl->slots[k % pl->nslots];
 
-		pthread_mutex_lock(&pl->mu);
-		while (!(s->state == SLOT_DONE && s->piece == k))
+		if (s->state == SLOT_DONE && s->piece == k) {
+			pthread_mutex_unlock(&pl->mu);
+			if (s->st != USC_OK) {
+				if (err)
+					*err = s->err;
+				st = s->st;
+			} else if (s->serial) {
+				c->serial = true;
+			} else if (s->restart) {
+				c->restart = true;
+			} else {
+				st = fold(c, s, err);
+			}
+			pthread_mutex_lock(&pl->mu);
+			if (c->serial || c->restart)
+				break;
+			s->state = SLOT_FREE;
+			k++;
+			pthread_cond_broadcast(&pl->cv);
+			continue;
+		}
+		s = take(pl);
+		if (s)
+			run_piece(pl, &pl->w[0], s);
+		else
 			pthread_cond_wait(&pl->cv, &pl->mu);
-		pthread_mutex_unlock(&pl->mu);
-		if (s->st != USC_OK) {
-			if (err)
-				*err = s->err;
-			return s->st;
-		}
-		if (s->serial) {
-			c->serial = true;
-			return USC_OK;
-		}
-		if (s->restart) {
-			c->restart = true;
-			return USC_OK;
-		}
-		st = fold(c, s, err);
-		pthread_mutex_lock(&pl->mu);
-		s->state = SLOT_FREE;
-		pthread_cond_broadcast(&pl->cv);
-		pthread_mutex_unlock(&pl->mu);
 	}
+	pl->halt = true;
+	pthread_cond_broadcast(&pl->cv);
 	return st;
 }
 
@@ -306,16 +343,23 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 	memset(&pl, 0, sizeof pl);
 	pl.c = c;
 	pl.npieces = usc__check_piece_count(c);
-	pl.nworkers = c->threads < pl.npieces ? c->threads : pl.npieces;
-	pl.w = usc__calloc(pl.nworkers, sizeof *pl.w);
-	if (!pl.w)
+	pl.nruns = c->threads < pl.npieces ? c->threads : pl.npieces;
+	pl.nslots = pl.nruns + SLOTS_EXTRA;
+	pl.w = usc__calloc(pl.nruns, sizeof *pl.w);
+	pl.slots = usc__calloc(pl.nslots, sizeof *pl.slots);
+	if (!pl.w || !pl.slots) {
+		usc__free(pl.w);
+		usc__free(pl.slots);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	for (size_t i = 0; st == USC_OK && i < pl.nworkers; i++)
-		st = worker_init(&pl, &pl.w[i], i, err);
+	}
+	for (size_t i = 0; st == USC_OK && i < pl.nruns; i++)
+		st = worker_init(&pl, &pl.w[i], err);
+	for (size_t i = 0; st == USC_OK && i < pl.nslots; i++)
+		st = slot_alloc(c, &pl.slots[i], err);
 	if (st == USC_OK) {
 		pthread_mutex_init(&pl.mu, NULL);
 		pthread_cond_init(&pl.cv, NULL);
-		for (size_t i = 0; i < pl.nworkers; i++) {
+		for (size_t i = 1; i < pl.nruns; i++) {
 			pl.w[i].started = pthread_create(&pl.w[i].thread, NULL,
 							 work, &pl.w[i]) == 0;
 			/* Without every thread: again on one thread. */
@@ -324,22 +368,108 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 				break;
 			}
 		}
-		if (!c->serial)
+		if (!c->serial) {
 			st = fold_all(&pl, err);
-		pthread_mutex_lock(&pl.mu);
-		pl.stop = true;
-		pthread_cond_broadcast(&pl.cv);
+		} else {
+			pthread_mutex_lock(&pl.mu);
+			pl.halt = true;
+			pthread_cond_broadcast(&pl.cv);
+		}
 		pthread_mutex_unlock(&pl.mu);
-		for (size_t i = 0; i < pl.nworkers; i++)
+		for (size_t i = 1; i < pl.nruns; i++)
 			if (pl.w[i].started)
 				pthread_join(pl.w[i].thread, NULL);
 		pthread_mutex_destroy(&pl.mu);
 		pthread_cond_destroy(&pl.cv);
 	}
-	for (size_t i = 0; i < pl.nworkers; i++) {
+	/*
+	 * The calling thread's run: its evaluators, and their counts (none
+	 * when its set-up failed).
+	 */
+	if (pl.w[0].run.oracle)
+		usc__check_evals_clear(&pl.w[0].run);
+	for (size_t i = 0; i < pl.nruns; i++) {
 		worker_tally(c->r, &pl.w[i]);
 		worker_free(&pl, &pl.w[i]);
 	}
+	for (size_t i = 0; i < pl.nslots; i++)
+		slot_free(c, &pl.slots[i]);
 	usc__free(pl.w);
+	usc__free(pl.slots);
 	return st;
+}
+
+/* ------------------------------------------- the statistics' percentiles */
+
+/* One thread's share of the accumulators: first, first + stride, ... */
+typedef struct finish_job {
+	usc_results_stats_acc *const *acc;
+	usc_results_stats *const *out;
+	usc_status *st;
+	usc_error *err;
+	size_t n, first, stride;
+	pthread_t thread;
+	bool started;
+} finish_job;
+
+static void *finish_work(void *arg)
+{
+	finish_job *j = arg;
+
+	for (size_t i = j->first; i < j->n; i += j->stride)
+		j->st[i] = usc_results_stats_acc_finish(j->acc[i], j->out[i],
+							&j->err[i]);
+	return NULL;
+}
+
+usc_status usc__check_stats_finish(usc_results_stats_acc *const *acc,
+				   usc_results_stats *const *out, size_t n,
+				   size_t threads, usc_error *err)
+{
+	size_t t = threads < n ? threads : n;
+	finish_job *jobs;
+	usc_status *st;
+	usc_error *errs;
+	usc_status ret = USC_OK;
+
+	if (t <= 1) {
+		for (size_t i = 0; ret == USC_OK && i < n; i++)
+			ret = usc_results_stats_acc_finish(acc[i], out[i], err);
+		return ret;
+	}
+	jobs = usc__calloc(t, sizeof *jobs);
+	st = usc__calloc(n, sizeof *st);
+	errs = usc__calloc(n, sizeof *errs);
+	if (!jobs || !st || !errs) {
+		usc__free(jobs);
+		usc__free(st);
+		usc__free(errs);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < t; k++) {
+		jobs[k] = (finish_job){acc, out, st, errs, n, k, t, 0, false};
+		if (k > 0)
+			jobs[k].started = pthread_create(&jobs[k].thread, NULL,
+							 finish_work,
+							 &jobs[k]) == 0;
+	}
+	/* The calling thread's share, and any share no thread took. */
+	finish_work(&jobs[0]);
+	for (size_t k = 1; k < t; k++) {
+		if (jobs[k].started)
+			pthread_join(jobs[k].thread, NULL);
+		else
+			finish_work(&jobs[k]);
+	}
+	/* The first failure in order, as one thread would have met it. */
+	for (size_t i = 0; ret == USC_OK && i < n; i++)
+		if (st[i] != USC_OK) {
+			ret = st[i];
+			if (err)
+				*err = errs[i];
+		}
+	usc__free(jobs);
+	usc__free(st);
+	usc__free(errs);
+	return ret;
 }

@@ -429,15 +429,51 @@ usc_status usc__h5_create_enum_u8(usc__h5_file *f, const char *dataset,
 	return st;
 }
 
+/* A flat range being written box by box (write_flat). */
+typedef struct flat_write {
+	hid_t dset, mtype, space;
+	const unsigned char *data; /* the next box's first element */
+	size_t elem;               /* bytes of one element in memory */
+} flat_write;
+
 /*
- * Adds to space's selection the elements whose row-major offsets within
- * the block of dims[d..] are [a, b), as at most 2 (rank - d) - 1 boxes;
- * start and cnt hold the block's position in dimensions before d.
- * *first: the next box replaces the selection instead of joining it.
+ * Writes one box of the file, start and cnt over every dimension, from
+ * the next elements of the buffer.  The memory space has the box's own
+ * shape: a box whose elements are a run of row-major offsets lies in the
+ * buffer in its own row-major order, and with the same shape in memory
+ * and in the file HDF5 copies each chunk's part whole instead of mapping
+ * the elements to chunks one at a time (which cost more than the deflate
+ * of a check's result file).
  */
-static bool select_flat(hid_t space, size_t rank, const hsize_t *dims,
-			size_t d, hsize_t *start, hsize_t *cnt, hsize_t a,
-			hsize_t b, bool *first)
+static bool write_box(flat_write *fw, int rank, const hsize_t *start,
+		      const hsize_t *cnt)
+{
+	hsize_t n = 1;
+	hid_t mspace;
+	bool ok;
+
+	for (int i = 0; i < rank; i++)
+		n *= cnt[i];
+	mspace = H5Screate_simple(rank, cnt, NULL);
+	ok = mspace >= 0 &&
+	     H5Sselect_hyperslab(fw->space, H5S_SELECT_SET, start, NULL, cnt,
+				 NULL) >= 0 &&
+	     H5Dwrite(fw->dset, fw->mtype, mspace, fw->space, H5P_DEFAULT,
+		      fw->data) >= 0;
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	fw->data += (size_t)n * fw->elem;
+	return ok;
+}
+
+/*
+ * Writes the elements whose row-major offsets within the block of
+ * dims[d..] are [a, b), in order, as at most 2 (rank - d) - 1 boxes;
+ * start and cnt hold the block's position in dimensions before d.
+ */
+static bool write_flat(flat_write *fw, size_t rank, const hsize_t *dims,
+		       size_t d, hsize_t *start, hsize_t *cnt, hsize_t a,
+		       hsize_t b)
 {
 	hsize_t inner = 1, ra, rb, oa, ob;
 
@@ -452,14 +488,12 @@ static bool select_flat(hid_t space, size_t rank, const hsize_t *dims,
 	if (d + 1 < rank && ra == rb) {
 		start[d] = ra;
 		cnt[d] = 1;
-		return select_flat(space, rank, dims, d + 1, start, cnt, oa, ob,
-				   first);
+		return write_flat(fw, rank, dims, d + 1, start, cnt, oa, ob);
 	}
 	if (d + 1 < rank && oa) {
 		start[d] = ra++;
 		cnt[d] = 1;
-		if (!select_flat(space, rank, dims, d + 1, start, cnt, oa,
-				 inner, first))
+		if (!write_flat(fw, rank, dims, d + 1, start, cnt, oa, inner))
 			return false;
 	}
 	if (rb > ra) {
@@ -469,17 +503,13 @@ static bool select_flat(hid_t space, size_t rank, const hsize_t *dims,
 			start[i] = 0;
 			cnt[i] = dims[i];
 		}
-		if (H5Sselect_hyperslab(space,
-					*first ? H5S_SELECT_SET : H5S_SELECT_OR,
-					start, NULL, cnt, NULL) < 0)
+		if (!write_box(fw, (int)rank, start, cnt))
 			return false;
-		*first = false;
 	}
 	if (d + 1 < rank && ob) {
 		start[d] = rb;
 		cnt[d] = 1;
-		return select_flat(space, rank, dims, d + 1, start, cnt, 0, ob,
-				   first);
+		return write_flat(fw, rank, dims, d + 1, start, cnt, 0, ob);
 	}
 	return true;
 }
@@ -490,10 +520,9 @@ usc_status usc__h5_write_range(usc__h5_dataset *d, uint64_t first,
 {
 	usc__h5_quiet q;
 	hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK], cnt[H5S_MAX_RANK];
-	hsize_t total = 1, m = (hsize_t)count;
-	hid_t space = -1, mspace = -1;
+	hsize_t total = 1;
+	flat_write fw;
 	usc_status st = USC_OK;
-	bool replace = true;
 	int rank;
 
 	if (count == 0)
@@ -503,11 +532,17 @@ usc_status usc__h5_write_range(usc__h5_dataset *d, uint64_t first,
 				 "%s: not a dataset created for writing",
 				 d->where);
 	q = usc__h5_quiet_begin();
-	space = H5Dget_space(d->id);
-	rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+	memset(&fw, 0, sizeof fw);
+	fw.dset = d->id;
+	fw.mtype = d->mtype;
+	fw.data = data;
+	fw.elem = H5Tget_size(d->mtype);
+	fw.space = H5Dget_space(d->id);
+	rank = fw.space < 0 ? -1
+			    : H5Sget_simple_extent_dims(fw.space, dims, NULL);
 	for (int i = 0; i < rank; i++)
 		total *= dims[i];
-	if (rank < 0) {
+	if (rank < 0 || fw.elem == 0) {
 		st = usc__h5_fail(err, USC_EIO, "%s: cannot read the dataspace",
 			     d->where);
 		goto done;
@@ -520,22 +555,17 @@ usc_status usc__h5_write_range(usc__h5_dataset *d, uint64_t first,
 			       (unsigned long long)total);
 		goto done;
 	}
-	mspace = H5Screate_simple(1, &m, NULL);
-	if (mspace < 0 ||
-	    (rank > 0 && !select_flat(space, (size_t)rank, dims, 0, start, cnt,
-				      (hsize_t)first, (hsize_t)(first + count),
-				      &replace)) ||
-	    H5Dwrite(d->id, d->mtype, mspace, rank > 0 ? space : H5S_ALL,
-		     H5P_DEFAULT, data) < 0)
+	if (!(rank > 0 ? write_flat(&fw, (size_t)rank, dims, 0, start, cnt,
+				    (hsize_t)first, (hsize_t)(first + count))
+		       : H5Dwrite(d->id, d->mtype, H5S_ALL, H5S_ALL,
+				  H5P_DEFAULT, data) >= 0))
 		st = usc__h5_fail(err, USC_EIO,
 			     "%s: cannot write elements [%llu, %llu)", d->where,
 			     (unsigned long long)first,
 			     (unsigned long long)(first + count));
 done:
-	if (mspace >= 0)
-		H5Sclose(mspace);
-	if (space >= 0)
-		H5Sclose(space);
+	if (fw.space >= 0)
+		H5Sclose(fw.space);
 	usc__h5_quiet_end(q);
 	return st;
 }

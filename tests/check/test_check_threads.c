@@ -14,9 +14,11 @@
  * pieces, and the kernels that split into rows (softmax, the norms,
  * Adam's three outputs, fp8 quantize) a block of one to a few rows at a
  * time; 2 and 3 threads (3 does not divide the pieces) are each compared
- * with 1.  Settings: the case's own profile, and no profile with the tier
- * off (every element through the oracle on the worker threads, which
- * exercises MPFR there).
+ * with 1, and with the case's profile also 9 threads, more than there
+ * are pieces (every run takes at most one piece, and the ring of slots
+ * holds every piece at once).  Settings: the case's own profile, and no
+ * profile with the tier off (every element through the oracle on the
+ * worker threads, which exercises MPFR there).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -85,9 +87,12 @@ static void same_report(const usc_check_report *a, const usc_check_report *b)
 	}
 }
 
-/* One case in one setting: streamed on 1, 2 and 3 threads; whether it streamed. */
+/*
+ * One case in one setting: streamed on 1 thread and on each of the nt
+ * thread counts in ts; whether it streamed.
+ */
 static bool run_threads(const char *dir, const usc_check_request *base,
-			size_t piece)
+			size_t piece, const size_t *ts, size_t nt)
 {
 	char p1[] = "/tmp/usc_threads_1_XXXXXX";
 	usc_check_request q = *base;
@@ -106,8 +111,9 @@ static bool run_threads(const char *dir, const usc_check_request *base,
 	q.threads = 1;
 	if (usc_check_case(dir, &q, &one, &err) != USC_OK)
 		fail_msg("%s: %s", dir, err.message);
-	for (size_t t = 2; t <= 3; t++) {
+	for (size_t i = 0; i < nt; i++) {
 		char pn[] = "/tmp/usc_threads_n_XXXXXX";
+		size_t t = ts[i];
 		usc_check_report *many = NULL;
 
 		fd = mkstemp(pn);
@@ -136,15 +142,16 @@ typedef struct walk_ctx {
 static void one_case(const char *dir, const char *kernel, const char *name,
 		     void *ctx)
 {
+	static const size_t profiled[] = {2, 3, 9}, plain[] = {2, 3};
 	walk_ctx *w = ctx;
 	usc_check_request q = usc_check_request_default();
 	bool st;
 
 	q.worst = 7;
-	st = run_threads(dir, &q, 128);
+	st = run_threads(dir, &q, 128, profiled, 3);
 	q.no_profile = true;
 	q.strict_oracle = true;
-	run_threads(dir, &q, 1000);
+	run_threads(dir, &q, 1000, plain, 2);
 	w->streamed += st;
 	printf("%s/%-30s %s\n", kernel, name, st ? "streamed" : "whole");
 }
