@@ -38,6 +38,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools",
 
 import numpy as np  # noqa: E402
 
+import kernel_mode  # noqa: E402
+
 OPNAME = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*metadata=\{[^}]*op_name=\"([^\"]*)\"",
                     re.M)
 ENTRY = re.compile(r"^ENTRY\s+%?([\w.\-]+)", re.M)
@@ -286,6 +288,68 @@ def inputs_of(case_dir, case):
     return out
 
 
+def judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut):
+    """Judges a mutant's outputs (run on the original's inputs): no
+    effect when bit-identical, else `check` of the original case with the
+    mutant's outputs as its device outputs and, for a defect, `signature`
+    scored against the injected op (is_op) and kind.  Fills rec."""
+    kind = rec["kind"]
+    if same_outputs(orig, outs):
+        rec["outcome"] = "no effect"
+        return
+    mcase = os.path.join(work, "mutated")
+    shutil.rmtree(mcase, ignore_errors=True)
+    shutil.copytree(orig, mcase)
+    write_device(mcase, outs)
+    t1 = time.time()
+    doc = check(args.ulpscope, mcase, profile)
+    rec["check_seconds"] = round(time.time() - t1, 2)
+    rec["verdict"] = doc.get("verdict")
+    rec["outside"], rec["undecided"] = outside(doc)
+    rec["outcome"] = "changed"
+    if args.keep:
+        shutil.copytree(mcase, os.path.join(args.keep, f"seed_{seed}_{op}_{mut.replace('/', '_')}"),
+                        dirs_exist_ok=True)
+        shutil.copy(gpath, os.path.join(args.keep, f"seed_{seed}.generated.hlo"))
+    if rec["verdict"] == "defect":
+        t2 = time.time()
+        s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
+                "--top", "10", "--max-seconds", str(args.max_seconds)])
+        rec["signature_seconds"] = round(time.time() - t2, 2)
+        try:
+            cands = json.loads(s.stdout).get("candidates", [])
+        except ValueError:
+            cands = []
+            rec["signature_error"] = s.stderr.strip()[:300]
+        right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
+        # A candidate is one program under several names when
+        # signature found mutations that write the same program
+        # (docs/signatures.md, "Equivalent mutations"): the injected
+        # mutation may be any of its forms.
+        right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
+                             for e in c.get("equivalent", []))
+                    for r, c in zip(right, cands)]
+        # Candidates tied with the first (signature's "1="): mutations
+        # that explain the output equally well, often equivalent ones
+        # (EQ<->NE of a compare feeding a select is its branches swapped).
+        tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
+                                                             cands[0].get("tied_best"))]
+        rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
+                         f"{c.get('mutation')}/{c.get('variant')}"
+                         f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
+        rec["tied"] = len(tied)
+        rec["top1"] = bool(right[:1] and right[0])
+        rec["top3"] = any(right[:3])
+        rec["equivalent"] = [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
+                              f"{e.get('mutation')}/{e.get('variant')}"
+                              for e in c.get("equivalent", [])] for c in cands[:5]]
+        rec["top1_equiv"] = bool(right_eq[:1] and right_eq[0])
+        rec["top3_equiv"] = any(right_eq[:3])
+        rec["top1_tied"] = any(right_eq[i] for i in tied)
+        rec["top3_tied"] = rec["top3_equiv"] or rec["top1_tied"]
+        rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
+
+
 def one_seed(args, seed, profile, log, only=None):
     import capture
     import run
@@ -307,12 +371,44 @@ def one_seed(args, seed, profile, log, only=None):
     if doc.get("verdict") != "legit":
         log({"seed": seed, "skipped": f"original is {doc.get('verdict')}"})
         return
+    kpath = os.path.join(orig, "kernel.hlo")
+    inputs = inputs_of(orig, case)
+    if args.at == "kernel":
+        # The mutants are the kernel's own, and the kernel must run as
+        # itself without XLA's passes: compiled so, the original kernel
+        # gives the original run's bits, or the seed is skipped.
+        try:
+            base = kernel_mode.run_without_passes(open(kpath).read(), inputs,
+                                                  os.path.join(work, "dump"))
+        except Exception as e:  # noqa: BLE001
+            log({"seed": seed, "skipped": "kernel not compiled without passes: "
+                 f"{type(e).__name__}: {str(e)[:200]}"})
+            return
+        base_census = (kernel_mode.op_census(open(kpath).read()),
+                       kernel_mode.op_census(kernel_mode.compiled_text(os.path.join(work, "dump"))
+                                             or ""))
+        if not same_outputs(orig, base):
+            # Compiled without passes, the kernel gives other bits (a
+            # YNNPACK dot re-emitted as a loop fusion sums in another
+            # order): that run is the original the mutants are compared
+            # with, when it is legit itself.
+            write_device(orig, base)
+            doc = check(args.ulpscope, orig, profile)
+            if doc.get("verdict") != "legit":
+                log({"seed": seed, "skipped": "kernel compiled without passes is "
+                     f"{doc.get('verdict')}"})
+                return
+            log({"seed": seed, "note": "kernel compiled without passes gives other bits, legit: "
+                 "the original run is that one"})
+    source = kpath if args.at == "kernel" else gpath
     entry = ENTRY.search(text).group(1)
-    listing = sh([args.ulpscope, "signature", gpath, "--list-mutants"])
+    listing = sh([args.ulpscope, "signature", source, "--list-mutants"])
     by_kind = {}
     for line in listing.stdout.splitlines():
         parts = line.split("\t")
-        if len(parts) >= 3 and parts[1] == entry:
+        # At the kernel, every computation's ops (the fused computations
+        # are where the kernel computes); at the source, the entry's.
+        if len(parts) >= 3 and (args.at == "kernel" or parts[1] == entry):
             kind = parts[2].split("/")[0]
             by_kind.setdefault(kind, []).append((parts[0], parts[2]))
     rng = random.Random(seed * 7919 + args.mutant_seed)
@@ -336,7 +432,11 @@ def one_seed(args, seed, profile, log, only=None):
             v = kconst[o]
             return gconst.get(op) == v or (v not in gconst.values() and gconst.get(op) == -v)
         return o == op or same_unique_opcode(o, op, unique)
-    inputs = inputs_of(orig, case)
+    if args.at == "kernel":
+        # The mutated op is an op of the very kernel signature names.
+        def is_op(o, op):  # noqa: F811
+            return o == op
+        names = {}
     draws = []
     for kind in kinds[:args.per_kernel]:
         op, mut = rng.choice(by_kind[kind])
@@ -348,7 +448,7 @@ def one_seed(args, seed, profile, log, only=None):
         rec = {"seed": seed, "distribution": dist, "op": op, "kind": kind, "mutant": mut}
         t0 = time.time()
         mpath = os.path.join(work, "mutant.hlo")
-        r = sh([args.ulpscope, "signature", gpath, "--mutant", op, mut, "-o", mpath])
+        r = sh([args.ulpscope, "signature", source, "--mutant", op, mut, "-o", mpath])
         if r.returncode != 0:
             rec["outcome"] = "not written"
             rec["error"] = r.stderr.strip()[:300]
@@ -356,70 +456,23 @@ def one_seed(args, seed, profile, log, only=None):
             continue
         with open(mpath) as f:
             mtext = f.read()
+        rec["at"] = args.at
         try:
-            exe = capture.compile_hlo_text(mtext)
-            outs = capture._run_executable(exe, inputs)  # noqa: SLF001
+            if args.at == "kernel":
+                dump = os.path.join(work, "dump")
+                outs = kernel_mode.run_without_passes(mtext, inputs, dump)
+                rec["faithful"], diff = kernel_mode.faithful(mtext, dump, base_census)
+                if diff:
+                    rec["rewritten"] = diff
+            else:
+                exe = capture.compile_hlo_text(mtext)
+                outs = capture._run_executable(exe, inputs)  # noqa: SLF001
         except Exception as e:  # noqa: BLE001
             rec["outcome"] = "XLA refused"
             rec["error"] = f"{type(e).__name__}: {str(e)[:200]}"
             log(rec)
             continue
-        if same_outputs(orig, outs):
-            rec["outcome"] = "no effect"
-            rec["seconds"] = round(time.time() - t0, 2)
-            log(rec)
-            continue
-        mcase = os.path.join(work, "mutated")
-        shutil.rmtree(mcase, ignore_errors=True)
-        shutil.copytree(orig, mcase)
-        write_device(mcase, outs)
-        t1 = time.time()
-        doc = check(args.ulpscope, mcase, profile)
-        rec["check_seconds"] = round(time.time() - t1, 2)
-        rec["verdict"] = doc.get("verdict")
-        rec["outside"], rec["undecided"] = outside(doc)
-        rec["outcome"] = "changed"
-        if args.keep:
-            shutil.copytree(mcase, os.path.join(args.keep, f"seed_{seed}_{op}_{mut.replace('/', '_')}"),
-                            dirs_exist_ok=True)
-            shutil.copy(gpath, os.path.join(args.keep, f"seed_{seed}.generated.hlo"))
-        if rec["verdict"] == "defect":
-            t2 = time.time()
-            s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
-                    "--top", "10", "--max-seconds", str(args.max_seconds)])
-            rec["signature_seconds"] = round(time.time() - t2, 2)
-            try:
-                cands = json.loads(s.stdout).get("candidates", [])
-            except ValueError:
-                cands = []
-                rec["signature_error"] = s.stderr.strip()[:300]
-            right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
-            # A candidate is one program under several names when
-            # signature found mutations that write the same program
-            # (docs/signatures.md, "Equivalent mutations"): the injected
-            # mutation may be any of its forms.
-            right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
-                                 for e in c.get("equivalent", []))
-                        for r, c in zip(right, cands)]
-            # Candidates tied with the first (signature's "1="): mutations
-            # that explain the output equally well, often equivalent ones
-            # (EQ<->NE of a compare feeding a select is its branches swapped).
-            tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
-                                                                 cands[0].get("tied_best"))]
-            rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
-                             f"{c.get('mutation')}/{c.get('variant')}"
-                             f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
-            rec["tied"] = len(tied)
-            rec["top1"] = bool(right[:1] and right[0])
-            rec["top3"] = any(right[:3])
-            rec["equivalent"] = [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
-                                  f"{e.get('mutation')}/{e.get('variant')}"
-                                  for e in c.get("equivalent", [])] for c in cands[:5]]
-            rec["top1_equiv"] = bool(right_eq[:1] and right_eq[0])
-            rec["top3_equiv"] = any(right_eq[:3])
-            rec["top1_tied"] = any(right_eq[i] for i in tied)
-            rec["top3_tied"] = rec["top3_equiv"] or rec["top1_tied"]
-            rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
+        judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut)
         rec["seconds"] = round(time.time() - t0, 2)
         log(rec)
     shutil.rmtree(work, ignore_errors=True)
@@ -496,6 +549,10 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", default="0-99", help="e.g. 0-499 (run.py's syntax)")
     ap.add_argument("--ops", type=int, default=12)
+    ap.add_argument("--at", choices=("kernel", "source"), default="kernel",
+                    help="inject into XLA's optimized module, compiled without HLO passes "
+                         "(kernel, the default), or into the generated module before XLA "
+                         "(source)")
     ap.add_argument("--per-kernel", type=int, default=2, help="mutants per kernel (2)")
     ap.add_argument("--fast-math", choices=("off", "on"), default="off")
     ap.add_argument("--distribution", default="normal,uniform,large,ties",
