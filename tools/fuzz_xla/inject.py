@@ -470,6 +470,8 @@ def one_seed(args, seed, profile, log, only=None):
         except Exception as e:  # noqa: BLE001
             rec["outcome"] = "XLA refused"
             rec["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+            if args.at == "kernel":
+                rec["refused_as"] = kernel_mode.refusal(str(e))
             log(rec)
             continue
         judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut)
@@ -530,6 +532,28 @@ def summarise(path):
             k = s["misses_by_kind"].setdefault(r["kind"], {"ranked": 0, "top1_miss": 0,
                                                            "top3_miss": 0})
             k["not_caught"] = k.get("not_caught", 0) + 1
+    # At the kernel: the kernels judged in their form compiled without
+    # passes, the mutants XLA refused by kind, and the figures again over
+    # the defects whose mutation reached the compiled kernel op for op.
+    s["kernels_recompiled"] = sum(1 for r in rows if "note" in r)
+    refused = {}
+    for r in muts:
+        if r["outcome"] == "XLA refused":
+            refused[r["kind"]] = refused.get(r["kind"], 0) + 1
+    s["refused_by_kind"] = refused
+    if any("faithful" in r for r in muts):
+        rewritten = [r for r in muts if r.get("faithful") is False]
+        s["rewritten"] = len(rewritten)
+        s["rewritten_by_kind"] = {}
+        for r in rewritten:
+            s["rewritten_by_kind"][r["kind"]] = s["rewritten_by_kind"].get(r["kind"], 0) + 1
+        kept = [r for r in defects if r.get("faithful")]
+        s["faithful_defects"] = len(kept)
+        if kept:
+            s["faithful_top1_equiv_rate"] = round(
+                sum(1 for r in kept if r.get("top1_equiv")) / len(kept), 4)
+            s["faithful_top3_equiv_rate"] = round(
+                sum(1 for r in kept if r.get("top3_equiv")) / len(kept), 4)
     sig = sorted(r["signature_seconds"] for r in defects if "signature_seconds" in r)
     if sig:
         s["signature_seconds_median"] = sig[len(sig) // 2]

@@ -42,6 +42,23 @@ def compilable(text):
     return YNN.sub(r"kind=kLoop\1", text)
 
 
+def refusal(message):
+    """Why XLA:CPU refused a kernel-level mutant, from its error message:
+    'fp8 arithmetic' (the mutant computes in an fp8 type, which XLA:CPU
+    only runs after its float-normalization pass widens it to f32; its
+    code generator even emits an integer fabs for the abs of an fp8
+    value),
+    'unused fusion parameter' (the mutation left a fused computation's
+    parameter without a user, which XLA's verifier refuses: a dropped
+    root op, an init replaced by a constant), else 'other'."""
+    if ("failed to legalize operation" in message and re.search(r"\bf8E\w+", message)) or \
+            "@llvm.fabs.i8" in message:
+        return "fp8 arithmetic"
+    if "Non-root instruction" in message and "parameter(" in message:
+        return "unused fusion parameter"
+    return "other"
+
+
 def compile_without_passes(text, dump_dir):
     """Compiles kernel text on XLA:CPU (this process's XLA_FLAGS: fast
     math as set) with no HLO pass, dumping to dump_dir.  Returns the
