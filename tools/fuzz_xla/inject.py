@@ -4,6 +4,13 @@ campaign"): single-op mutants of random kernels, run through XLA:CPU,
 judged against the original module, and explained by `ulpscope signature`.
 
     inject.py --ulpscope build/ulpscope --out /tmp/inj --seeds 0-499 [--per-kernel 2]
+              [--at kernel|source]
+
+--at kernel (the default) mutates XLA's optimized module K (the case's
+kernel.hlo) and compiles each mutant without XLA's HLO passes
+(kernel_mode.py), so the kernel that runs is a single-op mutation of the
+kernel judged and the right answer is the mutated op of K by its own
+name.  --at source mutates the generated module, as described next.
 
 For each seed: `ulpscope gen` writes a module G and XLA:CPU runs it on
 inputs drawn as tools/fuzz_xla/run.py draws them (the original case O; a
@@ -230,7 +237,9 @@ def rescore(ulpscope, path):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     texts = {}
     for r in rows:
-        if r.get("verdict") != "defect" or r["kind"] in ("wrong-constant", "constant-ulps"):
+        if r.get("verdict") != "defect" or r["kind"] in ("wrong-constant", "constant-ulps") \
+                or r.get("at") == "kernel":
+            # At the kernel the op is named as it is: nothing to map.
             continue
         if r["seed"] not in texts:
             texts[r["seed"]] = unique_opcodes(run_gen(ulpscope, r["seed"]))
