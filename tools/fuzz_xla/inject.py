@@ -297,15 +297,36 @@ def inputs_of(case_dir, case):
     return out
 
 
-def judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut):
+def judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut,
+          mutant_text=None):
     """Judges a mutant's outputs (run on the original's inputs): no
     effect when bit-identical, else `check` of the original case with the
     mutant's outputs as its device outputs and, for a defect, `signature`
-    scored against the injected op (is_op) and kind.  Fills rec."""
+    scored against the injected op (is_op) and kind.  At the kernel
+    (mutant_text given), the outputs are first checked against the
+    mutant itself (as_written).  Fills rec."""
     kind = rec["kind"]
     if same_outputs(orig, outs):
         rec["outcome"] = "no effect"
         return
+    if mutant_text is not None:
+        # Did XLA compile the mutant as written?  Its outputs must be a
+        # legit run of the mutant's own text under the profile.  Without
+        # layout assignment XLA:CPU takes a transpose whose result it
+        # gave a permuted layout for a bitcast (no data moved), so a
+        # mutant that adds a transpose (`transposed`) can run as another
+        # program although every op is there.
+        acase = os.path.join(work, "as_written")
+        shutil.rmtree(acase, ignore_errors=True)
+        shutil.copytree(orig, acase)
+        with open(os.path.join(acase, "kernel.hlo"), "w") as f:
+            f.write(mutant_text)
+        write_device(acase, outs)
+        rec["as_written"] = check(args.ulpscope, acase, profile).get("verdict")
+        if rec["as_written"] != "legit":
+            rec["faithful"] = False
+            rec["rewritten"] = (rec.get("rewritten", "") + "; " if rec.get("rewritten") else "") + \
+                f"its outputs are {rec['as_written']} for the mutant's own text"
     mcase = os.path.join(work, "mutated")
     shutil.rmtree(mcase, ignore_errors=True)
     shutil.copytree(orig, mcase)
@@ -483,7 +504,8 @@ def one_seed(args, seed, profile, log, only=None):
                 rec["refused_as"] = kernel_mode.refusal(str(e))
             log(rec)
             continue
-        judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut)
+        judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut,
+              mtext if args.at == "kernel" else None)
         rec["seconds"] = round(time.time() - t0, 2)
         log(rec)
     shutil.rmtree(work, ignore_errors=True)
