@@ -334,12 +334,14 @@ static int dot_lands(const usc_hlo_instr *u, size_t at, int d)
 
 /*
  * Whether operand o of an elementwise op is the same value at every
- * position: a broadcast of a scalar, or a constant whose elements are
+ * position: a scalar, a broadcast of one, or a constant whose elements are
  * all one value (XLA folds the broadcast of a scalar constant into one).
  */
 static bool uniform(const usc_hlo_instr *o)
 {
-	return (o->opcode == USC_HLO_OP_BROADCAST && o->operand_count == 1 &&
+	/* A scalar operand (clamp's bounds may be) is one value too. */
+	return o->shape.rank == 0 ||
+	       (o->opcode == USC_HLO_OP_BROADCAST && o->operand_count == 1 &&
 		o->operands[0]->shape.rank == 0) ||
 	       usc__sig_splat_constant(o);
 }
