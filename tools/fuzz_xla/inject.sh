@@ -37,9 +37,19 @@ for ((k = 0; k < jobs; k++)); do
 	hi=$((lo + step - 1))
 	[ $hi -ge $((first + n)) ] && hi=$((first + n - 1))
 	[ $lo -gt $hi ] && continue
-	"$py" "$root/tools/fuzz_xla/inject.py" --ulpscope "$cli" --out "$out/part_$k" \
-		--seeds "$lo-$hi" --per-kernel "$per" --fast-math "$fm" --at "$at" "${replay[@]}" \
-		> "$out/part_$k.log" 2>&1 &
+	# XLA:CPU aborts the process on a few kernel-level mutants (a CHECK
+	# failure): the part is run again, resuming after the mutant it
+	# records as refused, until it ends by itself (at most 50 times).
+	(
+		for ((try = 0; try < 50; try++)); do
+			"$py" "$root/tools/fuzz_xla/inject.py" --ulpscope "$cli" \
+				--out "$out/part_$k" --seeds "$lo-$hi" --per-kernel "$per" \
+				--fast-math "$fm" --at "$at" "${replay[@]}" >> "$out/part_$k.log" 2>&1
+			rc=$?
+			[ $rc -le 128 ] && exit $rc
+		done
+		exit 1
+	) &
 	pids+=($!)
 done
 rc=0
