@@ -44,8 +44,8 @@ for ((k = 0; k < jobs; k++)); do
 		for ((try = 0; try < 50; try++)); do
 			"$py" "$root/tools/fuzz_xla/inject.py" --ulpscope "$cli" \
 				--out "$out/part_$k" --seeds "$lo-$hi" --per-kernel "$per" \
-				--fast-math "$fm" --at "$at" "${replay[@]}" >> "$out/part_$k.log" 2>&1
-			rc=$?
+				--fast-math "$fm" --at "$at" "${replay[@]}" >> "$out/part_$k.log" 2>&1 &&
+				rc=0 || rc=$?
 			[ $rc -le 128 ] && exit $rc
 		done
 		exit 1
