@@ -15,7 +15,11 @@ constant predicate), and the YNNPACK dot fusions (kind=kCustom with a
 backend_config) whose configuration the conversion drops.  The first is
 measured on every mutant (faithful(), below: the compiled module is
 compared with the mutant, op for op); the second is undone before the
-compile (compilable()).
+compile (compilable()).  And with no layout assignment, XLA:CPU takes a
+transpose whose result it gave a permuted layout for a bitcast, so a
+module can compile op for op and still compute another thing: inject.py
+checks a changed mutant's outputs against the mutant's own text
+(as_written), and a kernel's against the original run.
 """
 import collections
 import os
