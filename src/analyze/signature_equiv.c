@@ -8,7 +8,8 @@
  * one candidate that lists its equivalent forms instead.
  *
  * The same holds of a constant set to zero and the result of the ops
- * that only move or convert it replaced by zeros.
+ * that only move or convert it replaced by zeros, and of a stale tile
+ * of an op and the same tile of the ops that only carry it along.
  *
  * Only structural equivalences are merged: each rule below is an
  * identity of the programs, whatever the inputs.  Mutations that merely
@@ -282,6 +283,180 @@ static bool zeroes_reach(const usc_hlo_instr *x, const usc_hlo_instr *y)
 	return false;
 }
 
+/* Whether d is listed in a dot's dimension attribute name of u. */
+static bool listed(const usc_hlo_instr *u, const char *name, int64_t d,
+		   size_t *count)
+{
+	const usc_hlo_attr *a = usc_hlo_instr_attr(u, name);
+	bool in = false;
+
+	*count = 0;
+	if (!a)
+		return false;
+	if (a->kind != USC_HLO_ATTR_INTS)
+		return true; /* not understood: treat as taken */
+	*count = a->count;
+	for (size_t i = 0; i < a->count; i++)
+		in |= a->ints[i] == d;
+	return in;
+}
+
+/*
+ * Where a free dimension d (neither batch nor contracting) of a dot's
+ * operand `at` lands in the result: after the batch dimensions come the
+ * lhs's free dimensions, then the rhs's, each in order.  Each result
+ * element along it is one operand row or column against the other
+ * operand, so a stale tile of the operand's rows is the same tile of
+ * the result's.  -1 for a batch or contracting dimension.
+ */
+static int dot_lands(const usc_hlo_instr *u, size_t at, int d)
+{
+	static const char *const names[2][2] = {
+	    {"lhs_batch_dims", "lhs_contracting_dims"},
+	    {"rhs_batch_dims", "rhs_contracting_dims"}};
+	size_t nb = 0, nc = 0, before = 0, lhs_free;
+
+	if (u->operand_count != 2 || at > 1 ||
+	    listed(u, names[at][0], d, &nb) || listed(u, names[at][1], d, &nc))
+		return -1;
+	for (int64_t k = 0; k < d; k++) {
+		size_t n1, n2;
+
+		if (!listed(u, names[at][0], k, &n1) &&
+		    !listed(u, names[at][1], k, &n2))
+			before++;
+	}
+	(void)listed(u, names[0][0], -1, &nb);
+	(void)listed(u, names[0][1], -1, &nc);
+	lhs_free = u->operands[0]->shape.rank - nb - nc;
+	return (int)(nb + (at == 1 ? lhs_free : 0) + before);
+}
+
+/*
+ * Whether operand o of an elementwise op is the same value at every
+ * position: a scalar, a broadcast of one, or a constant whose elements are
+ * all one value (XLA folds the broadcast of a scalar constant into one).
+ */
+static bool uniform(const usc_hlo_instr *o)
+{
+	/* A scalar operand (clamp's bounds may be) is one value too. */
+	return o->shape.rank == 0 ||
+	       (o->opcode == USC_HLO_OP_BROADCAST && o->operand_count == 1 &&
+		o->operands[0]->shape.rank == 0) ||
+	       usc__sig_splat_constant(o);
+}
+
+/*
+ * Where dimension d of u's operand `at` lands in u's result when u moves
+ * a stale tile of that operand along unchanged, or -1.  u(stale(x)) is
+ * stale(u(x)) along the landed dimension, whatever the values, when u
+ * computes each result element from the operand element at the same
+ * position (an elementwise op whose other operands are the same value
+ * everywhere), or only moves elements to other positions dimension by
+ * dimension (a broadcast: operand dimension d is result dimension
+ * dimensions[d]; a transpose: result dimension j is operand dimension
+ * dimensions[j]), or is a dot and d one of the operand's free
+ * dimensions (dot_lands).  A fusion carries it when the ops from its parameter
+ * to its root do, one after the other, through sole uses.
+ */
+static int stale_lands(const usc_hlo_instr *u, size_t at, int d, int depth)
+{
+	const usc_hlo_attr *dims;
+
+	if (at >= u->operand_count || depth > 16)
+		return -1;
+	if (u->opcode == USC_HLO_OP_FUSION) {
+		const usc_hlo_computation *c;
+		const usc_hlo_instr *x = NULL;
+
+		if (u->called_count != 1 || !(c = u->called[0]) || !c->root)
+			return -1;
+		for (size_t i = 0; i < c->instr_count; i++)
+			if (c->instrs[i]->opcode == USC_HLO_OP_PARAMETER &&
+			    c->instrs[i]->parameter_number == (int64_t)at)
+				x = c->instrs[i];
+		while (x && x != c->root && d >= 0) {
+			size_t k = 0;
+			const usc_hlo_instr *v = sole_user(x, &k);
+
+			if (!v)
+				return -1;
+			d = stale_lands(v, k, d, depth + 1);
+			x = v;
+		}
+		return x == c->root ? d : -1;
+	}
+	if (d < 0 || (size_t)d >= u->operands[at]->shape.rank)
+		return -1;
+	if (usc_hlo_opcode_category(u->opcode) == USC_HLO_CAT_ELEMENTWISE ||
+	    u->opcode == USC_HLO_OP_COPY) {
+		if (!usc__sig_same_dims(&u->shape, &u->operands[at]->shape))
+			return -1;
+		for (size_t k = 0; k < u->operand_count; k++)
+			if (k != at && !uniform(u->operands[k]))
+				return -1;
+		return d;
+	}
+	if (u->opcode == USC_HLO_OP_DOT) {
+		int j = dot_lands(u, at, d);
+
+		return j >= 0 && (size_t)j < u->shape.rank &&
+			       u->shape.dims[j] == u->operands[at]->shape.dims[d]
+			   ? j
+			   : -1;
+	}
+	dims = usc_hlo_instr_attr(u, "dimensions");
+	if (!dims || dims->kind != USC_HLO_ATTR_INTS)
+		return -1;
+	if (u->opcode == USC_HLO_OP_BROADCAST &&
+	    dims->count == u->operands[0]->shape.rank) {
+		int64_t j = dims->ints[d];
+
+		return j >= 0 && (size_t)j < u->shape.rank &&
+			       u->shape.dims[j] ==
+				   u->operands[0]->shape.dims[d]
+			   ? (int)j
+			   : -1;
+	}
+	if (u->opcode == USC_HLO_OP_TRANSPOSE && dims->count == u->shape.rank)
+		for (size_t j = 0; j < dims->count; j++)
+			if (dims->ints[j] == d)
+				return (int)j;
+	return -1;
+}
+
+/* The dimension stale/v of an op of this shape holds stale. */
+static int stale_dim(const usc_hlo_shape *s, int v)
+{
+	return s->rank == 0 ? -1 : v == 0 ? 0 : (int)s->rank - 1;
+}
+
+/*
+ * stale/v of x is stale/w of y when y is reached from x through sole
+ * uses of ops that carry a stale tile along (stale_lands), and x's
+ * stale dimension lands on y's: the tile loop that wrote x's first half
+ * twice and the one that wrote y's first half twice leave the same
+ * values in y, and nothing else reads the values in between.  (A
+ * fusion that only broadcasts, converts or negates its operand is the
+ * usual case: XLA wraps a lone broadcast as "wrapped_broadcast".)
+ */
+static bool stale_reaches(const usc_hlo_instr *x, int v,
+			  const usc_hlo_instr *y, int w)
+{
+	int d = stale_dim(&x->shape, v);
+	size_t at = 0;
+
+	for (int depth = 0; depth < 16 && d >= 0; depth++) {
+		x = sole_user(x, &at);
+		if (!x)
+			return false;
+		d = stale_lands(x, at, d, 0);
+		if (x == y)
+			return d >= 0 && d == stale_dim(&y->shape, w);
+	}
+	return false;
+}
+
 /* Whether a and b (in either order) write the same program. */
 static bool same_program(const usc_hlo_module *m, const form *a,
 			 const form *b)
@@ -300,6 +475,8 @@ static bool same_program(const usc_hlo_module *m, const form *a,
 	     a->kind == USC_MUT_ZERO) &&
 	    b->kind == USC_MUT_ZERO)
 		return zeroes_reach(x, y);
+	if (a->kind == USC_MUT_STALE && b->kind == USC_MUT_STALE)
+		return stale_reaches(x, a->variant, y, b->variant);
 	if (a->kind == USC_MUT_TRANSPOSED &&
 	    (b->kind == USC_MUT_DOT_TRANSPOSE_OUTPUT ||
 	     b->kind == USC_MUT_BROADCAST_PERMUTE))
@@ -372,7 +549,7 @@ static bool twinnable(usc_mutation k)
 	       k == USC_MUT_OFF_BY_ONE || k == USC_MUT_TRANSPOSED ||
 	       k == USC_MUT_DOT_TRANSPOSE_OUTPUT ||
 	       k == USC_MUT_BROADCAST_PERMUTE || k == USC_MUT_WRONG_CONSTANT ||
-	       k == USC_MUT_ZERO;
+	       k == USC_MUT_ZERO || k == USC_MUT_STALE;
 }
 
 bool usc__sig_merge_equivalent(usc__sig_set *s)

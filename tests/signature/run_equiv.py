@@ -11,7 +11,12 @@ USC_SOURCE_DIR as in ctest).
    A constant set to zero is the fusion that only broadcasts it replaced
    by zeros.  A subtract reading, through a fusion parameter, a square
    dot that another fusion computes, transposed, is that dot's output
-   transposed (the device: numpy's (x @ y).T - z on small integers, exact).  A compare with a second use is not folded (its flip also changes that
+   transposed (the device: numpy's (x @ y).T - z on small integers,
+   exact).  A stale tile of rows is one program whether written by a
+   negating fusion, the dot fusion that reads it (a free dimension) or
+   the fusion that scales and broadcasts the dot (the device: numpy's
+   rows copied); not when the negated value is read elsewhere too.  A
+   compare with a second use is not folded (its flip also changes that
    use), and two directed roundings that agree on positive sums stay two
    candidates, tied (an observational tie, not an identity).
 
@@ -279,6 +284,79 @@ def test_fused_transpose(tmp):
     print("fused transpose: one candidate, %s" % sorted(forms(best)))
 
 
+STALE_KERNEL = """HloModule equiv_stale
+
+fneg {
+  p = f32[8,4]{1,0} parameter(0)
+  ROOT n = f32[8,4]{1,0} negate(p)
+}
+
+fdot {
+  a = f32[8,4]{1,0} parameter(0)
+  w = f32[4,4]{1,0} parameter(1)
+  ROOT d = f32[8,4]{1,0} dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+fbc {
+  q = f32[8,4]{1,0} parameter(0)
+  c = f32[] constant(2)
+  cb = f32[8,4]{1,0} broadcast(c), dimensions={}
+  m = f32[8,4]{1,0} multiply(q, cb)
+  ROOT b = f32[8,4,2]{2,1,0} broadcast(m), dimensions={0,1}
+}
+
+ENTRY main {
+  x = f32[8,4]{1,0} parameter(0)
+  w = f32[4,4]{1,0} parameter(1)
+  neg.0 = f32[8,4]{1,0} fusion(x), kind=kLoop, calls=fneg
+  fd.0 = f32[8,4]{1,0} fusion(neg.0, w), kind=kLoop, calls=fdot
+  ROOT fb.0 = f32[8,4,2]{2,1,0} fusion(fd.0), kind=kLoop, calls=fbc
+}
+"""
+
+
+def test_stale_chain(tmp):
+    """A stale tile of rows moves unchanged through a negate, a dot's
+    free dimension, a multiply by a broadcast constant and a broadcast:
+    stale/0 of each of the three fusions is one program.  The device:
+    numpy's 2 (-x @ w) on small integers (exact), broadcast, rows 4-7
+    overwritten by rows 0-3."""
+    rng = np.random.default_rng(29)
+    x = rng.integers(-8, 8, (8, 4)).astype(np.float32)
+    w = rng.integers(-8, 8, (4, 4)).astype(np.float32)
+    ins = [save(tmp, "sx.npy", x), save(tmp, "sw.npy", w)]
+    r = (2 * (-x @ w)).astype(np.float32)
+    dev = np.repeat(r[:, :, None], 2, axis=2)
+    dev[4:] = dev[:4]
+    k = write(tmp, "stale.hlo", STALE_KERNEL)
+    got = search(k, ins, [save(tmp, "dev.npy", dev)])
+    want = {("neg.0", "stale", 0), ("fd.0", "stale", 0), ("fb.0", "stale", 0)}
+    best = got["candidates"][0] if got["candidates"] else None
+    if got["verdict"] != "explained" or not best or forms(best) != want:
+        fail("stale chain: best %s, expected one candidate of the forms %s" %
+             (best and sorted(forms(best)), sorted(want)))
+        return
+    print("stale chain: one candidate, %s" % sorted(forms(best)))
+
+    # The negated value also an output: its stale tile shows there too,
+    # so it is no longer the dot's; the two downstream still are one.
+    k = write(tmp, "stale2.hlo", STALE_KERNEL.replace(
+        "  ROOT fb.0 = f32[8,4,2]{2,1,0} fusion(fd.0), kind=kLoop, calls=fbc",
+        "  fb.0 = f32[8,4,2]{2,1,0} fusion(fd.0), kind=kLoop, calls=fbc\n"
+        "  ROOT t = (f32[8,4,2]{2,1,0}, f32[8,4]{1,0}) tuple(fb.0, neg.0)"))
+    got = search(k, ins, [save(tmp, "dev2.npy", dev),
+                          save(tmp, "dev3.npy", (-x).astype(np.float32))])
+    best = got["candidates"][0] if got["candidates"] else None
+    want = {("fd.0", "stale", 0), ("fb.0", "stale", 0)}
+    if not best or forms(best) != want or \
+            any(("neg.0", "stale", 0) in forms(c) and len(forms(c)) > 1
+                for c in got["candidates"]):
+        fail("stale, shared: best %s, expected the forms %s and neg.0 alone" %
+             (best and sorted(forms(best)), sorted(want)))
+        return
+    print("stale, shared: %s; neg.0 apart" % sorted(forms(best)))
+
+
 def test_round_ties(tmp):
     """Rounded down or toward zero: the same bits on positive sums, yet
     two programs (they differ on negative ones): two tied candidates."""
@@ -437,7 +515,7 @@ def test_campaign(tmp):
 def main():
     return run_tests("usc_sigeq_", (
         test_select, test_iota, test_zero_chain, test_fused_transpose,
-        test_round_ties, test_splat, test_narrow_ulps,
+        test_stale_chain, test_round_ties, test_splat, test_narrow_ulps,
         test_output_zero_last, test_campaign))
 
 

@@ -8,7 +8,8 @@ set_tests_properties(test_signature PROPERTIES
   ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
   SKIP_RETURN_CODE 77 TIMEOUT 900)
 
-# Equivalent mutations folded into one candidate, observational ties kept
+# Equivalent mutations folded into one candidate (a stale tile carried
+# through a negate, a dot and a broadcast among them), observational ties kept
 # apart, the constant mutations on splat arrays and in bf16/f16 ulps, and
 # output-zero after a program mutation that scores as well: hand kernels,
 # the device computed with numpy; and four cases of the injected-defect

@@ -4,6 +4,13 @@ campaign"): single-op mutants of random kernels, run through XLA:CPU,
 judged against the original module, and explained by `ulpscope signature`.
 
     inject.py --ulpscope build/ulpscope --out /tmp/inj --seeds 0-499 [--per-kernel 2]
+              [--at kernel|source]
+
+--at kernel (the default) mutates XLA's optimized module K (the case's
+kernel.hlo) and compiles each mutant without XLA's HLO passes
+(kernel_mode.py), so the kernel that runs is a single-op mutation of the
+kernel judged and the right answer is the mutated op of K by its own
+name.  --at source mutates the generated module, as described next.
 
 For each seed: `ulpscope gen` writes a module G and XLA:CPU runs it on
 inputs drawn as tools/fuzz_xla/run.py draws them (the original case O; a
@@ -37,6 +44,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "capture"))
 
 import numpy as np  # noqa: E402
+
+import kernel_mode  # noqa: E402
 
 OPNAME = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=.*metadata=\{[^}]*op_name=\"([^\"]*)\"",
                     re.M)
@@ -228,7 +237,9 @@ def rescore(ulpscope, path):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     texts = {}
     for r in rows:
-        if r.get("verdict") != "defect" or r["kind"] in ("wrong-constant", "constant-ulps"):
+        if r.get("verdict") != "defect" or r["kind"] in ("wrong-constant", "constant-ulps") \
+                or r.get("at") == "kernel":
+            # At the kernel the op is named as it is: nothing to map.
             continue
         if r["seed"] not in texts:
             texts[r["seed"]] = unique_opcodes(run_gen(ulpscope, r["seed"]))
@@ -286,6 +297,89 @@ def inputs_of(case_dir, case):
     return out
 
 
+def judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut,
+          mutant_text=None):
+    """Judges a mutant's outputs (run on the original's inputs): no
+    effect when bit-identical, else `check` of the original case with the
+    mutant's outputs as its device outputs and, for a defect, `signature`
+    scored against the injected op (is_op) and kind.  At the kernel
+    (mutant_text given), the outputs are first checked against the
+    mutant itself (as_written).  Fills rec."""
+    kind = rec["kind"]
+    if same_outputs(orig, outs):
+        rec["outcome"] = "no effect"
+        return
+    if mutant_text is not None:
+        # Did XLA compile the mutant as written?  Its outputs must be a
+        # legit run of the mutant's own text under the profile.  Without
+        # layout assignment XLA:CPU takes a transpose whose result it
+        # gave a permuted layout for a bitcast (no data moved), so a
+        # mutant that adds a transpose (`transposed`) can run as another
+        # program although every op is there.
+        acase = os.path.join(work, "as_written")
+        shutil.rmtree(acase, ignore_errors=True)
+        shutil.copytree(orig, acase)
+        with open(os.path.join(acase, "kernel.hlo"), "w") as f:
+            f.write(mutant_text)
+        write_device(acase, outs)
+        rec["as_written"] = check(args.ulpscope, acase, profile).get("verdict")
+        if rec["as_written"] != "legit":
+            rec["faithful"] = False
+            rec["rewritten"] = (rec.get("rewritten", "") + "; " if rec.get("rewritten") else "") + \
+                f"its outputs are {rec['as_written']} for the mutant's own text"
+    mcase = os.path.join(work, "mutated")
+    shutil.rmtree(mcase, ignore_errors=True)
+    shutil.copytree(orig, mcase)
+    write_device(mcase, outs)
+    t1 = time.time()
+    doc = check(args.ulpscope, mcase, profile)
+    rec["check_seconds"] = round(time.time() - t1, 2)
+    rec["verdict"] = doc.get("verdict")
+    rec["outside"], rec["undecided"] = outside(doc)
+    rec["outcome"] = "changed"
+    if args.keep:
+        shutil.copytree(mcase, os.path.join(args.keep, f"seed_{seed}_{op}_{mut.replace('/', '_')}"),
+                        dirs_exist_ok=True)
+        shutil.copy(gpath, os.path.join(args.keep, f"seed_{seed}.generated.hlo"))
+    if rec["verdict"] == "defect":
+        t2 = time.time()
+        s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
+                "--top", "10", "--max-seconds", str(args.max_seconds)])
+        rec["signature_seconds"] = round(time.time() - t2, 2)
+        try:
+            cands = json.loads(s.stdout).get("candidates", [])
+        except ValueError:
+            cands = []
+            rec["signature_error"] = s.stderr.strip()[:300]
+        right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
+        # A candidate is one program under several names when
+        # signature found mutations that write the same program
+        # (docs/signatures.md, "Equivalent mutations"): the injected
+        # mutation may be any of its forms.
+        right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
+                             for e in c.get("equivalent", []))
+                    for r, c in zip(right, cands)]
+        # Candidates tied with the first (signature's "1="): mutations
+        # that explain the output equally well, often equivalent ones
+        # (EQ<->NE of a compare feeding a select is its branches swapped).
+        tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
+                                                             cands[0].get("tied_best"))]
+        rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
+                         f"{c.get('mutation')}/{c.get('variant')}"
+                         f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
+        rec["tied"] = len(tied)
+        rec["top1"] = bool(right[:1] and right[0])
+        rec["top3"] = any(right[:3])
+        rec["equivalent"] = [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
+                              f"{e.get('mutation')}/{e.get('variant')}"
+                              for e in c.get("equivalent", [])] for c in cands[:5]]
+        rec["top1_equiv"] = bool(right_eq[:1] and right_eq[0])
+        rec["top3_equiv"] = any(right_eq[:3])
+        rec["top1_tied"] = any(right_eq[i] for i in tied)
+        rec["top3_tied"] = rec["top3_equiv"] or rec["top1_tied"]
+        rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
+
+
 def one_seed(args, seed, profile, log, only=None):
     import capture
     import run
@@ -307,12 +401,51 @@ def one_seed(args, seed, profile, log, only=None):
     if doc.get("verdict") != "legit":
         log({"seed": seed, "skipped": f"original is {doc.get('verdict')}"})
         return
+    kpath = os.path.join(orig, "kernel.hlo")
+    inputs = inputs_of(orig, case)
+    if args.at == "kernel":
+        # The mutants are the kernel's own, and the kernel must run as
+        # itself without XLA's passes: compiled so, the original kernel
+        # gives the original run's bits, or the seed is skipped.
+        marker = os.path.join(args.out, "in_progress.json")
+        with open(marker, "w") as f:
+            json.dump({"seed": seed, "skipped": "XLA:CPU aborted the process compiling "
+                       "the kernel without passes"}, f)
+        try:
+            try:
+                base = kernel_mode.run_without_passes(open(kpath).read(), inputs,
+                                                      os.path.join(work, "dump"))
+            finally:
+                os.unlink(marker)
+        except Exception as e:  # noqa: BLE001
+            log({"seed": seed, "skipped": "kernel not compiled without passes: "
+                 f"{type(e).__name__}: {str(e)[:200]}"})
+            return
+        base_census = (kernel_mode.op_census(open(kpath).read()),
+                       kernel_mode.op_census(kernel_mode.compiled_text(os.path.join(work, "dump"))
+                                             or ""))
+        if not same_outputs(orig, base):
+            # Compiled without passes, the kernel gives other bits (a
+            # YNNPACK dot re-emitted as a loop fusion sums in another
+            # order): that run is the original the mutants are compared
+            # with, when it is legit itself.
+            write_device(orig, base)
+            doc = check(args.ulpscope, orig, profile)
+            if doc.get("verdict") != "legit":
+                log({"seed": seed, "skipped": "kernel compiled without passes is "
+                     f"{doc.get('verdict')}"})
+                return
+            log({"seed": seed, "note": "kernel compiled without passes gives other bits, legit: "
+                 "the original run is that one"})
+    source = kpath if args.at == "kernel" else gpath
     entry = ENTRY.search(text).group(1)
-    listing = sh([args.ulpscope, "signature", gpath, "--list-mutants"])
+    listing = sh([args.ulpscope, "signature", source, "--list-mutants"])
     by_kind = {}
     for line in listing.stdout.splitlines():
         parts = line.split("\t")
-        if len(parts) >= 3 and parts[1] == entry:
+        # At the kernel, every computation's ops (the fused computations
+        # are where the kernel computes); at the source, the entry's.
+        if len(parts) >= 3 and (args.at == "kernel" or parts[1] == entry):
             kind = parts[2].split("/")[0]
             by_kind.setdefault(kind, []).append((parts[0], parts[2]))
     rng = random.Random(seed * 7919 + args.mutant_seed)
@@ -336,7 +469,11 @@ def one_seed(args, seed, profile, log, only=None):
             v = kconst[o]
             return gconst.get(op) == v or (v not in gconst.values() and gconst.get(op) == -v)
         return o == op or same_unique_opcode(o, op, unique)
-    inputs = inputs_of(orig, case)
+    if args.at == "kernel":
+        # The mutated op is an op of the very kernel signature names.
+        def is_op(o, op):  # noqa: F811
+            return o == op
+        names = {}
     draws = []
     for kind in kinds[:args.per_kernel]:
         op, mut = rng.choice(by_kind[kind])
@@ -348,7 +485,7 @@ def one_seed(args, seed, profile, log, only=None):
         rec = {"seed": seed, "distribution": dist, "op": op, "kind": kind, "mutant": mut}
         t0 = time.time()
         mpath = os.path.join(work, "mutant.hlo")
-        r = sh([args.ulpscope, "signature", gpath, "--mutant", op, mut, "-o", mpath])
+        r = sh([args.ulpscope, "signature", source, "--mutant", op, mut, "-o", mpath])
         if r.returncode != 0:
             rec["outcome"] = "not written"
             rec["error"] = r.stderr.strip()[:300]
@@ -356,70 +493,35 @@ def one_seed(args, seed, profile, log, only=None):
             continue
         with open(mpath) as f:
             mtext = f.read()
+        rec["at"] = args.at
         try:
-            exe = capture.compile_hlo_text(mtext)
-            outs = capture._run_executable(exe, inputs)  # noqa: SLF001
+            if args.at == "kernel":
+                dump = os.path.join(work, "dump")
+                # XLA:CPU aborts the process on some kernels it compiles
+                # without passes (a CHECK on incompatible layouts): the
+                # mutant in hand is left here for the next run to record.
+                marker = os.path.join(args.out, "in_progress.json")
+                with open(marker, "w") as f:
+                    json.dump(rec, f)
+                try:
+                    outs = kernel_mode.run_without_passes(mtext, inputs, dump)
+                finally:
+                    os.unlink(marker)
+                rec["faithful"], diff = kernel_mode.faithful(mtext, dump, base_census)
+                if diff:
+                    rec["rewritten"] = diff
+            else:
+                exe = capture.compile_hlo_text(mtext)
+                outs = capture._run_executable(exe, inputs)  # noqa: SLF001
         except Exception as e:  # noqa: BLE001
             rec["outcome"] = "XLA refused"
             rec["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+            if args.at == "kernel":
+                rec["refused_as"] = kernel_mode.refusal(str(e))
             log(rec)
             continue
-        if same_outputs(orig, outs):
-            rec["outcome"] = "no effect"
-            rec["seconds"] = round(time.time() - t0, 2)
-            log(rec)
-            continue
-        mcase = os.path.join(work, "mutated")
-        shutil.rmtree(mcase, ignore_errors=True)
-        shutil.copytree(orig, mcase)
-        write_device(mcase, outs)
-        t1 = time.time()
-        doc = check(args.ulpscope, mcase, profile)
-        rec["check_seconds"] = round(time.time() - t1, 2)
-        rec["verdict"] = doc.get("verdict")
-        rec["outside"], rec["undecided"] = outside(doc)
-        rec["outcome"] = "changed"
-        if args.keep:
-            shutil.copytree(mcase, os.path.join(args.keep, f"seed_{seed}_{op}_{mut.replace('/', '_')}"),
-                            dirs_exist_ok=True)
-            shutil.copy(gpath, os.path.join(args.keep, f"seed_{seed}.generated.hlo"))
-        if rec["verdict"] == "defect":
-            t2 = time.time()
-            s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
-                    "--top", "10", "--max-seconds", str(args.max_seconds)])
-            rec["signature_seconds"] = round(time.time() - t2, 2)
-            try:
-                cands = json.loads(s.stdout).get("candidates", [])
-            except ValueError:
-                cands = []
-                rec["signature_error"] = s.stderr.strip()[:300]
-            right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
-            # A candidate is one program under several names when
-            # signature found mutations that write the same program
-            # (docs/signatures.md, "Equivalent mutations"): the injected
-            # mutation may be any of its forms.
-            right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
-                                 for e in c.get("equivalent", []))
-                        for r, c in zip(right, cands)]
-            # Candidates tied with the first (signature's "1="): mutations
-            # that explain the output equally well, often equivalent ones
-            # (EQ<->NE of a compare feeding a select is its branches swapped).
-            tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
-                                                                 cands[0].get("tied_best"))]
-            rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
-                             f"{c.get('mutation')}/{c.get('variant')}"
-                             f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
-            rec["tied"] = len(tied)
-            rec["top1"] = bool(right[:1] and right[0])
-            rec["top3"] = any(right[:3])
-            rec["equivalent"] = [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
-                                  f"{e.get('mutation')}/{e.get('variant')}"
-                                  for e in c.get("equivalent", [])] for c in cands[:5]]
-            rec["top1_equiv"] = bool(right_eq[:1] and right_eq[0])
-            rec["top3_equiv"] = any(right_eq[:3])
-            rec["top1_tied"] = any(right_eq[i] for i in tied)
-            rec["top3_tied"] = rec["top3_equiv"] or rec["top1_tied"]
-            rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
+        judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut,
+              mtext if args.at == "kernel" else None)
         rec["seconds"] = round(time.time() - t0, 2)
         log(rec)
     shutil.rmtree(work, ignore_errors=True)
@@ -477,6 +579,28 @@ def summarise(path):
             k = s["misses_by_kind"].setdefault(r["kind"], {"ranked": 0, "top1_miss": 0,
                                                            "top3_miss": 0})
             k["not_caught"] = k.get("not_caught", 0) + 1
+    # At the kernel: the kernels judged in their form compiled without
+    # passes, the mutants XLA refused by kind, and the figures again over
+    # the defects whose mutation reached the compiled kernel op for op.
+    s["kernels_recompiled"] = sum(1 for r in rows if "note" in r)
+    refused = {}
+    for r in muts:
+        if r["outcome"] == "XLA refused":
+            refused[r["kind"]] = refused.get(r["kind"], 0) + 1
+    s["refused_by_kind"] = refused
+    if any("faithful" in r for r in muts):
+        rewritten = [r for r in muts if r.get("faithful") is False]
+        s["rewritten"] = len(rewritten)
+        s["rewritten_by_kind"] = {}
+        for r in rewritten:
+            s["rewritten_by_kind"][r["kind"]] = s["rewritten_by_kind"].get(r["kind"], 0) + 1
+        kept = [r for r in defects if r.get("faithful")]
+        s["faithful_defects"] = len(kept)
+        if kept:
+            s["faithful_top1_equiv_rate"] = round(
+                sum(1 for r in kept if r.get("top1_equiv")) / len(kept), 4)
+            s["faithful_top3_equiv_rate"] = round(
+                sum(1 for r in kept if r.get("top3_equiv")) / len(kept), 4)
     sig = sorted(r["signature_seconds"] for r in defects if "signature_seconds" in r)
     if sig:
         s["signature_seconds_median"] = sig[len(sig) // 2]
@@ -496,6 +620,10 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", default="0-99", help="e.g. 0-499 (run.py's syntax)")
     ap.add_argument("--ops", type=int, default=12)
+    ap.add_argument("--at", choices=("kernel", "source"), default="kernel",
+                    help="inject into XLA's optimized module, compiled without HLO passes "
+                         "(kernel, the default), or into the generated module before XLA "
+                         "(source)")
     ap.add_argument("--per-kernel", type=int, default=2, help="mutants per kernel (2)")
     ap.add_argument("--fast-math", choices=("off", "on"), default="off")
     ap.add_argument("--distribution", default="normal,uniform,large,ties",
@@ -523,6 +651,19 @@ def main(argv=None):
         import capture
         capture.setup(fast_math=args.fast_math == "on", extra_flags=run.DUMP_FLAGS)
         profile = "xla-cpu-fast-math" if args.fast_math == "on" else "xla-cpu"
+        crashed = os.path.join(args.out, "in_progress.json")
+        if os.path.exists(crashed):
+            # The last run died compiling this mutant (XLA:CPU aborted):
+            # recorded as such, and its seed counts as done.
+            with open(crashed) as f:
+                rec = json.load(f)
+            if "skipped" not in rec:
+                rec["outcome"] = "XLA refused"
+                rec["refused_as"] = "XLA aborted"
+                rec["error"] = "XLA:CPU aborted the process compiling it (see the run's log)"
+            with open(path, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            os.unlink(crashed)
         done = set()
         if os.path.exists(path):
             with open(path) as f:

@@ -11,7 +11,9 @@
 #   JOBS=1 tools/fuzz_xla/inject.sh 50 1000 /tmp/inj
 #
 # ULPSCOPE (default build/ulpscope), USC_PYTHON (default tools/pyenv.sh's),
-# FAST_MATH (off or on: the setting and its profile, default off), REPLAY
+# FAST_MATH (off or on: the setting and its profile, default off), AT
+# (kernel: mutate XLA's optimized module, compiled without HLO passes, the
+# default; source: mutate the generated module before XLA), REPLAY
 # (an earlier run's mutants.jsonl: run again only the mutants it judged
 # defect, on its seeds within the range; about a third of the time).
 set -euo pipefail
@@ -24,6 +26,7 @@ py=${USC_PYTHON:-$("$root/tools/pyenv.sh")}
 jobs=${JOBS:-2}
 per=${PER:-4}
 fm=${FAST_MATH:-off}
+at=${AT:-kernel}
 replay=()
 [ -n "${REPLAY:-}" ] && replay=(--replay "$REPLAY")
 mkdir -p "$out"
@@ -34,9 +37,19 @@ for ((k = 0; k < jobs; k++)); do
 	hi=$((lo + step - 1))
 	[ $hi -ge $((first + n)) ] && hi=$((first + n - 1))
 	[ $lo -gt $hi ] && continue
-	"$py" "$root/tools/fuzz_xla/inject.py" --ulpscope "$cli" --out "$out/part_$k" \
-		--seeds "$lo-$hi" --per-kernel "$per" --fast-math "$fm" "${replay[@]}" \
-		> "$out/part_$k.log" 2>&1 &
+	# XLA:CPU aborts the process on a few kernel-level mutants (a CHECK
+	# failure): the part is run again, resuming after the mutant it
+	# records as refused, until it ends by itself (at most 50 times).
+	(
+		for ((try = 0; try < 50; try++)); do
+			"$py" "$root/tools/fuzz_xla/inject.py" --ulpscope "$cli" \
+				--out "$out/part_$k" --seeds "$lo-$hi" --per-kernel "$per" \
+				--fast-math "$fm" --at "$at" "${replay[@]}" >> "$out/part_$k.log" 2>&1 &&
+				rc=0 || rc=$?
+			[ $rc -le 128 ] && exit $rc
+		done
+		exit 1
+	) &
 	pids+=($!)
 done
 rc=0
