@@ -182,10 +182,9 @@ void usc__env_finish(env_state *s, const usc__dom_op *op, value *r,
 		     usc_dtype t, mpfr_srcptr lo, mpfr_srcptr hi, unsigned zs,
 		     usc_overflow o, bool may_skip);
 bool usc__env_float_point_bits(const value *v, usc_dtype t, uint64_t *bits);
-void usc__env_flush_inputs(const env_state *s, const usc__dom_op *op,
-			   value *x, unsigned k);
 void usc__env_flush_zero(const env_state *s, value *r, usc_dtype t);
 bool usc__env_has_zero(const value *v);
+bool usc__env_is_point(const value *v);
 /* The static helpers of envelope.c that envelope_fast.c shares. */
 double usc__env_accuracy_of(const env_state *s, usc_hlo_opcode op);
 bool usc__env_range_of(usc_hlo_opcode op, double *lo, double *hi);
@@ -194,6 +193,13 @@ void usc__env_flush_mode(const env_state *s, value *r, usc_dtype t,
 bool usc__env_flush_forced(const env_state *s, usc_hlo_opcode op);
 bool usc__env_never_subnormal(const env_state *s, const usc__dom_op *op,
 			      usc_dtype t);
+
+/* envelope_continuous.c */
+usc_status usc__env_continuous(env_state *s, const usc__dom_op *op,
+				value *r, const value *const *a0,
+				usc_error *err);
+void usc__env_flush_inputs(const env_state *s, const usc__dom_op *op,
+			   value *x, unsigned k);
 bool usc__env_reciprocal_allowed(const env_state *s, const usc__dom_op *op,
 				 const value *y);
 
