@@ -504,9 +504,11 @@ typedef struct usc_signature_separation {
  * the distributions of usc_audit_draw in turn) and evaluates, on each,
  * the kernel and every candidate of r tied with the best (output-zero,
  * which is not a program, left out) with the search's evaluator.  Keeps
- * the draw that splits them into the most classes (members with
- * different strict outputs on at least one element), then the most
- * elements where the tied candidates disagree.  *out is NULL-free even when nothing is tied (tied 0,
+ * the draw that splits the tied candidates into the most classes
+ * (members with different strict outputs on at least one element), then
+ * the most classes with the kernel, then the most elements where the
+ * tied candidates disagree; none (draw SIZE_MAX) when no draw splits
+ * any two tied candidates.  *out is NULL-free even when nothing is tied (tied 0,
  * draw SIZE_MAX).  Free with usc_signature_separation_destroy.
  */
 usc_status usc_signature_separate(const usc_hlo_module *m,

@@ -276,7 +276,7 @@ usc_status usc_signature_separate(const usc_hlo_module *m,
 	usc_tensor_spec *specs = NULL;
 	usc_tensor **in = NULL, **outs = NULL;
 	uint8_t *apart = NULL;
-	size_t np = 0, nout = 0, nm, best_classes = 0;
+	size_t np = 0, nout = 0, nm, best_classes = 0, best_tclasses = 0;
 	usc_status st;
 
 	*out = NULL;
@@ -311,7 +311,7 @@ usc_status usc_signature_separate(const usc_hlo_module *m,
 		usc_audit_dist dist =
 		    (usc_audit_dist)(d % (size_t)USC_AUDIT_DIST_COUNT);
 		bool all_ok = true;
-		size_t classes = 0;
+		size_t classes = 0, tclasses = 0;
 		uint64_t split;
 
 		for (size_t i = 0; i < np && st == USC_OK; i++)
@@ -331,7 +331,7 @@ usc_status usc_signature_separate(const usc_hlo_module *m,
 		if (st == USC_OK && all_ok) {
 			s->draws++;
 			for (size_t i = 0; i < nm; i++) {
-				size_t c = SIZE_MAX;
+				bool fresh = true, tfresh = i > 0;
 
 				for (size_t j = 0; j < i; j++) {
 					bool same = same_outputs(
@@ -341,17 +341,27 @@ usc_status usc_signature_separate(const usc_hlo_module *m,
 					if (!same)
 						apart[j * nm + i] =
 						    apart[i * nm + j] = 1;
-					if (same && c == SIZE_MAX)
-						c = j;
+					fresh = fresh && !same;
+					tfresh = tfresh && (j == 0 || !same);
 				}
-				/* Class by the first equal member; new one. */
-				classes += c == SIZE_MAX;
+				/* A new class when no member before it is
+				 * equal; among the tied candidates, when none
+				 * of them before it is. */
+				classes += fresh;
+				tclasses += tfresh;
 			}
 			split = split_count(outs, nm, nout);
-			if (classes > 1 &&
-			    (classes > best_classes ||
-			     (classes == best_classes &&
-			      split > s->split_elements))) {
+			/*
+			 * The draw must split the tied candidates themselves;
+			 * the kernel's own class comes second.
+			 */
+			if (tclasses > 1 &&
+			    (tclasses > best_tclasses ||
+			     (tclasses == best_tclasses &&
+			      (classes > best_classes ||
+			       (classes == best_classes &&
+				split > s->split_elements))))) {
+				best_tclasses = tclasses;
 				best_classes = classes;
 				s->split_elements = split;
 				s->draw = d;

@@ -22,6 +22,10 @@ code) and evaluated with `ulpscope eval`.
   below it, not tied.
 - A second run of the compare-swapped mutant instead ranks that one
   first: the combination follows the device, not the catalogue order.
+- clamp(0, x, 3): its bounds swapped and its bound 3 zeroed both give 0
+  for every x; `--separate` must call them likely equivalent (and the
+  two hand-written kernels agree on the draw), while zeroing the result,
+  tied with them on normal inputs, is split off by a NaN.
 - Bad input: `--also` of a case with another kernel, a missing
   directory, `--separate` without a case directory.
 
@@ -178,6 +182,67 @@ def test_separate_and_also(tmp):
              [(key(x), x["tied_best"]) for x in r["candidates"][:3]])
 
 
+CLAMP = """HloModule clampcase
+
+ENTRY main {
+  x = f32[%(n)d]{0} parameter(0)
+  lo = f32[] constant(0)
+  c = f32[] constant(%(c)s)
+  ROOT clamp.0 = f32[%(n)d]{0} clamp(%(a)s, x, %(b)s)
+}
+"""
+
+
+def test_likely_equivalent(tmp):
+    """clamp(0, x, 3) with its bounds swapped is min(max(x, 3), 0) = 0
+    for every x, as is the clamp with its bound 3 zeroed: no input splits
+    the two, and --separate must say so.  Zeroing the clamp's result is
+    tied with them on normal inputs but splits on a NaN (the clamp keeps
+    it): the draw written must hold one."""
+    d = os.path.join(tmp, "clamp")
+    os.makedirs(d)
+    write(os.path.join(d, "kernel.hlo"), CLAMP % {"n": N, "c": "3", "a": "lo",
+                                                  "b": "c"})
+    np.save(os.path.join(d, "input_0.npy"),
+            np.random.default_rng(1).standard_normal(N).astype(np.float32))
+    np.save(os.path.join(d, "device_0.npy"), np.zeros(N, np.float32))
+    out = os.path.join(tmp, "clamp_sep")
+    r = signature(d, "--separate", out)
+    sep = r["separation"]
+    names = [(m["op"], m["mutation"]) for m in sep["members"]]
+    want = {("clamp.0", "swap-clamp-bounds"), ("c", "wrong-constant"),
+            ("clamp.0", "zero")}
+    if not want <= set(names):
+        fail("clamp: tied members %s, expected %s" % (names, sorted(want)))
+        return
+    i, j, z = (names.index(k) for k in (("c", "wrong-constant"),
+                                         ("clamp.0", "swap-clamp-bounds"),
+                                         ("clamp.0", "zero")))
+    m = sep["members"]
+    if m[j]["same_as"] != i or sep["inseparable"] != 2:
+        fail("clamp: the swapped bounds and the zeroed bound not said "
+             "equivalent: %s" % sep)
+    if sep["draw"] is None or m[z]["class"] == m[i]["class"]:
+        fail("clamp: the zeroed result not separated: %s" % sep)
+        return
+    p = run([CLI, "signature", d, "--separate", os.path.join(tmp, "c2")])
+    if "likely equivalent" not in p.stdout:
+        fail("clamp: no 'likely equivalent' line: %r" % p.stdout)
+    # Independently: the hand-written swapped-bounds and zeroed-bound
+    # kernels agree bit for bit on the written draw, and it has a NaN.
+    ins = inputs_of(out)
+    for name, c, a, b in (("sw", "3", "c", "lo"), ("wc", "0", "lo", "c")):
+        write(os.path.join(tmp, name + ".hlo"),
+              CLAMP % {"n": N, "c": c, "a": a, "b": b})
+        cli_eval(os.path.join(tmp, name + ".hlo"), ins,
+                 os.path.join(tmp, name))
+    sw, wc = (np.load(os.path.join(tmp, k + "_0.npy")) for k in ("sw", "wc"))
+    if (bits(sw) != bits(wc)).any():
+        fail("clamp: the two 'equivalent' kernels differ on the draw")
+    if not np.isnan(np.load(ins[0])).any():
+        fail("clamp: the separating draw has no NaN")
+
+
 def test_bad_input(tmp):
     msel, _ = mutants(tmp)
     case = make_case(tmp, "bcase", msel)
@@ -207,4 +272,5 @@ def test_bad_input(tmp):
 
 if __name__ == "__main__":
     sys.exit(run_tests("usc_sep_", [test_separate_and_also,
+                                    test_likely_equivalent,
                                     test_bad_input]))
