@@ -696,6 +696,11 @@ def summarise(path, with_replay=None):
         for k in ("top1", "top3", "top1_equiv", "top3_equiv", "top1_tied"):
             s["separating"][k] = sum(1 for r in defects if after(r, k))
             s["separating"][k + "_rate"] = round(s["separating"][k] / len(defects), 4)
+        kept = [r for r in defects if r.get("faithful")]
+        if kept:
+            for k in ("top1_equiv", "top3_equiv"):
+                s["separating"]["faithful_" + k + "_rate"] = round(
+                    sum(1 for r in kept if after(r, k)) / len(kept), 4)
         secs = sorted(r["sep_seconds"] for r in defects if "sep_seconds" in r)
         if secs:
             s["separating"]["seconds_median"] = secs[len(secs) // 2]
