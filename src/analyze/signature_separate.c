@@ -57,8 +57,9 @@ typedef struct member_prog {
 } member_prog;
 
 /*
- * The mutant of member x as a module; *ok false (no error) when it does
- * not apply or does not parse (it then joins no draw's comparison).
+ * The mutant of member x as a module: p->m NULL (no error) when it does
+ * not apply or does not parse, which the search's own evaluation of the
+ * tied candidate rules out; every draw is then undecided.
  */
 static usc_status member_module(const usc_hlo_module *m,
 				const usc_signature_member *x, member_prog *p,
@@ -212,11 +213,11 @@ static usc_status collect_members(const usc_signature_report *r,
 	return USC_OK;
 }
 
-/* The parameters' specs of m (an evaluator's). */
+/* The parameters' specs of m and its output count (an evaluator's). */
 static usc_status param_specs(const usc_hlo_module *m,
 			      usc_eval_reduce_order order,
 			      usc_tensor_spec **specs, size_t *np,
-			      usc_error *err)
+			      size_t *nout, usc_error *err)
 {
 	usc_eval_options eo = usc_eval_options_default();
 	usc_eval *ev = NULL;
@@ -229,6 +230,7 @@ static usc_status param_specs(const usc_hlo_module *m,
 	if (st != USC_OK)
 		return st;
 	*np = usc_eval_param_count(ev);
+	*nout = usc_eval_output_count(ev);
 	*specs = usc__calloc(*np ? *np : 1, sizeof **specs);
 	if (!*specs)
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
@@ -290,16 +292,12 @@ usc_status usc_signature_separate(const usc_hlo_module *m,
 	if (st != USC_OK || s->tied < 2)
 		goto done;
 	nm = s->member_count;
-	st = param_specs(m, o.reduce_order, &specs, &np, err);
+	st = param_specs(m, o.reduce_order, &specs, &np, &nout, err);
 	if (st != USC_OK)
 		goto done;
-	nout = m->entry && m->entry->root &&
-		       m->entry->root->opcode == USC_HLO_OP_TUPLE
-		   ? m->entry->root->operand_count
-		   : 1;
 	prog = usc__calloc(nm, sizeof *prog);
 	in = usc__calloc(np ? np : 1, sizeof *in);
-	outs = usc__calloc(nm * nout, sizeof *outs);
+	outs = usc__calloc(nm * (nout ? nout : 1), sizeof *outs);
 	apart = usc__calloc(nm * nm, 1);
 	if (!prog || !in || !outs || !apart) {
 		st = usc__fail(err, USC_ENOMEM, "out of memory");
