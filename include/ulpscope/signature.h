@@ -227,6 +227,27 @@ typedef struct usc_signature_form {
 	char detail[96];
 } usc_signature_form;
 
+/*
+ * A candidate's score on one run of a search over several runs of one
+ * kernel (usc_signature_search_runs): the elements it explains and breaks
+ * there, and its width (NaN when it explains none).  scored is false when
+ * the mutant left that run's output as the kernel's (its score there is
+ * the identity's: nothing explained, nothing broken).
+ */
+typedef struct usc_signature_run_score {
+	uint64_t explained;
+	uint64_t broken;
+	double width;
+	bool scored;
+} usc_signature_run_score;
+
+/* One run of a search over several: its own counts. */
+typedef struct usc_signature_run_summary {
+	uint64_t elements;
+	uint64_t differing;
+	uint64_t defects;
+} usc_signature_run_summary;
+
 /* One (op, mutation) pair and how well it reproduces the device. */
 typedef struct usc_signature_candidate {
 	char *op;            /* instruction name; NULL for NONE, OUTPUT_ZERO */
@@ -269,6 +290,13 @@ typedef struct usc_signature_candidate {
 	 */
 	usc_signature_form *equivalent;
 	size_t equivalent_count;
+	/*
+	 * Over several runs: its score on each, in run order (the fields
+	 * above are the sums, the width their geometric mean weighted by the
+	 * elements explained).  NULL and 0 for a search of one run.
+	 */
+	usc_signature_run_score *runs;
+	size_t run_count;
 } usc_signature_candidate;
 
 typedef struct usc_signature_report {
@@ -302,6 +330,12 @@ typedef struct usc_signature_report {
 	/* The identity's score (the reference itself), for comparison. */
 	usc_signature_candidate identity;
 	double min_fraction;
+	/*
+	 * A search over several runs: each run's counts, in run order (the
+	 * counts above are their sums).  NULL and 0 for one run.
+	 */
+	usc_signature_run_summary *runs;
+	size_t run_count;
 } usc_signature_report;
 
 /*
@@ -377,6 +411,123 @@ usc_status usc_signature_run_sets(const usc_signature_request *req,
 usc_status usc_signature_case(const char *dir,
 			      const usc_signature_request *base,
 			      usc_signature_report **out, usc_error *err);
+
+/*
+ * The search over run_count runs of one kernel (docs/signatures.md,
+ * "Several runs"): run k has its own inputs (inputs[k * input_count ...])
+ * and device outputs (devices[k * device_count ...]).  Every mutant is
+ * scored on every run and the ranking sums the runs: a candidate's
+ * explained and broken counts are the sums over the runs, the defect
+ * elements those of every run, and its width the geometric mean over
+ * every explained element; a candidate is tied with the best only when
+ * it ties on every run.  A mutant that reproduces the first run but not
+ * the second thus ranks below one that reproduces both.  One run gives
+ * exactly usc_signature_search's report.  *out: one combined report,
+ * with each run's counts in runs and each candidate's in its runs.
+ */
+usc_status usc_signature_search_runs(const usc_hlo_module *m,
+				     size_t run_count,
+				     const usc_tensor *const *inputs,
+				     size_t input_count,
+				     const usc_tensor *const *devices,
+				     size_t device_count,
+				     const usc_signature_options *opts,
+				     usc_signature_report **out,
+				     usc_error *err);
+
+/*
+ * The search over several case directories of one kernel (dirs[0] first,
+ * then the runs added with --also): each brings its inputs and device
+ * outputs; its kernel.hlo must hold the same module as dirs[0]'s (else
+ * USC_EINVAL naming the file).  The profile and base's device override
+ * apply as in usc_signature_case (the override to dirs[0] only).
+ */
+usc_status usc_signature_cases(const char *const *dirs, size_t dir_count,
+			       const usc_signature_request *base,
+			       usc_signature_report **out, usc_error *err);
+
+/* ------------------------------------------------ separating inputs */
+
+typedef struct usc_signature_separate_options {
+	/* Input sets drawn; 0: 16. */
+	size_t draws;
+	/* The first draw's seed (draw d uses seed + d). */
+	uint64_t seed;
+	usc_eval_reduce_order reduce_order;
+} usc_signature_separate_options;
+
+usc_signature_separate_options usc_signature_separate_options_default(void);
+
+/* One member of a tied group: a candidate, or the kernel as written. */
+typedef struct usc_signature_member {
+	char *op;          /* NULL: the kernel as written */
+	char *computation;
+	usc_mutation kind; /* USC_MUT_NONE: the kernel as written */
+	int variant;
+	/* Its class on the separating draw (0 .. class_count - 1). */
+	size_t cls;
+	/*
+	 * Its group of members that gave the same bits on every draw
+	 * ("likely equivalent"): the smallest member index of the group.
+	 */
+	size_t same_as;
+} usc_signature_member;
+
+/*
+ * Separating inputs for the candidates tied with the best
+ * (usc_signature_separate): the draw that splits them, with the kernel
+ * as written, into the most classes of distinct predicted outputs.
+ */
+typedef struct usc_signature_separation {
+	size_t member_count;  /* the tied candidates and the kernel */
+	usc_signature_member *members;
+	size_t tied;          /* tied candidates (members less the kernel) */
+	size_t draws;         /* draws tried */
+	/* The chosen draw (SIZE_MAX: none separates any two members). */
+	size_t draw;
+	char distribution[32];
+	uint64_t seed;
+	size_t class_count;
+	/* Elements where the tied candidates disagree, on that draw. */
+	uint64_t split_elements;
+	/*
+	 * Tied candidates that no draw told apart from another one (each
+	 * group counted whole): likely equivalent programs.
+	 */
+	size_t inseparable;
+	size_t input_count;
+	usc_tensor **inputs;  /* the chosen draw's inputs; NULL: none */
+} usc_signature_separation;
+
+/*
+ * Draws input sets for module m (its entry parameters' types and shapes;
+ * the distributions of usc_audit_draw in turn) and evaluates, on each,
+ * the kernel and every candidate of r tied with the best (output-zero,
+ * which is not a program, left out) with the search's evaluator.  Keeps
+ * the draw that splits the tied candidates into the most classes
+ * (members with different strict outputs on at least one element), then
+ * the most classes with the kernel, then the most elements where the
+ * tied candidates disagree; none (draw SIZE_MAX) when no draw splits
+ * any two tied candidates.  *out is NULL-free even when nothing is tied (tied 0,
+ * draw SIZE_MAX).  Free with usc_signature_separation_destroy.
+ */
+usc_status usc_signature_separate(const usc_hlo_module *m,
+				  const usc_signature_report *r,
+				  const usc_signature_separate_options *o,
+				  usc_signature_separation **out,
+				  usc_error *err);
+
+/*
+ * Writes the separating draw as a case directory without device outputs
+ * (docs/cases.md): out_dir (created if need be; refused when it holds a
+ * kernel.hlo already) receives case_dir's kernel.hlo and case.json and
+ * the draw's inputs as input_N.npy.  USC_EINVAL when s has no draw.
+ */
+usc_status usc_signature_separation_write(const usc_signature_separation *s,
+					  const char *case_dir,
+					  const char *out_dir, usc_error *err);
+
+void usc_signature_separation_destroy(usc_signature_separation *s);
 
 void usc_signature_report_destroy(usc_signature_report *r);
 

@@ -259,6 +259,12 @@ typedef struct search {
 	size_t enumerated, evaluated, no_effect, failed, skipped;
 	size_t envelopes, pruned;
 	bool envelope_cut;
+	/*
+	 * One run of several (signature_runs.c): every mutant is scored even
+	 * when the run has no defect element (it may break legit ones), and
+	 * the candidates are handed over unranked.
+	 */
+	bool score_all;
 	double t0;
 } search;
 
@@ -461,7 +467,7 @@ static usc_status first_pass(search *s, const usc_hlo_instr *in, usc_mutation k,
 		uint64_t near = 0;
 
 		index[si] = SIZE_MAX;
-		if (!ss->r->defects)
+		if (!ss->r->defects && !s->score_all)
 			continue;
 		usc__sig_score_strict(ss, (const usc_tensor *const *)s->mut,
 				      &c2, &noeff, &near);
@@ -714,13 +720,19 @@ static usc_status run_search(search *s, usc_error *err)
 	return st;
 }
 
-usc_status usc_signature_search_sets(const usc_hlo_module *m,
-				     const usc_tensor *const *inputs,
-				     size_t input_count,
-				     const usc_tensor *const *devices,
-				     size_t device_count, size_t set_count,
-				     const usc_signature_options *opts,
-				     usc_signature_report **out, usc_error *err)
+/*
+ * The search for set_count device sets; with raw (one set only), the
+ * run's report and every candidate it scored, unranked, for the ranking
+ * over several runs.
+ */
+static usc_status search_impl(const usc_hlo_module *m,
+			      const usc_tensor *const *inputs,
+			      size_t input_count,
+			      const usc_tensor *const *devices,
+			      size_t device_count, size_t set_count,
+			      const usc_signature_options *opts,
+			      usc_signature_report **out, usc__sig_raw *raw,
+			      usc_error *err)
 {
 	search s;
 	size_t searching = 0;
@@ -735,6 +747,7 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 	s.nout = device_count;
 	s.set_count = set_count;
 	s.o = opts ? *opts : usc_signature_options_default();
+	s.score_all = raw != NULL;
 	for (size_t k = 0; k < set_count; k++)
 		out[k] = NULL;
 	if (s.o.max_seconds <= 0)
@@ -803,7 +816,8 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 				 "(%.160s): reproduced means bit for bit",
 				 s.o.profile->name, why);
 		searching += st == USC_OK &&
-			     s.sets[k].r->verdict == USC_SIGNATURE_UNEXPLAINED;
+			     (s.score_all ||
+			      s.sets[k].r->verdict == USC_SIGNATURE_UNEXPLAINED);
 	}
 	if (st == USC_OK && searching)
 		st = run_search(&s, err);
@@ -812,7 +826,7 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 	for (size_t k = 0; k < set_count; k++) {
 		usc_signature_report *r = s.sets[k].r;
 
-		if (r->verdict == USC_SIGNATURE_UNEXPLAINED) {
+		if (r->verdict == USC_SIGNATURE_UNEXPLAINED || raw) {
 			r->enumerated = s.enumerated;
 			r->evaluated = s.evaluated;
 			r->no_effect = s.no_effect;
@@ -822,11 +836,20 @@ usc_status usc_signature_search_sets(const usc_hlo_module *m,
 			r->pruned = s.pruned;
 			r->budget_exhausted = s.skipped > 0 || s.envelope_cut;
 		}
+		r->seconds = now_seconds() - s.t0;
+		if (raw) {
+			raw->r = r;
+			raw->list = s.sets[k].list;
+			raw->n = s.sets[k].n;
+			s.sets[k].r = NULL;
+			s.sets[k].list = NULL;
+			s.sets[k].n = 0;
+			continue;
+		}
 		if (!usc__sig_rank(&s.sets[k], &s.o)) {
 			st = usc__fail(err, USC_ENOMEM, "out of memory");
 			goto done;
 		}
-		r->seconds = now_seconds() - s.t0;
 		out[k] = r;
 		s.sets[k].r = NULL;
 	}
@@ -864,6 +887,42 @@ done:
 	return st;
 }
 
+usc_status usc_signature_search_sets(const usc_hlo_module *m,
+				     const usc_tensor *const *inputs,
+				     size_t input_count,
+				     const usc_tensor *const *devices,
+				     size_t device_count, size_t set_count,
+				     const usc_signature_options *opts,
+				     usc_signature_report **out, usc_error *err)
+{
+	return search_impl(m, inputs, input_count, devices, device_count,
+			   set_count, opts, out, NULL, err);
+}
+
+usc_status usc__sig_search_raw(const usc_hlo_module *m,
+			       const usc_tensor *const *inputs,
+			       size_t input_count,
+			       const usc_tensor *const *devices,
+			       size_t device_count,
+			       const usc_signature_options *opts,
+			       usc__sig_raw *raw, usc_error *err)
+{
+	usc_signature_report *unused = NULL;
+
+	memset(raw, 0, sizeof *raw);
+	return search_impl(m, inputs, input_count, devices, device_count, 1,
+			   opts, &unused, raw, err);
+}
+
+void usc__sig_raw_free(usc__sig_raw *raw)
+{
+	for (size_t i = 0; i < raw->n; i++)
+		usc__sig_cand_free(&raw->list[i]);
+	usc__free(raw->list);
+	usc_signature_report_destroy(raw->r);
+	memset(raw, 0, sizeof *raw);
+}
+
 usc_status
 usc_signature_search(const usc_hlo_module *m, const usc_tensor *const *inputs,
 		     size_t input_count, const usc_tensor *const *devices,
@@ -876,34 +935,20 @@ usc_signature_search(const usc_hlo_module *m, const usc_tensor *const *inputs,
 
 /* -------------------------------------------------------- from files */
 
-usc_status usc_signature_run_sets(const usc_signature_request *req,
-				  usc_signature_report **out, usc_error *err)
+usc_status usc__sig_read_run(const usc_hlo_module *m, const char *path,
+			    const usc_signature_request *req, size_t sets,
+			    usc_tensor ***in_out, size_t *np_out,
+			    usc_tensor ***dev_out, size_t *nout_out,
+			    usc_error *err)
 {
-	usc_hlo_file *f = NULL, *kf = NULL;
-	const usc_hlo_module *m;
 	usc_tensor **in = NULL, **dev = NULL;
 	usc_eval *ev = NULL;
 	usc_eval_options eo = usc_eval_options_default();
-	size_t np = 0, nout = 0, sets = req->sets ? req->sets : 1;
+	size_t np = 0, nout = 0;
 	usc_status st;
 
-	for (size_t k = 0; k < sets; k++)
-		out[k] = NULL;
-	st = usc_hlo_parse_file(req->hlo_path, &f, err);
-	if (st != USC_OK)
-		return st;
-	if (usc_hlo_file_module_count(f) < 1) {
-		st = usc__fail(err, USC_EINVAL, "%s holds no module",
-			       req->hlo_path);
-		goto done;
-	}
-	m = usc_hlo_file_module(f, 0);
-	if (req->fusion) {
-		st = usc_hlo_extract_fusion_file(m, req->fusion, &kf, err);
-		if (st != USC_OK)
-			goto done;
-		m = usc_hlo_file_module(kf, 0);
-	}
+	*in_out = *dev_out = NULL;
+	*np_out = *nout_out = 0;
 	/* The parameters' and outputs' types, from an evaluator. */
 	eo.reduce_order = req->options.reduce_order;
 	st = usc_eval_create(m, &eo, &ev, err);
@@ -911,7 +956,7 @@ usc_status usc_signature_run_sets(const usc_signature_request *req,
 		char msg[USC_ERROR_MESSAGE_SIZE];
 
 		snprintf(msg, sizeof msg, "%s", err ? err->message : "");
-		st = usc__fail(err, st, "%s: %s", req->hlo_path, msg);
+		st = usc__fail(err, st, "%s: %s", path, msg);
 		goto done;
 	}
 	np = usc_eval_param_count(ev);
@@ -919,7 +964,7 @@ usc_status usc_signature_run_sets(const usc_signature_request *req,
 		st = usc__fail(err, USC_EINVAL,
 			       "%s: the kernel takes %zu parameter(s); %zu "
 			       "input(s) given",
-			       req->hlo_path, np, req->input_count);
+			       path, np, req->input_count);
 		goto done;
 	}
 	in = usc__calloc(np ? np : 1, sizeof *in);
@@ -951,7 +996,7 @@ usc_status usc_signature_run_sets(const usc_signature_request *req,
 		st = usc__fail(err, USC_EINVAL,
 			       "%s: the kernel has %zu output(s); %zu device "
 			       "output(s) given",
-			       req->hlo_path, nout, req->device_count);
+			       path, nout, req->device_count);
 		goto done;
 	}
 	dev = usc__calloc(nout ? nout * sets : 1, sizeof *dev);
@@ -979,19 +1024,67 @@ usc_status usc_signature_run_sets(const usc_signature_request *req,
 		if (st != USC_OK)
 			goto done;
 	}
-	usc_eval_destroy(ev);
-	ev = NULL;
-	st = usc_signature_search_sets(m, (const usc_tensor *const *)in, np,
-				       (const usc_tensor *const *)dev, nout,
-				       sets, &req->options, out, err);
 done:
 	usc_eval_destroy(ev);
-	for (size_t i = 0; in && i < np; i++)
-		usc_tensor_destroy(in[i]);
-	for (size_t i = 0; dev && i < nout * sets; i++)
-		usc_tensor_destroy(dev[i]);
-	usc__free(in);
-	usc__free(dev);
+	if (st != USC_OK) {
+		for (size_t i = 0; in && i < np; i++)
+			usc_tensor_destroy(in[i]);
+		for (size_t i = 0; dev && i < nout * sets; i++)
+			usc_tensor_destroy(dev[i]);
+		usc__free(in);
+		usc__free(dev);
+		return st;
+	}
+	*in_out = in;
+	*np_out = np;
+	*dev_out = dev;
+	*nout_out = nout;
+	return USC_OK;
+}
+
+void usc__sig_free_tensors(usc_tensor **t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++)
+		usc_tensor_destroy(t[i]);
+	usc__free(t);
+}
+
+usc_status usc_signature_run_sets(const usc_signature_request *req,
+				  usc_signature_report **out, usc_error *err)
+{
+	usc_hlo_file *f = NULL, *kf = NULL;
+	const usc_hlo_module *m;
+	usc_tensor **in = NULL, **dev = NULL;
+	size_t np = 0, nout = 0, sets = req->sets ? req->sets : 1;
+	usc_status st;
+
+	for (size_t k = 0; k < sets; k++)
+		out[k] = NULL;
+	st = usc_hlo_parse_file(req->hlo_path, &f, err);
+	if (st != USC_OK)
+		return st;
+	if (usc_hlo_file_module_count(f) < 1) {
+		st = usc__fail(err, USC_EINVAL, "%s holds no module",
+			       req->hlo_path);
+		goto done;
+	}
+	m = usc_hlo_file_module(f, 0);
+	if (req->fusion) {
+		st = usc_hlo_extract_fusion_file(m, req->fusion, &kf, err);
+		if (st != USC_OK)
+			goto done;
+		m = usc_hlo_file_module(kf, 0);
+	}
+	st = usc__sig_read_run(m, req->hlo_path, req, sets, &in, &np, &dev,
+			       &nout, err);
+	if (st == USC_OK)
+		st = usc_signature_search_sets(
+		    m, (const usc_tensor *const *)in, np,
+		    (const usc_tensor *const *)dev, nout, sets, &req->options,
+		    out, err);
+done:
+	usc__sig_free_tensors(in, np);
+	usc__sig_free_tensors(dev, nout * sets);
 	usc_hlo_file_destroy(kf);
 	usc_hlo_file_destroy(f);
 	return st;

@@ -260,4 +260,38 @@ bool usc__sig_merge_equivalent(usc__sig_set *s);
  * false on out of memory. */
 bool usc__sig_rank(usc__sig_set *s, const usc_signature_options *o);
 
+/* --------------------------------------------------- several runs */
+
+/*
+ * One run's search for the ranking over several runs (signature_runs.c):
+ * the run's report (counts, identity, its own verdict; no candidates)
+ * and every candidate it scored, unranked.  Every mutant is scored even
+ * when the run has no defect element.
+ */
+typedef struct usc__sig_raw {
+	usc_signature_report *r;
+	usc_signature_candidate *list;
+	size_t n;
+} usc__sig_raw;
+
+usc_status usc__sig_search_raw(const usc_hlo_module *m,
+			       const usc_tensor *const *inputs,
+			       size_t input_count,
+			       const usc_tensor *const *devices,
+			       size_t device_count,
+			       const usc_signature_options *opts,
+			       usc__sig_raw *raw, usc_error *err);
+void usc__sig_raw_free(usc__sig_raw *raw);
+
+/*
+ * Reads a run's inputs and sets device sets of module m (path names the
+ * kernel in errors): *in (np tensors) and *dev (sets * nout tensors),
+ * to free with usc__sig_free_tensors.
+ */
+usc_status usc__sig_read_run(const usc_hlo_module *m, const char *path,
+			    const usc_signature_request *req, size_t sets,
+			    usc_tensor ***in, size_t *np, usc_tensor ***dev,
+			    size_t *nout, usc_error *err);
+void usc__sig_free_tensors(usc_tensor **t, size_t n);
+
 #endif /* USC_ANALYZE_SIGNATURE_INTERNAL_H */

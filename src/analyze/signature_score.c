@@ -434,6 +434,9 @@ void usc__sig_cand_free(usc_signature_candidate *c)
 	usc__free(c->equivalent);
 	c->equivalent = NULL;
 	c->equivalent_count = 0;
+	usc__free(c->runs);
+	c->runs = NULL;
+	c->run_count = 0;
 }
 
 void usc_signature_report_destroy(usc_signature_report *r)
@@ -443,6 +446,8 @@ void usc_signature_report_destroy(usc_signature_report *r)
 	for (size_t i = 0; i < r->candidate_count; i++)
 		usc__sig_cand_free(&r->candidates[i]);
 	usc__free(r->candidates);
+	usc__sig_cand_free(&r->identity);
+	usc__free(r->runs);
 	usc__free(r->kernel_name);
 	usc__free(r);
 }
@@ -467,6 +472,8 @@ bool usc__sig_push(usc__sig_set *s, const usc_signature_candidate *c,
 	x->op = x->computation = NULL;
 	x->equivalent = NULL;
 	x->equivalent_count = 0;
+	x->runs = NULL;
+	x->run_count = 0;
 	if (in) {
 		x->op = usc__strdup(in->name);
 		x->computation = usc__strdup(in->parent->name);

@@ -22,9 +22,13 @@
 
 /* At most this many sets (each of up to 4 outputs) in --device-sets. */
 #define MAX_SETS 4096
+/* At most this many runs added with --also. */
+#define MAX_ALSO 64
 
 static const char usage_text[] =
-	"usage: ulpscope signature CASE_DIR [--device SRC...] [options]\n"
+	"usage: ulpscope signature CASE_DIR [--device SRC...] [--also "
+	"CASE_DIR2]... [--separate OUT_DIR [--separate-draws N] [--seed S]] "
+	"[options]\n"
 	"       ulpscope signature KERNEL.hlo [--fusion NAME] --input SRC... "
 	"--device SRC... [options]\n"
 	"       ulpscope signature KERNEL.hlo [--fusion NAME] --mutant OP "
@@ -152,8 +156,23 @@ static void json_cand(const usc_signature_report *r,
 	usc_cli_json_num(frac(c->differing_reproduced, r->differing));
 	printf(", \"median_ulps\": ");
 	usc_cli_json_num(c->median_ulps);
-	printf(", \"tied_best\": %s, \"equivalent\": [",
-	       c->tied_best ? "true" : "false");
+	printf(", \"tied_best\": %s", c->tied_best ? "true" : "false");
+	/* Several runs: the candidate's score on each. */
+	if (c->run_count) {
+		printf(", \"runs\": [");
+		for (size_t i = 0; i < c->run_count; i++) {
+			printf("%s{\"explained\": %llu, \"broken\": %llu, "
+			       "\"width\": ",
+			       i ? ", " : "",
+			       (unsigned long long)c->runs[i].explained,
+			       (unsigned long long)c->runs[i].broken);
+			usc_cli_json_num(c->runs[i].width);
+			printf(", \"scored\": %s}",
+			       c->runs[i].scored ? "true" : "false");
+		}
+		printf("]");
+	}
+	printf(", \"equivalent\": [");
 	for (size_t i = 0; i < c->equivalent_count; i++) {
 		const usc_signature_form *e = &c->equivalent[i];
 
@@ -170,7 +189,8 @@ static void json_cand(const usc_signature_report *r,
 	printf("]}");
 }
 
-static void print_json(const usc_signature_report *r)
+/* The object of print_json without its closing brace. */
+static void print_json_open(const usc_signature_report *r)
 {
 	printf("{\"kernel\": ");
 	usc_cli_json_str(r->kernel_name);
@@ -210,7 +230,24 @@ static void print_json(const usc_signature_report *r)
 			printf(", ");
 		json_cand(r, &r->candidates[i]);
 	}
-	printf("]}\n");
+	printf("]");
+	if (r->run_count) {
+		printf(", \"runs\": [");
+		for (size_t i = 0; i < r->run_count; i++)
+			printf("%s{\"elements\": %llu, \"differing\": %llu, "
+			       "\"defects\": %llu}",
+			       i ? ", " : "",
+			       (unsigned long long)r->runs[i].elements,
+			       (unsigned long long)r->runs[i].differing,
+			       (unsigned long long)r->runs[i].defects);
+		printf("]");
+	}
+}
+
+static void print_json(const usc_signature_report *r)
+{
+	print_json_open(r);
+	printf("}\n");
 }
 
 /* "explains 98.1% of the 412 defect elements, breaks 0 of 3684 legit,
@@ -240,6 +277,17 @@ static void print_text(const usc_signature_report *r)
 		printf(", %llu outside the %s envelope (defects)",
 		       (unsigned long long)r->defects, r->profile);
 	printf("\n");
+	if (r->run_count) {
+		printf("runs: %zu", r->run_count);
+		for (size_t i = 0; i < r->run_count; i++)
+			printf("%s run %zu: %llu element(s), %llu differ, %llu "
+			       "defect(s)",
+			       i ? ";" : ":", i + 1,
+			       (unsigned long long)r->runs[i].elements,
+			       (unsigned long long)r->runs[i].differing,
+			       (unsigned long long)r->runs[i].defects);
+		printf("\n");
+	}
 	if (r->note[0])
 		printf("note: %s\n", r->note);
 	if (r->verdict == USC_SIGNATURE_NO_DIFFERENCE) {
@@ -536,7 +584,187 @@ fail:
 	return -1;
 }
 
-enum { SIG_TOP, SIG_MAX_SECONDS, SIG_MAX_CANDIDATES, SIG_MIN_FRACTION };
+/* A JSON string on fp (the names of ops and files are plain text). */
+static void json_fstr(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(fp, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(fp, "\\u%04x", ch);
+		else
+			fputc(ch, fp);
+	}
+	fputc('"', fp);
+}
+
+/* The separation as one JSON object (docs/signatures.md). */
+static void sep_json(FILE *fp, const usc_signature_separation *s,
+		     const char *dir, bool written)
+{
+	fprintf(fp, "{\"dir\": ");
+	if (written)
+		json_fstr(fp, dir);
+	else
+		fprintf(fp, "null");
+	fprintf(fp, ", \"tied\": %zu, \"draws\": %zu, \"draw\": ", s->tied,
+		s->draws);
+	if (s->draw == SIZE_MAX)
+		fprintf(fp, "null, \"distribution\": null, \"seed\": null");
+	else {
+		fprintf(fp, "%zu, \"distribution\": ", s->draw);
+		json_fstr(fp, s->distribution);
+		fprintf(fp, ", \"seed\": %llu", (unsigned long long)s->seed);
+	}
+	fprintf(fp, ", \"classes\": %zu, \"split_elements\": %llu, "
+		"\"inseparable\": %zu, \"members\": [",
+		s->draw == SIZE_MAX ? 0 : s->class_count,
+		(unsigned long long)s->split_elements, s->inseparable);
+	for (size_t i = 0; i < s->member_count; i++) {
+		const usc_signature_member *x = &s->members[i];
+
+		fprintf(fp, "%s{\"op\": ", i ? ", " : "");
+		if (x->op)
+			json_fstr(fp, x->op);
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ", \"computation\": ");
+		if (x->computation)
+			json_fstr(fp, x->computation);
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ", \"mutation\": ");
+		json_fstr(fp, usc_mutation_name(x->kind));
+		fprintf(fp, ", \"variant\": %d, \"class\": ", x->variant);
+		if (s->draw == SIZE_MAX)
+			fprintf(fp, "null");
+		else
+			fprintf(fp, "%zu", x->cls);
+		fprintf(fp, ", \"same_as\": %zu}", x->same_as);
+	}
+	fprintf(fp, "]}");
+}
+
+/* "convert.3 round-down/0", or "the kernel as written". */
+static void member_name(const usc_signature_member *x, char *buf, size_t n)
+{
+	if (!x->op)
+		snprintf(buf, n, "the kernel as written");
+	else
+		snprintf(buf, n, "%s %s/%d", x->op, usc_mutation_name(x->kind),
+			 x->variant);
+}
+
+/*
+ * --separate OUT_DIR: inputs on which the candidates tied with the best
+ * give different outputs, written as a case without device outputs, with
+ * separate.json.  Returns 0, or -1 after printing why.
+ */
+static int separate(const char *case_dir, const usc_signature_report *r,
+		    const usc_signature_separate_options *so,
+		    const char *out_dir, bool json)
+{
+	usc_hlo_file *f = NULL, *kf = NULL;
+	const usc_hlo_module *m;
+	usc_signature_separation *s = NULL;
+	char kpath[4096], name[256];
+	bool written = false;
+	usc_error err;
+	int rc = -1;
+
+	usc_error_clear(&err);
+	snprintf(kpath, sizeof kpath, "%s/kernel.hlo", case_dir);
+	if (load_module(kpath, NULL, &f, &kf, &m) != USC_EXIT_OK)
+		goto done;
+	if (usc_signature_separate(m, r, so, &s, &err) != USC_OK) {
+		usc_cli_error("%s", err.message);
+		goto done;
+	}
+	if (s->draw != SIZE_MAX) {
+		FILE *fp;
+
+		if (usc_signature_separation_write(s, case_dir, out_dir,
+						   &err) != USC_OK) {
+			usc_cli_error("%s", err.message);
+			goto done;
+		}
+		snprintf(kpath, sizeof kpath, "%s/separate.json", out_dir);
+		fp = fopen(kpath, "w");
+		if (!fp) {
+			usc_cli_error("cannot write %s", kpath);
+			goto done;
+		}
+		sep_json(fp, s, out_dir, true);
+		fputc('\n', fp);
+		if (fclose(fp) != 0) {
+			usc_cli_error("%s: write error", kpath);
+			goto done;
+		}
+		written = true;
+	}
+	if (json) {
+		printf(", \"separation\": ");
+		sep_json(stdout, s, out_dir, written);
+		printf("}\n");
+	} else if (s->tied < 2) {
+		printf("separate: nothing to separate (%zu candidate(s) tied "
+		       "with the best that are programs)\n",
+		       s->tied);
+	} else {
+		if (written) {
+			printf("separate: draw %zu (%s, seed %llu) splits the "
+			       "%zu tied candidate(s) and the kernel into %zu "
+			       "class(es) (%llu element(s) differ); inputs "
+			       "written to %s\n",
+			       s->draw, s->distribution,
+			       (unsigned long long)s->seed, s->tied,
+			       s->class_count,
+			       (unsigned long long)s->split_elements, out_dir);
+			for (size_t i = 0; i < s->member_count; i++) {
+				member_name(&s->members[i], name,
+					    sizeof name);
+				printf("  class %zu: %s\n", s->members[i].cls,
+				       name);
+			}
+		}
+		if (s->inseparable || !written)
+			printf("separate: %zu candidate(s) gave the same bits "
+			       "as another on every one of %zu draw(s): likely "
+			       "equivalent\n",
+			       s->draw == SIZE_MAX ? s->tied : s->inseparable,
+			       s->draws);
+		for (size_t i = 1; i < s->member_count; i++)
+			if (s->members[i].same_as != i) {
+				char other[256];
+
+				member_name(&s->members[i], name, sizeof name);
+				member_name(&s->members[s->members[i].same_as],
+					    other, sizeof other);
+				printf("  %s: the same bits as %s\n", name,
+				       other);
+			}
+	}
+	rc = 0;
+done:
+	usc_signature_separation_destroy(s);
+	usc_hlo_file_destroy(kf);
+	usc_hlo_file_destroy(f);
+	if (rc != 0 && json)
+		printf("}\n");
+	return rc;
+}
+
+enum {
+	SIG_TOP,
+	SIG_MAX_SECONDS,
+	SIG_MAX_CANDIDATES,
+	SIG_MIN_FRACTION,
+	SIG_SEPARATE_DRAWS,
+	SIG_SEED
+};
 
 /*
  * The search's bounds: a year of wall time, a billion mutants and a
@@ -560,6 +788,13 @@ const usc_cli_num_opt usc_cli_signature_nums[] = {
 					      "the fraction of the differing "
 					      "elements the best mutation "
 					      "must reproduce (0.95)"),
+	[SIG_SEPARATE_DRAWS] = USC_CLI_INT_OPT("--separate-draws", "N", 1,
+					       10000,
+					       "input sets drawn for "
+					       "--separate (16)"),
+	[SIG_SEED] = USC_CLI_INT_OPT("--seed", "S", 0, 4294967295u,
+				     "the first draw's seed for --separate "
+				     "(1)"),
 	USC_CLI_NUM_END,
 };
 
@@ -573,6 +808,11 @@ int usc_cli_signature(int argc, char **argv)
 	static const char *set_sources[MAX_SETS * 4];
 	char *set_buf = NULL;
 	bool json = false, have_profile = false, list_only = false;
+	const char *dirs[1 + MAX_ALSO];
+	size_t nalso = 0;
+	const char *sep_dir = NULL;
+	usc_signature_separate_options so =
+	    usc_signature_separate_options_default();
 	usc_profile profile;
 	usc_signature_report *r = NULL;
 	usc_error err;
@@ -615,6 +855,16 @@ int usc_cli_signature(int argc, char **argv)
 			h5 = argv[++i], list = 0;
 		} else if (strcmp(a, "--kernel") == 0 && i + 1 < argc) {
 			kname = argv[++i], list = 0;
+		} else if (strcmp(a, "--also") == 0 && i + 1 < argc) {
+			if (nalso == MAX_ALSO) {
+				usc_cli_error("at most %d --also runs",
+					      MAX_ALSO);
+				return USC_EXIT_USAGE;
+			}
+			dirs[1 + nalso++] = argv[++i];
+			list = 0;
+		} else if (strcmp(a, "--separate") == 0 && i + 1 < argc) {
+			sep_dir = argv[++i], list = 0;
 		} else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
 			if (usc_profile_resolve(argv[++i], &profile, &err) !=
 			    USC_OK) {
@@ -634,6 +884,10 @@ int usc_cli_signature(int argc, char **argv)
 				req.options.max_seconds = num.d;
 			else if (k == SIG_MAX_CANDIDATES)
 				req.options.max_candidates = (size_t)num.u;
+			else if (k == SIG_SEPARATE_DRAWS)
+				so.draws = (size_t)num.u;
+			else if (k == SIG_SEED)
+				so.seed = num.u;
 			else
 				req.options.min_fraction = num.d;
 			list = 0;
@@ -723,13 +977,27 @@ int usc_cli_signature(int argc, char **argv)
 		free(rs);
 		return rc;
 	}
+	if ((nalso || sep_dir) && !usc_cli_is_dir(target)) {
+		usc_cli_error("--also and --separate take a case directory\n%s",
+			      usage_text);
+		return USC_EXIT_USAGE;
+	}
+	for (size_t k = 0; k < nalso; k++)
+		if (!usc_cli_is_dir(dirs[1 + k])) {
+			usc_cli_error("--also %s: not a case directory (a "
+				      "directory with kernel.hlo, input_N.npy "
+				      "and device_N.npy)",
+				      dirs[1 + k]);
+			return USC_EXIT_FAIL;
+		}
 	if (usc_cli_is_dir(target)) {
 		if (req.input_count || req.fusion) {
 			usc_cli_error("a case directory brings its own kernel "
 				      "and inputs");
 			return USC_EXIT_USAGE;
 		}
-		st = usc_signature_case(target, &req, &r, &err);
+		dirs[0] = target;
+		st = usc_signature_cases(dirs, 1 + nalso, &req, &r, &err);
 	} else {
 		req.hlo_path = target;
 		st = usc_signature_run(&req, &r, &err);
@@ -738,11 +1006,20 @@ int usc_cli_signature(int argc, char **argv)
 		usc_cli_error("%s", err.message);
 		return USC_EXIT_FAIL;
 	}
-	if (json)
-		print_json(r);
-	else
-		print_text(r);
 	rc = r->verdict == USC_SIGNATURE_UNEXPLAINED ? 3 : USC_EXIT_OK;
+	if (sep_dir) {
+		if (json)
+			print_json_open(r);
+		else
+			print_text(r);
+		so.reduce_order = req.options.reduce_order;
+		if (separate(target, r, &so, sep_dir, json) != 0)
+			rc = USC_EXIT_FAIL;
+	} else if (json) {
+		print_json(r);
+	} else {
+		print_text(r);
+	}
 	if (h5 && write_results(r, h5, kname) != 0)
 		rc = USC_EXIT_FAIL;
 	else if (h5 && !json)

@@ -75,6 +75,8 @@ int "$sig" --top 1 1000
 int "$sig" --max-candidates 1 1000000000
 real "$sig" --max-seconds 31536000
 real "$sig" --min-fraction 1
+int "$sig" --separate-draws 1 10000
+int "$sig" --seed 0 4294967295
 
 explain="explain $missing --element 0"
 int "$explain" --output 0 65535

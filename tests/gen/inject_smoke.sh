@@ -35,5 +35,8 @@ assert s["mutants"] >= 15, f"only {s['mutants']} mutants"
 assert s["leaving_envelope"] >= 1, "no mutant left the envelope"
 assert s["caught"] == s["leaving_envelope"], "a mutant outside the envelope was not a defect"
 assert s["top3"] >= 1, "signature named no injected mutant in its top 3"
+# A tied first candidate gets a second, separating run: never an error.
+bad = [r for r in rows if str(r.get("sep_outcome", "")).startswith("error")]
+assert not bad, f"separating runs that failed: {bad}"
 print("ok")
 PY

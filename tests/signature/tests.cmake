@@ -45,3 +45,15 @@ endif()
 set_tests_properties(test_signature_acceptance PROPERTIES
   ENVIRONMENT "${usc_sigacc_env}" SKIP_RETURN_CODE 77 TIMEOUT 3600)
 # The defect corpus is measured by tests/defects (test_defects_xla_cpu).
+
+# Observational ties broken by a second run: a select's branches swapped
+# and its compare's operands swapped give the same bits where x != y;
+# `--separate` must write inputs where they differ (checked with
+# `ulpscope eval` of hand-written mutants and numpy), and `--also` with
+# the true mutant's output there must rank it first, alone; bad --also
+# and --separate arguments (tests/signature/run_separate.py).
+add_test(NAME test_signature_separate
+  COMMAND /usr/bin/python3 -W ignore ${CMAKE_CURRENT_SOURCE_DIR}/signature/run_separate.py)
+set_tests_properties(test_signature_separate PROPERTIES
+  ENVIRONMENT "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR};USC_CLI=$<TARGET_FILE:ulpscope_cli>"
+  SKIP_RETURN_CODE 77 TIMEOUT 120)

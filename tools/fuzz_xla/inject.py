@@ -298,7 +298,7 @@ def inputs_of(case_dir, case):
 
 
 def judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut,
-          mutant_text=None):
+          mutant_text=None, inputs_like=None):
     """Judges a mutant's outputs (run on the original's inputs): no
     effect when bit-identical, else `check` of the original case with the
     mutant's outputs as its device outputs and, for a defect, `signature`
@@ -343,41 +343,105 @@ def judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, m
         shutil.copy(gpath, os.path.join(args.keep, f"seed_{seed}.generated.hlo"))
     if rec["verdict"] == "defect":
         t2 = time.time()
+        # At the kernel the same search proposes separating inputs when
+        # its first candidate is tied (written only then).
+        sdir = os.path.join(work, "separating")
+        shutil.rmtree(sdir, ignore_errors=True)
+        sep_args = ["--separate", sdir, "--seed", str(args.separate_seed)] \
+            if mutant_text is not None and not args.no_separate else []
         s = sh([args.ulpscope, "signature", mcase, "--profile", profile, "--json",
-                "--top", "10", "--max-seconds", str(args.max_seconds)])
+                "--top", "10", "--max-seconds", str(args.max_seconds)] + sep_args)
         rec["signature_seconds"] = round(time.time() - t2, 2)
         try:
-            cands = json.loads(s.stdout).get("candidates", [])
+            doc = json.loads(s.stdout)
         except ValueError:
-            cands = []
+            doc = {}
             rec["signature_error"] = s.stderr.strip()[:300]
-        right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
-        # A candidate is one program under several names when
-        # signature found mutations that write the same program
-        # (docs/signatures.md, "Equivalent mutations"): the injected
-        # mutation may be any of its forms.
-        right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
-                             for e in c.get("equivalent", []))
-                    for r, c in zip(right, cands)]
-        # Candidates tied with the first (signature's "1="): mutations
-        # that explain the output equally well, often equivalent ones
-        # (EQ<->NE of a compare feeding a select is its branches swapped).
-        tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
-                                                             cands[0].get("tied_best"))]
-        rec["ranked"] = [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
-                         f"{c.get('mutation')}/{c.get('variant')}"
-                         f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]]
-        rec["tied"] = len(tied)
-        rec["top1"] = bool(right[:1] and right[0])
-        rec["top3"] = any(right[:3])
-        rec["equivalent"] = [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
-                              f"{e.get('mutation')}/{e.get('variant')}"
-                              for e in c.get("equivalent", [])] for c in cands[:5]]
-        rec["top1_equiv"] = bool(right_eq[:1] and right_eq[0])
-        rec["top3_equiv"] = any(right_eq[:3])
-        rec["top1_tied"] = any(right_eq[i] for i in tied)
-        rec["top3_tied"] = rec["top3_equiv"] or rec["top1_tied"]
+        cands = doc.get("candidates", [])
+        rec.update(rank_figures(cands, is_op, op, kind, names))
         rec["top1_op"] = bool(cands) and is_op(cands[0].get("op"), op)
+        if sep_args and rec["tied"] > 1:
+            separate(args, rec, doc.get("separation") or {}, mcase, sdir, work, inputs_like,
+                     mutant_text, profile, is_op, op, kind, names)
+
+
+def rank_figures(cands, is_op, op, kind, names, prefix=""):
+    """The figures of one ranking (signature's candidates) against the
+    injected op and kind: ranked, tied, top1, top3, equivalent,
+    top1_equiv, top3_equiv, top1_tied, top3_tied; each key prefixed."""
+    right = [is_op(c.get("op"), op) and c.get("mutation") == kind for c in cands]
+    # A candidate is one program under several names when signature
+    # found mutations that write the same program (docs/signatures.md,
+    # "Equivalent mutations"): the injected mutation may be any of its
+    # forms.
+    right_eq = [r or any(is_op(e.get("op"), op) and e.get("mutation") == kind
+                         for e in c.get("equivalent", []))
+                for r, c in zip(right, cands)]
+    # Candidates tied with the first (signature's "1="): mutations that
+    # explain the output equally well, often equivalent ones (EQ<->NE of
+    # a compare feeding a select is its branches swapped).
+    tied = [i for i, c in enumerate(cands) if i == 0 or (c.get("tied_best") and
+                                                         cands[0].get("tied_best"))]
+    f = {
+        "ranked": [f"{c.get('op')} ({names.get(c.get('op'), '?')}) "
+                   f"{c.get('mutation')}/{c.get('variant')}"
+                   f"{' =' if c.get('tied_best') else ''}" for c in cands[:5]],
+        "tied": len(tied),
+        "top1": bool(right[:1] and right[0]),
+        "top3": any(right[:3]),
+        "equivalent": [[f"{e.get('op')} ({names.get(e.get('op'), '?')}) "
+                        f"{e.get('mutation')}/{e.get('variant')}"
+                        for e in c.get("equivalent", [])] for c in cands[:5]],
+        "top1_equiv": bool(right_eq[:1] and right_eq[0]),
+        "top3_equiv": any(right_eq[:3]),
+        "top1_tied": any(right_eq[i] for i in tied),
+    }
+    f["top3_tied"] = f["top3_equiv"] or f["top1_tied"]
+    return {prefix + k: v for k, v in f.items()}
+
+
+def separate(args, rec, sep, mcase, sdir, work, inputs_like, mutant_text, profile, is_op,
+             op, kind, names):
+    """The first candidate is tied (docs/fuzzing.md, "A second,
+    separating run"): `signature --separate` proposed inputs on which the
+    tied candidates differ (sep: its JSON, the files in sdir), the
+    mutant runs on them as XLA:CPU compiles it, that run is a second
+    case, and `signature CASE --also CASE2` ranks again.  Adds
+    sep_outcome and, after a second run, the sep_ figures (rank_figures)
+    and sep_seconds to rec."""
+    t0 = time.time()
+    rec["sep_draws"] = sep.get("draws")
+    rec["sep_classes"] = sep.get("classes")
+    rec["sep_inseparable"] = sep.get("inseparable")
+    if sep.get("draw") is None:
+        rec["sep_outcome"] = "no draw separates" if sep.get("tied", 0) > 1 \
+            else "nothing to separate"
+        return
+    ins = []
+    for k, like in enumerate(inputs_like):
+        x = np.load(os.path.join(sdir, f"input_{k}.npy"), allow_pickle=False)
+        ins.append(x.view(like.dtype).reshape(like.shape))
+    try:
+        outs = kernel_mode.run_without_passes(mutant_text, ins, os.path.join(work, "dump2"))
+    except Exception as e:  # noqa: BLE001
+        rec["sep_outcome"] = f"XLA refused the second run: {type(e).__name__}"
+        return
+    # The second case's device outputs: the mutant's run, in the first
+    # case's files' types and shapes.
+    for name in os.listdir(mcase):
+        if name.startswith("device_"):
+            shutil.copy(os.path.join(mcase, name), os.path.join(sdir, name))
+    write_device(sdir, outs)
+    s = sh([args.ulpscope, "signature", mcase, "--also", sdir, "--profile", profile,
+            "--json", "--top", "10", "--max-seconds", str(args.max_seconds)])
+    try:
+        cands = json.loads(s.stdout).get("candidates", [])
+    except ValueError:
+        rec["sep_outcome"] = "error: " + s.stderr.strip()[:200]
+        return
+    rec["sep_outcome"] = "second run"
+    rec.update(rank_figures(cands, is_op, op, kind, names, prefix="sep_"))
+    rec["sep_seconds"] = round(time.time() - t0, 2)
 
 
 def one_seed(args, seed, profile, log, only=None):
@@ -521,17 +585,30 @@ def one_seed(args, seed, profile, log, only=None):
             log(rec)
             continue
         judge(args, rec, orig, outs, work, gpath, profile, is_op, names, seed, op, mut,
-              mtext if args.at == "kernel" else None)
+              mtext if args.at == "kernel" else None, inputs)
         rec["seconds"] = round(time.time() - t0, 2)
         log(rec)
     shutil.rmtree(work, ignore_errors=True)
 
 
-def summarise(path):
+def summarise(path, with_replay=None):
+    """The totals of mutants.jsonl at path; with_replay (a replay's
+    mutants.jsonl): its separating-run figures (the sep_ keys) put on the
+    same mutants (seed, op, mutant) of path, whose own figures are kept."""
     rows = []
     with open(path) as f:
         for line in f:
             rows.append(json.loads(line))
+    if with_replay:
+        sep = {}
+        with open(with_replay) as f:
+            for line in f:
+                r = json.loads(line) if line.strip() else {}
+                if "sep_outcome" in r:
+                    sep[(r["seed"], r["op"], r["mutant"])] = {
+                        k: v for k, v in r.items() if k.startswith("sep_")}
+        for r in rows:
+            r.update(sep.get((r.get("seed"), r.get("op"), r.get("mutant")), {}))
     muts = [r for r in rows if "outcome" in r]
     changed = [r for r in muts if r["outcome"] == "changed"]
     leaves = [r for r in changed if r.get("outside", 0) > 0]
@@ -601,6 +678,38 @@ def summarise(path):
                 sum(1 for r in kept if r.get("top1_equiv")) / len(kept), 4)
             s["faithful_top3_equiv_rate"] = round(
                 sum(1 for r in kept if r.get("top3_equiv")) / len(kept), 4)
+    # After one separating run (docs/fuzzing.md, "A second, separating
+    # run"): a defect whose first candidate was tied counts with the
+    # ranking over both runs, the others with their single run.
+    if any("sep_outcome" in r for r in defects):
+        def after(r, k):
+            return r.get("sep_" + k, r.get(k, r.get(k.replace("_equiv", ""))))
+        s["separating"] = {
+            "tied_first": sum(1 for r in defects if r.get("tied", 1) > 1),
+            "outcomes": {},
+            "seconds_median": None,
+        }
+        for r in defects:
+            if "sep_outcome" in r:
+                o = s["separating"]["outcomes"]
+                o[r["sep_outcome"]] = o.get(r["sep_outcome"], 0) + 1
+        for k in ("top1", "top3", "top1_equiv", "top3_equiv", "top1_tied"):
+            s["separating"][k] = sum(1 for r in defects if after(r, k))
+            s["separating"][k + "_rate"] = round(s["separating"][k] / len(defects), 4)
+        kept = [r for r in defects if r.get("faithful")]
+        if kept:
+            for k in ("top1_equiv", "top3_equiv"):
+                s["separating"]["faithful_" + k + "_rate"] = round(
+                    sum(1 for r in kept if after(r, k)) / len(kept), 4)
+        secs = sorted(r["sep_seconds"] for r in defects if "sep_seconds" in r)
+        if secs:
+            s["separating"]["seconds_median"] = secs[len(secs) // 2]
+        for r in defects:
+            k = s["misses_by_kind"][r["kind"]]
+            k["sep_top1_equiv_miss"] = k.get("sep_top1_equiv_miss", 0) + \
+                (not after(r, "top1_equiv"))
+            k["sep_top3_equiv_miss"] = k.get("sep_top3_equiv_miss", 0) + \
+                (not after(r, "top3_equiv"))
     sig = sorted(r["signature_seconds"] for r in defects if "signature_seconds" in r)
     if sig:
         s["signature_seconds_median"] = sig[len(sig) // 2]
@@ -631,12 +740,19 @@ def main(argv=None):
     ap.add_argument("--mutant-seed", type=int, default=0, help="varies the mutants drawn")
     ap.add_argument("--max-seconds", type=float, default=10,
                     help="signature --max-seconds per mutant (10)")
+    ap.add_argument("--separate-seed", type=int, default=1,
+                    help="signature --seed of the separating draws (1)")
+    ap.add_argument("--no-separate", action="store_true",
+                    help="no second, separating run for a tied first candidate")
     ap.add_argument("--replay", metavar="MUTANTS_JSONL",
                     help="run again only the mutants an earlier run judged defect "
                          "(its seeds, ops and mutants; --seeds then only filters)")
     ap.add_argument("--keep", metavar="DIR",
                     help="keep each changed mutant's case (and the generated module) in DIR")
     ap.add_argument("--summary-only", action="store_true")
+    ap.add_argument("--with-replay", metavar="MUTANTS_JSONL",
+                    help="with --summary-only: the separating-run figures of a replay "
+                         "put on the same mutants of OUT/mutants.jsonl")
     ap.add_argument("--rescore", action="store_true",
                     help="score OUT/mutants.jsonl again (runs made before the unique-opcode "
                          "rule), then total")
@@ -688,7 +804,7 @@ def main(argv=None):
                     continue
                 one_seed(args, seed, profile, log, replay[seed] if replay else None)
         shutil.rmtree(os.path.join(args.out, "work"), ignore_errors=True)
-    s = summarise(path)
+    s = summarise(path, args.with_replay)
     with open(os.path.join(args.out, "inject.json"), "w") as f:
         json.dump(s, f, indent=1)
         f.write("\n")
