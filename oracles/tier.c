@@ -259,9 +259,15 @@ static usc_status tier_load_array(void *state, usc_dtype t, const void *enc,
  * rad), so by the monotonicity of rounding into these formats (overflow
  * to an infinity of the same sign) the code is the midpoint's; when it
  * does not decide, tier_to_output encodes the midpoint itself.  A value
- * with a strict-sign flag can decide a code its midpoint does not round
- * to (a positive ball whose midpoint is below 0), so those, and every
- * other type, take the general path (false).  f32 converts in hardware
+ * with a strict-sign flag whose midpoint has that strict sign (TIER_GT0
+ * and mid > 0, TIER_LT0 and mid < 0), the common case of products and
+ * sums of known sign, gives its midpoint's code too: the flag can only
+ * move the ball's end on the other side of 0 to 0 (usc__tier_round_rn),
+ * so the end points still hold the midpoint between them, and the same
+ * monotonicity applies.  A flag against its midpoint's sign (a positive
+ * ball whose midpoint is below 0 can decide a code its midpoint does not
+ * round to) and every other type take the general path (false).  f32
+ * converts in hardware
  * as encode_rn does, within FLT_MAX.  The other covered formats encode
  * in line only up to their largest finite value (whose overflow rules
  * differ: an fn format overflows to NaN); there rounding is monotone, and
@@ -272,7 +278,9 @@ static inline bool mid_code(usc_dtype t, const usc__rn_format *rf,
 {
 	double m;
 
-	if (x->kind != USC__ORC_FINITE || (x->flags & (TIER_GT0 | TIER_LT0)))
+	if (x->kind != USC__ORC_FINITE ||
+	    ((x->flags & TIER_GT0) && !(x->mid > 0)) ||
+	    ((x->flags & TIER_LT0) && !(x->mid < 0)))
 		return false;
 	m = point_d(x);
 	if (t == USC_F32) {
