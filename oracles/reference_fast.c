@@ -43,6 +43,9 @@
 /* Elements of the tier's scratch arrays: a chunk of the function path. */
 #define CHUNK 512
 
+/* Calls of at most this many elements take the element-by-element code. */
+#define SHORT 4
+
 typedef struct fref_state {
 	void *ref;  /* the reference domain's state: escalations, other ops */
 	void *tier; /* the tier's state: the function path */
@@ -395,6 +398,50 @@ static usc_status encode_chunk(fref_state *s, const usc__dom_op *op,
 }
 
 /*
+ * Calls of at most SHORT elements (a reduction's body called per pair of
+ * elements by the evaluator, a row's scalar): the arithmetic path
+ * element by element, without the chunk loops' fixed cost; the same
+ * operations and roundings (encode is the in-line rounding of
+ * encode_chunk's loops, element by element, with the same fallbacks).
+ */
+static usc_status arith_short(fref_state *s, const usc__dom_op *op, size_t n,
+			      uint64_t *o, const void *const *args,
+			      unsigned scalar_args, usc_error *err)
+{
+	usc_dtype t = op->result;
+	const double *tab = decode_table(s, t);
+	const usc__rn_format *rf = usc__rn_format_of(t);
+	const uint64_t *x = args[0];
+	const uint64_t *y = op->nargs > 1 ? args[1] : args[0];
+	size_t sx = (scalar_args & 1) ? 0 : 1, sy = (scalar_args & 2) ? 0 : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		double a = decode(t, tab, x[i * sx]), b = 0, r;
+
+		if (op->op != USC_HLO_OP_SQRT)
+			b = decode(t, tab, y[i * sy]);
+		switch (op->op) {
+		case USC_HLO_OP_ADD: r = a + b; break;
+		case USC_HLO_OP_SUBTRACT: r = a - b; break;
+		case USC_HLO_OP_MULTIPLY: r = a * b; break;
+		case USC_HLO_OP_DIVIDE: r = a / b; break;
+		default: r = sqrt(a); break;
+		}
+		if (isnan(r)) {
+			usc_status st = by_reference(s, op, i, o, args,
+						     scalar_args, err);
+
+			if (st != USC_OK)
+				return st;
+		} else if (t == USC_F64)
+			memcpy(&o[i], &r, sizeof r);
+		else
+			encode(t, rf, r, &o[i]);
+	}
+	return USC_OK;
+}
+
+/*
  * The arithmetic path.  With p <= 24, the double result is the exact
  * result rounded once to 53 >= 2p + 2 bits (no overflow or underflow of
  * double is possible from two such operands), and rounding it into the
@@ -416,6 +463,8 @@ static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
 	size_t sx = (scalar_args & 1) ? 0 : 1, sy = (scalar_args & 2) ? 0 : 1;
 	double *a = s->da, *b = s->db, *r = s->dr;
 
+	if (n <= SHORT)
+		return arith_short(s, op, n, o, args, scalar_args, err);
 	for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
 		size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
 		usc_status st;
