@@ -25,7 +25,6 @@
 #include "eval/eval_values.h"
 #include "oracles/oracle.h"
 #include "oracles/tier.h"
-#include "oracles/tier_internal.h"
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
@@ -394,109 +393,6 @@ static void test_eval_reduce_exact_in_double(void **state)
 	usc_tensor_destroy(in);
 }
 
-/*
- * An add reduction of balls through the sum entry: each row of 128
- * values exp(x) (balls: a libm value widened by its error bound) summed
- * with init 0, and the same of -exp(x).  The exact sum (MPFR at 256
- * bits, called directly) must lie in the ball; the radius must be within
- * the sum entry's bound, the inputs' radii plus the midpoint's rounding:
- * each exp ball's radius is at most rup(5 2^-52 |y|) (docs/tier.md, the
- * 4 ulps assumed of exp), so the whole radius is below 6 2^-52 sum|y|
- * (well within 8).  The sequential path adds each partial sum's rounding
- * error, about 2^-54 times the partial sums, 2^-54 n^2 / 2 |y| on
- * average over n = 128 terms: some 16 2^-52 sum|y| more, past the bound.
- * The sum of positive (negative) values carries the tier's sign flag
- * (exp's values carry TIER_GT0, their negations TIER_LT0).
- */
-static void test_eval_reduce_balls(void **state)
-{
-	enum { ROWS = 4, COLS = 128 };
-	static const char K[] =
-		"HloModule k\n"
-		"add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
-		"  ROOT s = f32[] add(x, y) }\n"
-		"ENTRY e {\n"
-		"  a = f32[4,128] parameter(0)\n"
-		"  x = f32[4,128] exponential(a)\n"
-		"  n = f32[4,128] negate(x)\n"
-		"  z = f32[] constant(0)\n"
-		"  p = f32[4] reduce(x, z), dimensions={1}, to_apply=add\n"
-		"  q = f32[4] reduce(n, z), dimensions={1}, to_apply=add\n"
-		"  ROOT t = (f32[4], f32[4]) tuple(p, q)\n"
-		"}\n";
-	static double av[ROWS * COLS];
-	usc_hlo_file *f;
-	usc_eval *ev;
-	usc_eval_options o = usc_eval_options_default();
-	usc_tensor *in;
-	int64_t da[2] = {ROWS, COLS};
-	usc_error err;
-	uint64_t bits;
-	mpfr_t exact, y, diff;
-
-	(void)state;
-	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
-	for (size_t i = 0; i < ROWS * COLS; i++) {
-		/* f32 values in [-4, 4): short binary fractions, exact. */
-		av[i] = (double)((i * 37) % 256) / 32.0 - 4.0;
-		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
-						   NULL),
-				 USC_OK);
-		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
-	}
-	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
-	o.domain = USC_DOMAIN_TIER;
-	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
-					 &err),
-			 USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s", err.message);
-	mpfr_inits2(256, exact, y, diff, (mpfr_ptr)0);
-	for (size_t out = 0; out < 2; out++) {
-		const void *values;
-		size_t count;
-		usc_dtype t;
-
-		assert_int_equal(usc__eval_output_values(ev, out, &values,
-							 &count, &t),
-				 USC_OK);
-		assert_int_equal(count, ROWS);
-		for (size_t r = 0; r < ROWS; r++) {
-			const tvalue *v = (const tvalue *)values + r;
-			double sumabs = 0;
-			int sign = out ? -1 : 1;
-
-			mpfr_set_zero(exact, 1);
-			for (size_t c = 0; c < COLS; c++) {
-				mpfr_set_d(y, av[r * COLS + c], MPFR_RNDN);
-				mpfr_exp(y, y, MPFR_RNDN);
-				mpfr_add(exact, exact, y, MPFR_RNDN);
-				sumabs += exp(av[r * COLS + c]);
-			}
-			if (out)
-				mpfr_neg(exact, exact, MPFR_RNDN);
-			assert_int_equal(v->kind, USC__ORC_FINITE);
-			mpfr_sub_d(diff, exact, v->mid, MPFR_RNDN);
-			mpfr_abs(diff, diff, MPFR_RNDN);
-			if (mpfr_cmp_d(diff, v->rad) > 0)
-				fail_msg("row %zu: the exact sum %.20g is not "
-					 "in %.20g +- %g",
-					 r, mpfr_get_d(exact, MPFR_RNDN),
-					 v->mid, v->rad);
-			if (!(v->rad <= 8 * 0x1p-52 * sumabs))
-				fail_msg("row %zu: radius %g past 8 2^-52 "
-					 "sum|y| = %g",
-					 r, v->rad, 8 * 0x1p-52 * sumabs);
-			assert_true(v->flags & (sign > 0 ? TIER_GT0 : TIER_LT0));
-		}
-	}
-	mpfr_clears(exact, y, diff, (mpfr_ptr)0);
-	usc_eval_destroy(ev);
-	usc_hlo_file_destroy(f);
-	usc_tensor_destroy(in);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,7 +403,6 @@ int main(void)
 		cmocka_unit_test(test_no_cancel),
 		cmocka_unit_test(test_eval_dot),
 		cmocka_unit_test(test_eval_reduce),
-		cmocka_unit_test(test_eval_reduce_balls),
 		cmocka_unit_test(test_eval_reduce_exact_in_double),
 	};
 
