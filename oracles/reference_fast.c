@@ -4,9 +4,9 @@
  *
  * Every op-element lands on one of three paths:
  *   - the arithmetic path (add, subtract, multiply, divide, sqrt): the
- *     reference domain's own method, in an array loop: the operands
+ *     reference domain's own method, in array loops: the operands
  *     decoded exactly into doubles, the double operation, one rounding
- *     into the declared type by the project's encoder.  A NaN result goes
+ *     into the declared type (the project's encoder's result, in line).  A NaN result goes
  *     to the reference domain for that element, so that its sign is the
  *     reference's however the compiler orders the operands here.
  *   - the function path (the ops of tier_fn below): the operands loaded
@@ -21,9 +21,15 @@
  *     operand decoded, the exact result rounded once, as the reference
  *     does, in an array loop.
  *   - everything else: the reference domain's apply, whole.
- * The tier's values live in three scratch arrays of CHUNK elements made
- * at create, so nothing is allocated per element or per op; the 16-bit
- * and 8-bit formats other than bf16 decode through a table of the
+ * The arithmetic and exact unary paths, and the function path's loads and
+ * rounding decisions, run a chunk of CHUNK elements at a time in passes
+ * without a branch per element (decode, operate, round), which the
+ * compiler vectorizes; only a chunk that holds a NaN or an overflow gets
+ * a second pass over its elements (encode_chunk).  Calls of at most SHORT
+ * elements take the element-by-element code (arith_short).  The tier's
+ * values and the chunks' doubles live in scratch arrays of CHUNK elements
+ * made at create, so nothing is allocated per element or per op; the
+ * 16-bit and 8-bit formats other than bf16 decode through a table of the
  * project's decoder's own doubles, made once per state on first use.
  */
 #include "internal.h"
