@@ -4,9 +4,9 @@
  *
  * Every op-element lands on one of three paths:
  *   - the arithmetic path (add, subtract, multiply, divide, sqrt): the
- *     reference domain's own method, in an array loop: the operands
+ *     reference domain's own method, in array loops: the operands
  *     decoded exactly into doubles, the double operation, one rounding
- *     into the declared type by the project's encoder.  A NaN result goes
+ *     into the declared type (the project's encoder's result, in line).  A NaN result goes
  *     to the reference domain for that element, so that its sign is the
  *     reference's however the compiler orders the operands here.
  *   - the function path (the ops of tier_fn below): the operands loaded
@@ -21,9 +21,15 @@
  *     operand decoded, the exact result rounded once, as the reference
  *     does, in an array loop.
  *   - everything else: the reference domain's apply, whole.
- * The tier's values live in three scratch arrays of CHUNK elements made
- * at create, so nothing is allocated per element or per op; the 16-bit
- * and 8-bit formats other than bf16 decode through a table of the
+ * The arithmetic and exact unary paths, and the function path's loads and
+ * rounding decisions, run a chunk of CHUNK elements at a time in passes
+ * without a branch per element (decode, operate, round), which the
+ * compiler vectorizes; only a chunk that holds a NaN or an overflow gets
+ * a second pass over its elements (encode_chunk).  Calls of at most SHORT
+ * elements take the element-by-element code (arith_short).  The tier's
+ * values and the chunks' doubles live in scratch arrays of CHUNK elements
+ * made at create, so nothing is allocated per element or per op; the
+ * 16-bit and 8-bit formats other than bf16 decode through a table of the
  * project's decoder's own doubles, made once per state on first use.
  */
 #include "internal.h"
@@ -38,14 +44,21 @@
 #include "domain.h"
 #include "reference_fast.h"
 #include "tier.h"
+#include "tier_internal.h"
 
 /* Elements of the tier's scratch arrays: a chunk of the function path. */
 #define CHUNK 512
+
+/* Calls of at most this many elements take the element-by-element code. */
+#define SHORT 4
 
 typedef struct fref_state {
 	void *ref;  /* the reference domain's state: escalations, other ops */
 	void *tier; /* the tier's state: the function path */
 	usc__tier_value *tv[USC__DOM_MAX_ARGS + 1]; /* CHUNK each */
+	double *da, *db, *dr; /* CHUNK each: the array paths' doubles */
+	uint64_t *qa, *qb;    /* CHUNK each: the rounding decision's codes */
+	unsigned char *done;  /* CHUNK: the elements it decided */
 	int precision[USC_DTYPE_COUNT];  /* 0: not a float type */
 	double *table[USC_DTYPE_COUNT];  /* decoded codes, see decode_table */
 	usc__reference_fast_counts counts;
@@ -63,6 +76,12 @@ static void fref_destroy(void *state)
 		usc__domain_tier.destroy(s->tier);
 	for (int k = 0; k <= USC__DOM_MAX_ARGS; k++)
 		usc__free(s->tv[k]);
+	usc__free(s->da);
+	usc__free(s->db);
+	usc__free(s->dr);
+	usc__free(s->qa);
+	usc__free(s->qb);
+	usc__free(s->done);
 	for (int t = 0; t < USC_DTYPE_COUNT; t++)
 		usc__free(s->table[t]);
 	usc__free(s);
@@ -96,6 +115,16 @@ static usc_status fref_create(void **state, usc_error *err)
 			fref_destroy(s);
 			return usc__fail(err, USC_ENOMEM, "out of memory");
 		}
+	}
+	s->da = usc__calloc(CHUNK, sizeof(double));
+	s->db = usc__calloc(CHUNK, sizeof(double));
+	s->dr = usc__calloc(CHUNK, sizeof(double));
+	s->qa = usc__calloc(CHUNK, sizeof(uint64_t));
+	s->qb = usc__calloc(CHUNK, sizeof(uint64_t));
+	s->done = usc__calloc(CHUNK, 1);
+	if (!s->da || !s->db || !s->dr || !s->qa || !s->qb || !s->done) {
+		fref_destroy(s);
+		return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
 	*state = s;
 	return USC_OK;
@@ -247,14 +276,141 @@ static bool arithmetic(const fref_state *s, const usc__dom_op *op)
 }
 
 /*
- * The arithmetic path.  With p <= 24, the double result is the exact
- * result rounded once to 53 >= 2p + 2 bits (no overflow or underflow of
- * double is possible from two such operands), and rounding it into the
- * format gives the correctly rounded result (docs/reference.md).  f64 is
- * the hardware's correctly rounded operation; its bits are kept as they
- * are, as the reference keeps them.
+ * The operands of elements [i0, i0 + m) of an array of codes of float type
+ * t (stride sx: 0 for a broadcast scalar) decoded into a[], a loop per
+ * kind of type so that each runs without a branch per element: f32 and
+ * bf16 widen (C11 6.3.1.5: exact), f64 is its bits, the tabled formats
+ * read their table; the rest take the decoder element by element.  A
+ * NaN code decodes to some NaN whose payload and sign do not matter:
+ * every element with a NaN operand or result goes to the reference
+ * domain (see encode_chunk).
  */
-static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
+static void decode_chunk(usc_dtype t, const double *tab, const uint64_t *x,
+			 size_t sx, size_t i0, size_t m, double *restrict a)
+{
+	const uint64_t *restrict p = x + i0 * sx;
+
+	if (sx == 0) {
+		/* A broadcast scalar: one decoding, copied. */
+		double d = decode(t, tab, p[0]);
+
+		for (size_t j = 0; j < m; j++)
+			a[j] = d;
+		return;
+	}
+	if (t == USC_F32 || t == USC_BF16) {
+		int up = t == USC_BF16 ? 16 : 0;
+		uint32_t lo = t == USC_BF16 ? 0xffffu : 0xffffffffu;
+
+		for (size_t j = 0; j < m; j++) {
+			uint32_t w = ((uint32_t)p[j] & lo) << up;
+			float f;
+
+			memcpy(&f, &w, sizeof f);
+			a[j] = f;
+		}
+	} else if (t == USC_F64) {
+		memcpy(a, p, m * sizeof *a);
+	} else if (tab) {
+		uint64_t mask = usc__dom_mask(usc__dom_width(t));
+
+		for (size_t j = 0; j < m; j++)
+			a[j] = tab[p[j] & mask];
+	} else {
+		for (size_t j = 0; j < m; j++)
+			a[j] = decode(t, tab, p[j]);
+	}
+}
+
+/*
+ * Codes of type t of r[0..m), nearest-even, in loops without a branch
+ * per element, which the compiler vectorizes (encode_chunk's first
+ * pass): f32 by the hardware's conversion (C11 F.4 and 6.3.1.5), f64 its
+ * own bits, the other narrow formats by usc__rn_encode_array.  Returns
+ * nonzero when it left some element (a NaN or a magnitude past the
+ * largest finite value, found by the borrow test of usc__rn_encode_array
+ * on the magnitude's bits; every element of a type with no in-line
+ * rounding), whose q[j] is then meaningless.
+ */
+static uint64_t encode_plain(usc_dtype t, const usc__rn_format *rf,
+			     const double *restrict r, size_t m,
+			     uint64_t *restrict q)
+{
+	uint64_t rare = 0, max_bits;
+	double max;
+
+	if (t != USC_F32 && t != USC_F64)
+		return rf ? usc__rn_encode_array(rf, r, m, q) : m > 0;
+	if (t == USC_F32)
+		for (size_t j = 0; j < m; j++) {
+			float f = (float)r[j];
+			uint32_t b;
+
+			memcpy(&b, &f, sizeof b);
+			q[j] = b;
+		}
+	else
+		memcpy(q, r, m * sizeof *q);
+	/* f64: only a NaN's magnitude bits exceed +Inf's. */
+	max = t == USC_F32 ? FLT_MAX : INFINITY;
+	memcpy(&max_bits, &max, sizeof max_bits);
+	for (size_t j = 0; j < m; j++) {
+		uint64_t b;
+
+		memcpy(&b, &r[j], sizeof b);
+		rare |= (max_bits - (b & ~((uint64_t)1 << 63))) >> 63;
+	}
+	return rare;
+}
+
+/*
+ * r[0..m) rounded into type t, nearest-even, into o[0..m): the reference
+ * domain's encoding of every exact double, in a branch-free loop per
+ * kind of type (f32 by the hardware's conversion, C11 F.4 and 6.3.1.5;
+ * f64 its own bits; the other narrow formats by usc__rn_encode_array),
+ * then a second pass over the elements that loop left, only when it left
+ * any: a NaN (the operation's operand or result) goes to the reference
+ * domain whole, as it did per element before, so that its sign is the
+ * reference's; a magnitude past the largest finite value to the
+ * library's encoder (its overflow rule is the format's).  Returns the
+ * reference domain's status for the NaNs.
+ */
+static usc_status encode_chunk(fref_state *s, const usc__dom_op *op,
+			       const usc__rn_format *rf, const double *r,
+			       size_t i0, size_t m, uint64_t *o,
+			       const void *const *args, unsigned scalar_args,
+			       usc_error *err)
+{
+	usc_dtype t = op->result;
+	uint64_t *q = o + i0;
+	uint64_t rare = encode_plain(t, rf, r, m, q);
+
+	if (!rare)
+		return USC_OK;
+	for (size_t j = 0; j < m; j++) {
+		if (isnan(r[j])) {
+			usc_status st = by_reference(s, op, i0 + j, o, args,
+						     scalar_args, err);
+
+			if (st != USC_OK)
+				return st;
+		} else if (t == USC_F64)
+			continue;
+		else if (!rf || !(fabs(r[j]) <= rf->max_finite) ||
+			 (t == USC_F32 && !(fabs(r[j]) <= FLT_MAX)))
+			encode(t, rf, r[j], &q[j]);
+	}
+	return USC_OK;
+}
+
+/*
+ * Calls of at most SHORT elements (a reduction's body called per pair of
+ * elements by the evaluator, a row's scalar): the arithmetic path
+ * element by element, without the chunk loops' fixed cost; the same
+ * operations and roundings (encode is the in-line rounding of
+ * encode_chunk's loops, element by element, with the same fallbacks).
+ */
+static usc_status arith_short(fref_state *s, const usc__dom_op *op, size_t n,
 			      uint64_t *o, const void *const *args,
 			      unsigned scalar_args, usc_error *err)
 {
@@ -266,28 +422,16 @@ static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
 	size_t sx = (scalar_args & 1) ? 0 : 1, sy = (scalar_args & 2) ? 0 : 1;
 
 	for (size_t i = 0; i < n; i++) {
-		double a = decode(t, tab, x[i * sx]), b, r;
+		double a = decode(t, tab, x[i * sx]), b = 0, r;
 
+		if (op->op != USC_HLO_OP_SQRT)
+			b = decode(t, tab, y[i * sy]);
 		switch (op->op) {
-		case USC_HLO_OP_ADD:
-			b = decode(t, tab, y[i * sy]);
-			r = a + b;
-			break;
-		case USC_HLO_OP_SUBTRACT:
-			b = decode(t, tab, y[i * sy]);
-			r = a - b;
-			break;
-		case USC_HLO_OP_MULTIPLY:
-			b = decode(t, tab, y[i * sy]);
-			r = a * b;
-			break;
-		case USC_HLO_OP_DIVIDE:
-			b = decode(t, tab, y[i * sy]);
-			r = a / b;
-			break;
-		default:
-			r = sqrt(a);
-			break;
+		case USC_HLO_OP_ADD: r = a + b; break;
+		case USC_HLO_OP_SUBTRACT: r = a - b; break;
+		case USC_HLO_OP_MULTIPLY: r = a * b; break;
+		case USC_HLO_OP_DIVIDE: r = a / b; break;
+		default: r = sqrt(a); break;
 		}
 		if (isnan(r)) {
 			usc_status st = by_reference(s, op, i, o, args,
@@ -299,6 +443,67 @@ static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
 			memcpy(&o[i], &r, sizeof r);
 		else
 			encode(t, rf, r, &o[i]);
+	}
+	return USC_OK;
+}
+
+/*
+ * The arithmetic path.  With p <= 24, the double result is the exact
+ * result rounded once to 53 >= 2p + 2 bits (no overflow or underflow of
+ * double is possible from two such operands), and rounding it into the
+ * format gives the correctly rounded result (docs/reference.md).  f64 is
+ * the hardware's correctly rounded operation; its bits are kept as they
+ * are, as the reference keeps them.  A chunk at a time: the operands
+ * decoded, the operation in a loop of its own (no branch, so the
+ * compiler vectorizes it), the results encoded (encode_chunk).
+ */
+static usc_status arith_apply(fref_state *s, const usc__dom_op *op, size_t n,
+			      uint64_t *o, const void *const *args,
+			      unsigned scalar_args, usc_error *err)
+{
+	usc_dtype t = op->result;
+	const double *tab = decode_table(s, t);
+	const usc__rn_format *rf = usc__rn_format_of(t);
+	const uint64_t *x = args[0];
+	const uint64_t *y = op->nargs > 1 ? args[1] : args[0];
+	size_t sx = (scalar_args & 1) ? 0 : 1, sy = (scalar_args & 2) ? 0 : 1;
+	double *a = s->da, *b = s->db, *r = s->dr;
+
+	if (n <= SHORT)
+		return arith_short(s, op, n, o, args, scalar_args, err);
+	for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+		size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+		usc_status st;
+
+		decode_chunk(t, tab, x, sx, i0, m, a);
+		if (op->op != USC_HLO_OP_SQRT)
+			decode_chunk(t, tab, y, sy, i0, m, b);
+		switch (op->op) {
+		case USC_HLO_OP_ADD:
+			for (size_t j = 0; j < m; j++)
+				r[j] = a[j] + b[j];
+			break;
+		case USC_HLO_OP_SUBTRACT:
+			for (size_t j = 0; j < m; j++)
+				r[j] = a[j] - b[j];
+			break;
+		case USC_HLO_OP_MULTIPLY:
+			for (size_t j = 0; j < m; j++)
+				r[j] = a[j] * b[j];
+			break;
+		case USC_HLO_OP_DIVIDE:
+			for (size_t j = 0; j < m; j++)
+				r[j] = a[j] / b[j];
+			break;
+		default:
+			for (size_t j = 0; j < m; j++)
+				r[j] = sqrt(a[j]);
+			break;
+		}
+		st = encode_chunk(s, op, rf, r, i0, m, o, args, scalar_args,
+				  err);
+		if (st != USC_OK)
+			return st;
 	}
 	return USC_OK;
 }
@@ -325,10 +530,10 @@ static bool exact_unary(const fref_state *s, const usc__dom_op *op)
 }
 
 /*
- * Converts, negate and abs in an array loop: the operand decoded
+ * Converts, negate and abs, a chunk at a time: the operands decoded
  * exactly, negated or made absolute exactly, and rounded once into the
- * declared type by the encoder, as the reference does; a NaN operand
- * goes to the reference for its element.
+ * declared type (encode_chunk), as the reference does; a NaN operand
+ * (a NaN result here) goes to the reference for its element.
  */
 static usc_status exact_unary_apply(fref_state *s, const usc__dom_op *op,
 				    size_t n, uint64_t *o,
@@ -340,23 +545,23 @@ static usc_status exact_unary_apply(fref_state *s, const usc__dom_op *op,
 	const usc__rn_format *rf = usc__rn_format_of(to);
 	const uint64_t *x = args[0];
 	size_t sx = (scalar_args & 1) ? 0 : 1;
+	double *a = s->da;
 
-	for (size_t i = 0; i < n; i++) {
-		double a = decode(from, tab, x[i * sx]);
+	for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+		size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+		usc_status st;
 
-		if (isnan(a)) {
-			usc_status st = by_reference(s, op, i, o, args,
-						     scalar_args, err);
-
-			if (st != USC_OK)
-				return st;
-			continue;
-		}
+		decode_chunk(from, tab, x, sx, i0, m, a);
 		if (op->op == USC_HLO_OP_NEGATE)
-			a = -a;
+			for (size_t j = 0; j < m; j++)
+				a[j] = -a[j];
 		else if (op->op == USC_HLO_OP_ABS)
-			a = fabs(a);
-		encode(to, rf, a, &o[i]);
+			for (size_t j = 0; j < m; j++)
+				a[j] = fabs(a[j]);
+		st = encode_chunk(s, op, rf, a, i0, m, o, args, scalar_args,
+				  err);
+		if (st != USC_OK)
+			return st;
 	}
 	return USC_OK;
 }
@@ -420,6 +625,104 @@ static bool exp_overflows(const usc__dom_op *op, const usc__tier_value *x)
 }
 
 /*
+ * The tier's values of operand k's codes of type t at elements
+ * [i0, i0 + m) (one for a broadcast scalar), as usc__tier_load_bits makes
+ * them: for f32, bf16, f64 and the tabled formats the decoded doubles
+ * (decode_chunk: the same doubles as the tier's decoder) become points
+ * here, without a call per element; a NaN or an infinity, and every
+ * code of the other types, takes the tier's own load.
+ */
+static usc_status load_operand(fref_state *s, usc_dtype t, const uint64_t *v,
+			       bool scalar, size_t i0, size_t m,
+			       usc__tier_value *tv, usc_error *err)
+{
+	const double *tab = decode_table(s, t);
+	size_t cnt = scalar ? 1 : m, first = scalar ? 0 : i0;
+	double *d = s->da;
+
+	if (t != USC_F32 && t != USC_BF16 && t != USC_F64 && !tab) {
+		for (size_t j = 0; j < cnt; j++) {
+			usc_status st = usc__tier_load_bits(t, v[first + j],
+							    &tv[j], err);
+
+			if (st != USC_OK)
+				return st;
+		}
+		return USC_OK;
+	}
+	decode_chunk(t, tab, v, 1, first, cnt, d);
+	for (size_t j = 0; j < cnt; j++) {
+		tv[j].mid = d[j];
+		tv[j].rad = 0;
+		tv[j].bits = 0;
+		tv[j].kind = USC__ORC_FINITE;
+		tv[j].flags = (unsigned char)((d[j] == 0 && signbit(d[j]))
+						      ? USC__ORC_NEG_ZERO
+						      : 0);
+	}
+	for (size_t j = 0; j < cnt; j++)
+		if (!isfinite(d[j])) {
+			usc_status st = usc__tier_load_bits(t, v[first + j],
+							    &tv[j], err);
+
+			if (st != USC_OK)
+				return st;
+		}
+	return USC_OK;
+}
+
+
+/*
+ * The rounding decision of the tier's balls r[0..m) into o[i0..i0 + m),
+ * for the common case, as arrays: a finite ball whose outward bounds
+ * (the tier's bounds(), the same doubles usc__tier_round_rn reads) lie
+ * strictly on one side of 0, with no sign flag that would move them,
+ * is decided when both bounds encode to one code (rounding to nearest
+ * is monotone, so every real between them rounds to it too) within the
+ * largest finite value.  That is usc__tier_round_rn's answer for such a
+ * ball, computed with two branch-free encodings of arrays instead of two
+ * calls per element.  done[j] says which elements it decided; the rest
+ * (zeros, balls about 0, other kinds, rounding boundaries inside the
+ * ball, overflows) take usc__tier_round_rn and the escalation.
+ */
+static void decide_chunk(fref_state *s, usc_dtype t, const usc__rn_format *rf,
+			 const usc__tier_value *r, size_t m, uint64_t *o,
+			 unsigned char *done)
+{
+	double *lo = s->db, *hi = s->dr;
+	uint64_t *b0 = s->qa, *b1 = s->qb;
+
+	for (size_t j = 0; j < m; j++) {
+		const usc__tier_value *v = &r[j];
+		double l = 0, h = 0;
+		bool ok = false;
+
+		if (v->kind == USC__ORC_FINITE) {
+			bounds(v, &l, &h);
+			ok = (l > 0 && !(v->flags & TIER_LT0)) ||
+			     (h < 0 && !(v->flags & TIER_GT0));
+		}
+		lo[j] = ok ? l : NAN;
+		hi[j] = ok ? h : NAN;
+	}
+	(void)encode_plain(t, rf, lo, m, b0);
+	(void)encode_plain(t, rf, hi, m, b1);
+	if (t == USC_F32 || t == USC_F64 || rf) {
+		double maxf = t == USC_F64 ? DBL_MAX
+			      : t == USC_F32 ? FLT_MAX : rf->max_finite;
+
+		for (size_t j = 0; j < m; j++) {
+			bool in = fabs(lo[j]) <= maxf && fabs(hi[j]) <= maxf;
+
+			done[j] = (unsigned char)(in && b0[j] == b1[j]);
+			if (done[j])
+				o[j] = b0[j];
+		}
+	} else
+		memset(done, 0, m);
+}
+
+/*
  * Elements [i0, i0 + m) of a function through the tier.  Every element
  * whose ball the tier cannot show to round to one code goes to the
  * reference domain.
@@ -436,16 +739,10 @@ static usc_status tier_chunk(fref_state *s, const usc__dom_op *op,
 	bool tier_ok = true;
 
 	for (unsigned k = 0; k < op->nargs && tier_ok; k++) {
-		const uint64_t *v = args[k];
-		bool scalar = (scalar_args >> k) & 1;
-		size_t cnt = scalar ? 1 : m;
-
-		for (size_t j = 0; j < cnt && tier_ok; j++) {
-			st = usc__domain_tier.load(s->tier, op->arg[k],
-						   v[scalar ? 0 : i0 + j],
-						   &s->tv[k][j], err);
-			tier_ok = st == USC_OK;
-		}
+		st = load_operand(s, op->arg[k], args[k],
+				  (scalar_args >> k) & 1, i0, m, s->tv[k],
+				  err);
+		tier_ok = st == USC_OK;
 		targs[k] = s->tv[k];
 	}
 	if (tier_ok) {
@@ -458,9 +755,15 @@ static usc_status tier_chunk(fref_state *s, const usc__dom_op *op,
 		err->code = USC_OK;
 		err->message[0] = '\0';
 	}
+	if (tier_ok)
+		decide_chunk(s, op->result, rf, r, m, o + i0, s->done);
+	else
+		memset(s->done, 0, m);
 	for (size_t j = 0; j < m; j++) {
 		uint64_t bits = 0;
 
+		if (s->done[j])
+			continue;
 		if (tier_ok && r[j].kind == USC__ORC_FINITE &&
 		    usc__tier_round_rn(&r[j], op->result, rf, &bits)) {
 			o[i0 + j] = bits;

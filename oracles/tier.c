@@ -259,9 +259,15 @@ static usc_status tier_load_array(void *state, usc_dtype t, const void *enc,
  * rad), so by the monotonicity of rounding into these formats (overflow
  * to an infinity of the same sign) the code is the midpoint's; when it
  * does not decide, tier_to_output encodes the midpoint itself.  A value
- * with a strict-sign flag can decide a code its midpoint does not round
- * to (a positive ball whose midpoint is below 0), so those, and every
- * other type, take the general path (false).  f32 converts in hardware
+ * with a strict-sign flag whose midpoint has that strict sign (TIER_GT0
+ * and mid > 0, TIER_LT0 and mid < 0), the common case of products and
+ * sums of known sign, gives its midpoint's code too: the flag can only
+ * move the ball's end on the other side of 0 to 0 (usc__tier_round_rn),
+ * so the end points still hold the midpoint between them, and the same
+ * monotonicity applies.  A flag against its midpoint's sign (a positive
+ * ball whose midpoint is below 0 can decide a code its midpoint does not
+ * round to) and every other type take the general path (false).  f32
+ * converts in hardware
  * as encode_rn does, within FLT_MAX.  The other covered formats encode
  * in line only up to their largest finite value (whose overflow rules
  * differ: an fn format overflows to NaN); there rounding is monotone, and
@@ -272,7 +278,9 @@ static inline bool mid_code(usc_dtype t, const usc__rn_format *rf,
 {
 	double m;
 
-	if (x->kind != USC__ORC_FINITE || (x->flags & (TIER_GT0 | TIER_LT0)))
+	if (x->kind != USC__ORC_FINITE ||
+	    ((x->flags & TIER_GT0) && !(x->mid > 0)) ||
+	    ((x->flags & TIER_LT0) && !(x->mid < 0)))
 		return false;
 	m = point_d(x);
 	if (t == USC_F32) {
@@ -397,6 +405,7 @@ static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 	mpfr_t sum;
 	int ternary;
 	double d;
+	unsigned inexact;
 	size_t k;
 
 	/*
@@ -406,24 +415,56 @@ static usc_status tier_sum(void *state, const usc__dom_op *add, size_t n,
 	if (add->instr && (add->instr->opcode == USC_HLO_OP_DOT ||
 			   add->instr->opcode == USC_HLO_OP_CONVOLUTION))
 		return USC_EUNSUPPORTED;
+	/*
+	 * Balls decline: summing them here (the exact sum of the midpoints,
+	 * the radii added upward) would be sound and tighter, but it gives
+	 * other midpoints and radii than the sequential path, and so other
+	 * figures (the oracle's ULP errors read the ball's midpoint) on the
+	 * kernels whose reductions take balls (softmax, the norms, cross
+	 * entropy): the check's figures must not move with the tier's
+	 * method.
+	 */
 	if (add->op != USC_HLO_OP_ADD || !usc_dtype_is_float(add->result) ||
 	    v0->kind != USC__ORC_FINITE || v0->rad != 0)
 		return USC_EUNSUPPORTED;
 	for (k = 0; k < n; k++)
 		if (v[k].kind != USC__ORC_FINITE || v[k].rad != 0)
 			return USC_EUNSUPPORTED;
-	if (n == SIZE_MAX)
-		return usc__fail(err, USC_ENOMEM, "out of memory");
-	if (sum_reserve(s, n + 1, err) != USC_OK)
-		return USC_ENOMEM;
-	/* Doubles are exact at 53 bits. */
-	for (k = 0; k <= n; k++)
-		mpfr_set_d(s->sum_x[k], k < n ? v[k].mid : v0->mid,
-			   MPFR_RNDN);
-	mpfr_init2(sum, 53);
-	ternary = mpfr_sum(sum, s->sum_p, (unsigned long)(n + 1), MPFR_RNDN);
-	d = mpfr_get_d(sum, MPFR_RNDN);
-	mpfr_clear(sum);
+	/*
+	 * The midpoints' sum in double first, with TwoSum's exact error of
+	 * every addition: when every error is 0, every partial sum was
+	 * exact, so the double is the exact sum, which is what MPFR would
+	 * return with a zero ternary (the common case: a row of bf16 or
+	 * f32 values, whose 8 or 24 bits fit in 53 with room for the
+	 * exponents' spread).  Otherwise (an error, an overflow, whose error
+	 * is NaN) MPFR sums exactly.
+	 */
+	d = v0->mid;
+	inexact = 0;
+	for (k = 0; k < n; k++) {
+		double e;
+
+		d = two_sum(d, v[k].mid, &e);
+		inexact |= e != 0;
+	}
+	if (inexact == 0 && isfinite(d))
+		ternary = 0;
+	else {
+		if (n == SIZE_MAX)
+			return usc__fail(err, USC_ENOMEM, "out of memory");
+		if (sum_reserve(s, n + 1, err) != USC_OK)
+			return USC_ENOMEM;
+		/* Doubles are exact at 53 bits. */
+		for (k = 0; k <= n; k++)
+			mpfr_set_d(s->sum_x[k], k < n ? v[k].mid : v0->mid,
+				   MPFR_RNDN);
+		mpfr_init2(sum, 53);
+		ternary = mpfr_sum(sum, s->sum_p, (unsigned long)(n + 1),
+				   MPFR_RNDN);
+		d = mpfr_get_d(sum, MPFR_RNDN);
+		mpfr_clear(sum);
+	}
+	/* An exact zero's sign is the sequential path's. */
 	if (d == 0 && ternary == 0)
 		return USC_EUNSUPPORTED;
 	/*

@@ -48,6 +48,7 @@ static void init_rn_table(void)
 		r->sub_unit = ldexp(1.0, fi->emin - f->man_bits);
 		r->rebias = (uint64_t)(1023 - f->bias) << f->man_bits;
 		r->sign_bit = (uint64_t)1 << (f->bits - 1);
+		r->sign_shift = f->bits - 1;
 		r->mag_mask = r->sign_bit - 1;
 		/*
 		 * The magnitude codes at and above the first infinity or NaN

@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ typedef struct usc__rn_format {
 	double sub_unit;      /* 2^(emin - man_bits): the least spacing */
 	uint64_t rebias;      /* (1023 - bias) << man_bits */
 	uint64_t sign_bit;    /* 1 << (bits - 1) */
+	int sign_shift;       /* bits - 1 */
 	uint64_t mag_mask;    /* sign_bit - 1 */
 	uint64_t special_min; /* the least magnitude code of an Inf or NaN */
 } usc__rn_format;
@@ -87,6 +89,56 @@ static inline bool usc__rn_encode(const usc__rn_format *f, double d,
 	} else
 		*bits = s | (uint64_t)((a * f->sub_scale + 0x1p52) - 0x1p52);
 	return true;
+}
+
+/*
+ * usc__rn_encode over n doubles, without a branch per element, for the
+ * array loops.  out[i] is d[i]'s code for every |d[i]| <= the largest
+ * finite value, by usc__rn_encode's two formulas, both computed and one
+ * kept by a mask (the data's magnitudes are random, and a mispredicted
+ * branch costs more than the other formula).  Everything is integer
+ * arithmetic on the bits, which the baseline x86-64 vector instructions
+ * (SSE2) hold two at a time, so the compiler vectorizes the loop:
+ *   - the subnormal formula's integer is read from the bits of
+ *     |d| 2^(man_bits - emin) + 2^52, a double in [2^52, 2^53) whose
+ *     fraction field is that integer, not by a conversion;
+ *   - |d| < the least normal is the magnitude bits' m < those of the
+ *     least normal (the bits order as the values, IEEE 754-2019 3.4),
+ *     decided by the borrow of m - min: both are below 2^63, so the
+ *     difference wraps past 2^63 exactly when m is the smaller;
+ *   - the sign bit moves to the format's by a shift.
+ * Returns nonzero when some element is a NaN or a magnitude above the
+ * largest finite value (the same borrow test against its bits): those
+ * elements' out[i] hold no meaningful code, and the caller encodes them
+ * again by the general function.
+ */
+static inline uint64_t usc__rn_encode_array(const usc__rn_format *f,
+					    const double *restrict d,
+					    size_t n, uint64_t *restrict out)
+{
+	const uint64_t half = ((uint64_t)1 << (f->shift - 1)) - 1;
+	const uint64_t two52 = (uint64_t)0x433 << 52;
+	const uint64_t rebias = f->rebias;
+	const int shift = f->shift, sign_shift = f->sign_shift;
+	const double scale = f->sub_scale;
+	uint64_t min_bits, max_bits, rare = 0;
+
+	memcpy(&min_bits, &f->min_normal, sizeof min_bits);
+	memcpy(&max_bits, &f->max_finite, sizeof max_bits);
+	for (size_t i = 0; i < n; i++) {
+		double t = fabs(d[i]) * scale + 0x1p52;
+		uint64_t b, m, tb, norm, sub, low;
+
+		memcpy(&b, &d[i], sizeof b);
+		memcpy(&tb, &t, sizeof tb);
+		m = b & ~((uint64_t)1 << 63);
+		norm = ((m + half + ((m >> shift) & 1)) >> shift) - rebias;
+		sub = tb - two52;
+		low = (uint64_t)0 - ((m - min_bits) >> 63);
+		out[i] = ((b >> 63) << sign_shift) | (norm & ~low) | (sub & low);
+		rare |= (max_bits - m) >> 63;
+	}
+	return rare;
 }
 
 /*

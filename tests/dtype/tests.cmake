@@ -17,3 +17,8 @@ usc_add_test(test_ulp_fast dtype/test_ulp_fast.c)
 # The inline nearest-even encode, decode and ULP of the narrow formats
 # (src/dtype/rn_fast.h) against the library's general functions.
 usc_add_test(test_rn_fast dtype/test_rn_fast.c)
+# Their branch-free array rounding (usc__rn_encode_array) against MPFR
+# called directly, every neighbour pair of the formats of at most 16 bits,
+# the elements it must leave to the caller, and hand-derived boundaries.
+usc_add_test(test_rn_fast_array dtype/test_rn_fast_array.c)
+target_link_libraries(test_rn_fast_array PRIVATE PkgConfig::MPFR)

@@ -223,6 +223,79 @@ static void test_subnormal_ties(void **state)
 	expect(U(0x02, 0x00), 2);
 }
 
+/*
+ * The hand-derived cases above, each repeated through arrays of 1031
+ * elements (two chunks of the array loops and an odd remainder; the
+ * shorter calls above take the element-by-element code), with NaNs and
+ * overflows among them, which the loops leave to their second pass:
+ * every element must be its hand-derived code and equal the MPFR path's.
+ * Then the same with the second operand a broadcast scalar.
+ */
+#define LONG_N 1031
+
+static void run_long(const char *type, usc_dtype t, const char *op,
+		     const uint64_t *a, const uint64_t *b, const uint64_t *want,
+		     size_t k)
+{
+	static uint64_t x[LONG_N], y[LONG_N], w[LONG_N];
+	char m[512];
+
+	for (size_t i = 0; i < LONG_N; i++) {
+		x[i] = a[i % k];
+		y[i] = b[i % k];
+		w[i] = want[i % k];
+	}
+	run_both(binary(m, sizeof m, type, LONG_N, op), t, LONG_N, IN(x, y),
+		 2);
+	expect(w, LONG_N);
+}
+
+static void test_long_arrays(void **state)
+{
+	static uint64_t x[LONG_N], w[LONG_N];
+	char m[1024];
+
+	(void)state;
+	/* bf16 adds: the ties of test_bf16_add_ties, the largest doubled. */
+	run_long("bf16", USC_BF16, "add",
+		 U(0x3f80, 0x3f81, 0xbf80, 0x3f80, 0x3f80, 0x7f7f),
+		 U(0x3b80, 0x3b80, 0xbb80, 0x3b00, 0x3bc0, 0x7f7f),
+		 U(0x3f80, 0x3f82, 0xbf80, 0x3f80, 0x3f81, 0x7f80), 6);
+	/* f8e4m3fn products: the ties and the overflow to its NaN. */
+	run_long("f8e4m3fn", USC_F8E4M3FN, "multiply", U(0x39, 0x39, 0x7e),
+		 U(0x3c, 0x39, 0x40), U(0x3e, 0x3a, 0x7f), 3);
+	/* f32 subnormal ties and f16 overflows. */
+	run_long("f32", USC_F32, "multiply",
+		 U(0x00000001, 0x00000003, 0x80000001, 0x00800000),
+		 U(0x3f000000, 0x3f000000, 0x3f000000, 0x3f000000),
+		 U(0x00000000, 0x00000002, 0x80000000, 0x00400000), 4);
+	run_long("f16", USC_F16, "add", U(0x7bff, 0x7bff, 0xfbff, 0x0001),
+		 U(0x4c00, 0x4800, 0xcc00, 0x0001),
+		 U(0x7c00, 0x7bff, 0xfc00, 0x0002), 4);
+	/* NaNs among them: only the MPFR path's bits to compare. */
+	for (size_t i = 0; i < LONG_N; i++)
+		x[i] = i % 7 == 3 ? 0x7fc0 : i % 7 == 5 ? 0xffc1 : 0x3f80;
+	run_both(binary(m, sizeof m, "bf16", LONG_N, "multiply"), USC_BF16,
+		 LONG_N, IN(x, x), 2);
+	/*
+	 * A broadcast scalar operand: x + 2^-8 in bf16 for x = 1 (0x3f80)
+	 * and 1 + 2^-7 (0x3f81): the ties of test_bf16_add_ties, 0x3f80
+	 * and 0x3f82; 0x7f7f + 2^-8 is 0x7f7f.
+	 */
+	for (size_t i = 0; i < LONG_N; i++) {
+		x[i] = i % 3 == 0 ? 0x3f80 : i % 3 == 1 ? 0x3f81 : 0x7f7f;
+		w[i] = i % 3 == 0 ? 0x3f80 : i % 3 == 1 ? 0x3f82 : 0x7f7f;
+	}
+	snprintf(m, sizeof m,
+		 "HloModule m\n\nENTRY e {\n  a = bf16[%d] parameter(0)\n"
+		 "  c = bf16[] constant(0.00390625)\n"
+		 "  b = bf16[%d] broadcast(c), dimensions={}\n"
+		 "  ROOT r = bf16[%d] add(a, b)\n}\n",
+		 LONG_N, LONG_N, LONG_N);
+	run_both(m, USC_BF16, LONG_N, IN(x), 1);
+	expect(w, LONG_N);
+}
+
 static void test_overflow(void **state)
 {
 	char m[512];
@@ -535,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_fp8_multiply_ties),
 		cmocka_unit_test(test_subnormal_ties),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_long_arrays),
 		cmocka_unit_test(test_signed_zeros_and_nan),
 		cmocka_unit_test(test_exp_near_ties),
 		cmocka_unit_test(test_pow_exact_ties),

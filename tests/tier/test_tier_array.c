@@ -49,6 +49,7 @@
 
 #include "oracles/domain.h"
 #include "oracles/tier.h"
+#include "oracles/tier_internal.h"
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/tensor.h"
@@ -503,6 +504,30 @@ static void make_pool(ctx *c, pool *p)
 		}
 	}
 	assert_true(p->n > base);
+	/*
+	 * Strict-sign flags set by hand, with and against the midpoint's
+	 * sign, in and past the subnormal range of bf16 and f16, and on a
+	 * ball across a rounding boundary: the array path may take the
+	 * midpoint's code only where the flag agrees with its sign.
+	 */
+	{
+		const double m[][2] = {
+			{-0x1p-140, 0x1p-139}, {0x1p-140, 0x1p-139},
+			{0x1p-30, 0x1p-29},    {-0x1p-30, 0x1p-29},
+			{1.5, 0.25},           {-1.5, 0.25},
+			{0x1.01p0, 0x1p-20},   {-0x1.01p0, 0x1p-20},
+			{0x1p-133, 0x1p-140},  {65519.0, 2.0},
+		};
+
+		for (i = 0; i < sizeof m / sizeof *m; i++)
+			for (unsigned fl = 1; fl <= 2; fl++) {
+				tvalue b = ball(m[i][0], m[i][1]);
+
+				b.flags = (unsigned char)(fl == 1 ? TIER_GT0
+								  : TIER_LT0);
+				add(p, b);
+			}
+	}
 	/* Random points and balls near the grids of f32, bf16 and f16. */
 	for (long k = 0; k < n; k++) {
 		double m = near_grid() * ((rnd() & 1) ? -1.0 : 1.0);

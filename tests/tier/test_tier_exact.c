@@ -326,6 +326,73 @@ static void test_eval_reduce(void **state)
 	usc_tensor_destroy(in);
 }
 
+/*
+ * Sums whose every partial sum is exact in double (the sum entry's
+ * double path, which must give what MPFR gives: the exact sum, radius
+ * 0): 1.5 + 2.25 - 0.125 + 4 = 7.625; 2^-30 + 3 + 2^20 - 7 = 2^20 - 4 +
+ * 2^-30 (51 bits); and 1 - 1 + 0.5 - 0.5, an exact zero, which the sum
+ * entry declines to the sequential path: +0 (IEEE 754 6.3: x - x is +0
+ * in round-to-nearest), a point whose sign is known.
+ */
+static void test_eval_reduce_exact_in_double(void **state)
+{
+	static const char K[] =
+		"HloModule k\n"
+		"add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y) }\n"
+		"ENTRY e {\n"
+		"  a = f32[3,4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[3] reduce(a, z), dimensions={1}, to_apply=add\n"
+		"}\n";
+	static const double av[] = {1.5,      2.25, -0.125,  4,
+				    0x1p-30,  3,    0x1p20, -7,
+				    1,        -1,   0.5,    -0.5};
+	static const double want[] = {7.625, 0x1p20 - 4 + 0x1p-30, 0};
+	usc_hlo_file *f;
+	usc_eval *ev;
+	usc_eval_options o = usc_eval_options_default();
+	usc_tensor *in;
+	int64_t da[2] = {3, 4};
+	const void *values;
+	size_t count, i;
+	usc_dtype t;
+	usc_error err;
+	uint64_t bits;
+
+	(void)state;
+	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
+	for (i = 0; i < 12; i++) {
+		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
+						   NULL),
+				 USC_OK);
+		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
+	}
+	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
+	o.domain = USC_DOMAIN_TIER;
+	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
+					 &err),
+			 USC_OK);
+	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
+	if (usc_eval_run(ev, &err) != USC_OK)
+		fail_msg("run: %s", err.message);
+	assert_int_equal(usc__eval_output_values(ev, 0, &values, &count, &t),
+			 USC_OK);
+	assert_int_equal(count, 3);
+	for (i = 0; i < 3; i++) {
+		const tvalue *v = (const tvalue *)values + i;
+
+		assert_int_equal(v->kind, USC__ORC_FINITE);
+		assert_true(v->mid == want[i] && v->rad == 0);
+	}
+	assert_false(signbit(((const tvalue *)values)[2].mid));
+	assert_false(((const tvalue *)values)[2].flags &
+		     (USC__ORC_NEG_ZERO | USC__ORC_ZSIGN_UNKNOWN));
+	usc_eval_destroy(ev);
+	usc_hlo_file_destroy(f);
+	usc_tensor_destroy(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_no_cancel),
 		cmocka_unit_test(test_eval_dot),
 		cmocka_unit_test(test_eval_reduce),
+		cmocka_unit_test(test_eval_reduce_exact_in_double),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
