@@ -553,6 +553,7 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 void usc__envelope_set_loops(void *state, bool on)
 {
 	((env_state *)state)->no_loops = !on;
+	usc__env_plan_forget(state);
 }
 
 uint64_t usc__envelope_looped(const void *state)
