@@ -21,18 +21,36 @@
 
 #include "ulpscope/dtype.h"
 
+/*
+ * a when c, else b, chosen on the encodings: no branch, so that the array
+ * loops, whose conditions follow the data (the sign of a rounding
+ * error), neither mispredict nor stop the vectorizer.
+ */
+static inline double pick(bool c, double a, double b)
+{
+	uint64_t ua, ub, m = -(uint64_t)c;
+
+	memcpy(&ua, &a, sizeof ua);
+	memcpy(&ub, &b, sizeof ub);
+	ua = (ua & m) | (ub & ~m);
+	memcpy(&a, &ua, sizeof a);
+	return a;
+}
+
+/*
+ * The next double above x, on the encoding: one step away from zero for
+ * x > 0, toward it for x < 0; adding +0 first turns -0 into +0, whose
+ * next value is the smallest subnormal.  +Inf and NaN stay themselves.
+ */
 static inline double next_up(double x)
 {
+	double y = x + 0.0;
 	uint64_t u;
 
-	if (x != x || x == INFINITY)
-		return x;
-	if (x == 0)
-		return 0x1p-1074;
-	memcpy(&u, &x, sizeof u);
-	u += x > 0 ? 1 : (uint64_t)-1;
-	memcpy(&x, &u, sizeof x);
-	return x;
+	memcpy(&u, &y, sizeof u);
+	u += (uint64_t)1 - ((u >> 63) << 1);
+	memcpy(&y, &u, sizeof y);
+	return pick(x != x || x == INFINITY, x, y);
 }
 
 static inline double next_down(double x)
@@ -45,110 +63,74 @@ static inline double add_rd(double a, double b)
 {
 	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
 
-	return e < 0 || !isfinite(e) ? next_down(s) : s;
+	return pick(e < 0 || !isfinite(e), next_down(s), s);
 }
 
 static inline double add_ru(double a, double b)
 {
 	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
 
-	return e > 0 || !isfinite(e) ? next_up(s) : s;
+	return pick(e > 0 || !isfinite(e), next_up(s), s);
 }
 
 /*
  * The error of a product p = RN(a b) is exactly fma(a, b, -p) when it is
  * representable, which holds when |p| >= 2^-960 (the error is then far
- * above the subnormal range); otherwise both sides move.  The product
- * rounded up:
- */
-static inline double mul_ru(double a, double b)
-{
-	double p = a * b;
-
-	if (fabs(p) < 0x1p-960) {
-		if (a == 0 || b == 0)
-			return p;
-		return next_up(p);
-	}
-	return fma(a, b, -p) > 0 ? next_up(p) : p;
-}
-
-/*
- * Both bounds of a b at once, *l rounded down and *h = mul_ru(a, b), from
- * one product and one FMA.
+ * above the subnormal range); otherwise both sides move, unless a factor
+ * is 0 (the product is then exact).  Both bounds of a b at once, *l
+ * rounded down and *h up, from one product and one FMA:
  */
 static inline void mul_rdu(double a, double b, double *l, double *h)
 {
-	double p = a * b, e;
+	double p = a * b, e = fma(a, b, -p);
+	bool tiny = fabs(p) < 0x1p-960, zero = a == 0 || b == 0;
 
-	if (fabs(p) < 0x1p-960) {
-		if (a == 0 || b == 0) {
-			*l = *h = p;
-			return;
-		}
-		*l = next_down(p);
-		*h = next_up(p);
-		return;
-	}
-	e = fma(a, b, -p);
-	*l = e < 0 ? next_down(p) : p;
-	*h = e > 0 ? next_up(p) : p;
+	*l = pick(tiny ? !zero : e < 0, next_down(p), p);
+	*h = pick(tiny ? !zero : e > 0, next_up(p), p);
+}
+
+/* The product rounded up. */
+static inline double mul_ru(double a, double b)
+{
+	double l, h;
+
+	mul_rdu(a, b, &l, &h);
+	return h;
 }
 
 /*
- * The remainder a - q b of q = RN(a / b) is representable (and an FMA
- * computes it exactly) when nothing underflows: |q|, |a| and |b| are kept
- * within [2^-900, 2^900] here, else both sides move.  a / b = q + rem / b.
+ * Both bounds of a / b at once, from one quotient q = RN(a / b).  The
+ * remainder a - q b is representable (and an FMA computes it exactly)
+ * when nothing underflows: |q|, |a| and |b| are kept within [2^-900,
+ * 2^900] here, else both sides move.  a / b = q + rem / b, so the sign of
+ * rem / b says on which side of q the quotient lies; 0 / b is exact.
  */
-static inline int div_side(double a, double b, double q)
+static inline void div_rdu(double a, double b, double *l, double *h)
 {
-	double rem;
+	double q = a / b, rem = fma(-q, b, a);
+	bool in = fabs(q) >= 0x1p-900 && fabs(q) <= 0x1p900 &&
+		  fabs(a) >= 0x1p-900 && fabs(a) <= 0x1p900 &&
+		  fabs(b) >= 0x1p-900 && fabs(b) <= 0x1p900;
+	bool above = (rem > 0) == (b > 0);
 
-	if (!(fabs(q) >= 0x1p-900 && fabs(q) <= 0x1p900 &&
-	      fabs(a) >= 0x1p-900 && fabs(a) <= 0x1p900 &&
-	      fabs(b) >= 0x1p-900 && fabs(b) <= 0x1p900))
-		return 2;
-	rem = fma(-q, b, a);
-	if (rem == 0)
-		return 0;
-	return (rem > 0) == (b > 0) ? 1 : -1;
+	*l = pick(a != 0 && (!in || (rem != 0 && !above)), next_down(q), q);
+	*h = pick(a != 0 && (!in || (rem != 0 && above)), next_up(q), q);
 }
 
 static inline double div_rd(double a, double b)
 {
-	double q = a / b;
-	int side;
+	double l, h;
 
-	if (a == 0)
-		return q;
-	side = div_side(a, b, q);
-	return side == 1 || side == 0 ? q : next_down(q);
+	div_rdu(a, b, &l, &h);
+	return l;
 }
 
 static inline double div_ru(double a, double b)
 {
-	double q = a / b;
-	int side;
+	double l, h;
 
-	if (a == 0)
-		return q;
-	side = div_side(a, b, q);
-	return side == -1 || side == 0 ? q : next_up(q);
-}
-
-/* Both bounds of a / b at once: div_rd and div_ru from one quotient. */
-static inline void div_rdu(double a, double b, double *l, double *h)
-{
-	double q = a / b;
-	int side;
-
-	if (a == 0) {
-		*l = *h = q;
-		return;
-	}
-	side = div_side(a, b, q);
-	*l = side == 1 || side == 0 ? q : next_down(q);
-	*h = side == -1 || side == 0 ? q : next_up(q);
+	div_rdu(a, b, &l, &h);
+	return h;
 }
 
 /*
@@ -204,14 +186,29 @@ static inline double usc__env_round_bits(double x, int p, usc_round_mode m)
 	return x;
 }
 
-/* ulp at x >= 0 of a format of precision p: 2^(max(E, emin) - (p - 1)). */
+/*
+ * ulp at x >= 0 of a format of precision p: 2^(max(E, emin) - (p - 1)),
+ * E the exponent of x read from its encoding (ilogb for a normal x; a
+ * subnormal double's is below every emin here and is clamped; +Inf gives
+ * +Inf).
+ */
 static inline double usc__env_ulp_d(int p, int emin, double x)
 {
-	int e = x > 0 ? ilogb(x) : emin;
+	uint64_t u;
+	int e;
 
+	memcpy(&u, &x, sizeof u);
+	e = x > 0 ? (int)((u >> 52) & 0x7ff) - 1023 : emin;
 	if (e < emin)
 		e = emin;
-	return ldexp(1.0, e - (p - 1));
+	if (e > 1023)
+		return INFINITY;
+	e -= p - 1;
+	if (e < -1022)
+		return ldexp(1.0, e);
+	u = (uint64_t)(e + 1023) << 52;
+	memcpy(&x, &u, sizeof x);
+	return x;
 }
 
 /*
@@ -225,7 +222,8 @@ static inline void usc__env_window_ends(int p, int emin, double lo, double hi,
 {
 	double m = fmax(fabs(lo), fabs(hi)), u;
 
-	u = ldexp(m, 1 - p);
+	/* m 2^(1 - p), rounded as ldexp rounds it: 2^(1 - p) is exact. */
+	u = m * usc__env_ulp_d(p, -1022, 1.0);
 	m = add_ru(m, next_up(u));
 	u = mul_ru(usc__env_ulp_d(p, emin, m), k);
 	*l = add_rd(lo, -u);
@@ -247,14 +245,19 @@ static inline void usc__env_mul_range(double xl, double xh, double yl,
 	double d[4] = {yl, yh, yl, yh};
 	double l, h;
 
-	if (xl == xh && yl == yh) {
-		mul_rdu(xl, yl, lo, hi);
-	} else if ((xl > 0 || xh < 0) && (yl > 0 || yh < 0)) {
-		int il = xl > 0 ? (yl > 0 ? 0 : 2) : (yl > 0 ? 1 : 3);
+	/*
+	 * The signs pick the two ends by index, not by branches: they follow
+	 * the data.  Two points of one sign each take this way too, both
+	 * products then being the one product.
+	 */
+	if (((xl > 0) | (xh < 0)) & ((yl > 0) | (yh < 0))) {
+		int il = 2 * !(yl > 0) + !(xl > 0);
 		int ih = 3 - il;
 
 		mul_rdu(c[il], d[il], lo, &h);
 		mul_rdu(c[ih], d[ih], &l, hi);
+	} else if (xl == xh && yl == yh) {
+		mul_rdu(xl, yl, lo, hi);
 	} else {
 		hull4(false, c, d, lo, hi);
 	}
