@@ -1108,11 +1108,14 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 			size_t m = n - i < USC__ENV_CHUNK ? n - i
 							  : USC__ENV_CHUNK;
 
-			if (s->plan.loop.on)
-				(void)usc__env_loops(s, op, i, m, o, args,
-						     scalar_args, rounds,
-						     done);
-			else
+			if (s->plan.loop.on &&
+			    usc__env_loops(s, op, i, m, o, args, scalar_args,
+					   rounds, done) == m) {
+				/* The whole chunk is done. */
+				i += m - 1;
+				continue;
+			}
+			if (!s->plan.loop.on)
 				memset(done, 0, m);
 		}
 		/* Complete, taints and count included. */

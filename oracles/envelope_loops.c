@@ -390,44 +390,45 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 	unsigned flags = L->r.flags;
 	size_t m = 0, kept = 0;
 
-	/* Gather the plain elements' operands into arrays. */
+	/*
+	 * Gather the plain elements' operands into arrays: every element is
+	 * written at position m and m moves on only for a plain one, so the
+	 * loop has no branch on the data.
+	 */
 	for (size_t j = 0; j < n; j++) {
-		const value *x = sa ? &va[0] : &va[i0 + j];
-		const value *y = vb ? (sb ? &vb[0] : &vb[i0 + j]) : NULL;
+		const value *x = &va[sa ? 0 : i0 + j];
+		const value *y = vb ? &vb[sb ? 0 : i0 + j] : x;
+		bool pl = plain_operand(x, L->in_mn[0]) &
+			  (!vb || plain_operand(y, L->in_mn[1]));
+		float r = 0;
 
 		done[j] = 0;
-		if (!plain_operand(x, L->in_mn[0]) ||
-		    (y && !plain_operand(y, L->in_mn[1])))
-			continue;
 		idx[m] = (unsigned short)j;
 		ok[m] = 1;
 		xl[m] = x->lo;
 		xh[m] = x->hi;
-		cf[m] = x->flags & CLIP;
+		yl[m] = y->lo;
+		yh[m] = y->hi;
 		/*
 		 * What env_apply adds to every result: the flush and
 		 * approximation taints of the operands (a plain operand is
 		 * out of the flush's reach itself) and the count of
 		 * roundings, the same float operations in the same order.
 		 */
-		tf[m] = x->flags & (FLSH | APRX);
-		rc[m] = 0;
+		cf[m] = (x->flags | (vb ? y->flags : 0)) & CLIP;
+		tf[m] = (x->flags | (vb ? y->flags : 0)) & (FLSH | APRX);
 		if (rounds)
-			rc[m] += x->roundings;
-		else if (x->roundings > rc[m])
-			rc[m] = x->roundings;
-		if (y) {
-			yl[m] = y->lo;
-			yh[m] = y->hi;
-			cf[m] |= y->flags & CLIP;
-			tf[m] |= y->flags & (FLSH | APRX);
+			r += x->roundings;
+		else
+			r = x->roundings > r ? x->roundings : r;
+		if (vb) {
 			if (rounds)
-				rc[m] += y->roundings;
-			else if (y->roundings > rc[m])
-				rc[m] = y->roundings;
+				r += y->roundings;
+			else
+				r = y->roundings > r ? y->roundings : r;
 		}
-		rc[m] += (float)rounds;
-		m++;
+		rc[m] = r + (float)rounds;
+		m += pl;
 	}
 	if (m == 0)
 		return 0;

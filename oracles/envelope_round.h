@@ -151,10 +151,8 @@ static inline void hull4(bool divide, const double *c, const double *d,
 			div_rdu(c[i], d[i], &l, &h);
 		else
 			mul_rdu(c[i], d[i], &l, &h);
-		if (l < *lo)
-			*lo = l;
-		if (h > *hi)
-			*hi = h;
+		*lo = l < *lo ? l : *lo;
+		*hi = h > *hi ? h : *hi;
 	}
 }
 
@@ -274,19 +272,35 @@ static inline double usc__env_fn_bound(double f, double k, int side)
 
 /*
  * The quotient of the finite interval [xl, xh] by [yl, yh] (which does
- * not hold 0), rounded outward into [*lo, *hi]: two points from one
- * quotient, anything else from the four end quotients.
+ * not hold 0), rounded outward into [*lo, *hi].  A dividend of one sign
+ * (no end zero) from two end quotients: x / y is monotone in each operand
+ * on such a box, so the smallest exact quotient is at x's end xl when
+ * y > 0 (xh when y < 0) and y's end yh when x > 0 (yl when x < 0), the
+ * largest at the opposite ends; the bounds div_rdu gives are the
+ * quotient rounded down and up (monotone in it) wherever its operands
+ * lie in its range, and moved outward one step beyond it, so they are
+ * never inside the exact hull.  Two points of one sign take this way too
+ * (both quotients are then the one quotient); other points one quotient,
+ * anything else the four end quotients.
  */
 static inline void usc__env_div_range(double xl, double xh, double yl,
 				      double yh, double *lo, double *hi)
 {
 	double c[4] = {xl, xl, xh, xh};
 	double d[4] = {yl, yh, yl, yh};
+	double l, h;
 
-	if (xl == xh && yl == yh)
+	if ((xl > 0) | (xh < 0)) {
+		int il = 2 * !(yl > 0) + (xl > 0);
+		int ih = 3 - il;
+
+		div_rdu(c[il], d[il], lo, &h);
+		div_rdu(c[ih], d[ih], &l, hi);
+	} else if (xl == xh && yl == yh) {
 		div_rdu(xl, yl, lo, hi);
-	else
+	} else {
 		hull4(true, c, d, lo, hi);
+	}
 }
 
 #endif /* USC_ORACLES_ENVELOPE_ROUND_H */
