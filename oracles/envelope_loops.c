@@ -66,6 +66,28 @@
 #include "envelope_internal.h"
 #include "envelope_round.h"
 
+/*
+ * The loops compiled twice where the compiler and the C library can
+ * choose between versions when the program starts (GCC's target_clones,
+ * an ifunc of glibc on x86-64): for x86-64-v3 (AVX2, and FMA, which makes
+ * the error of a product one instruction instead of a call into libm)
+ * and for the baseline.  Both compute the same doubles: every operation
+ * is an IEEE operation rounded to nearest, which the instruction set
+ * does not change, and contraction into FMAs stays off (-ffp-contract=off
+ * in oracles/sources_envelope.cmake).  Measured by bench_envelope
+ * (docs/performance.md, section 4).  Elsewhere (clang, other machines,
+ * other C libraries) the one baseline version.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ENV_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef ENV_CLONES
+#define ENV_CLONES
+#endif
+
 /* The loop of an op: its exact range. */
 enum {
 	ENV_LOOP_ADD,
@@ -225,6 +247,7 @@ void usc__env_loop_plan(env_state *s, const usc__dom_op *op)
 /* ----------------------------------------------------- rounding loops */
 
 /* a[j] rounded to nearest-even into type ty, for j < m. */
+ENV_CLONES
 static void rn_loop(int ty, const double *a, double *r, size_t m)
 {
 	switch (ty) {
@@ -251,6 +274,7 @@ static void rn_loop(int ty, const double *a, double *r, size_t m)
  * to nearest: (1) of the opening comment), else the range rounded to
  * nearest.
  */
+ENV_CLONES
 static void set_loop(int ty, int p, int e, bool win, double k,
 		     const double *lo, const double *hi, double *rl,
 		     double *rh, size_t m)
@@ -268,6 +292,7 @@ static void set_loop(int ty, int p, int e, bool win, double k,
 }
 
 /* [rl, rh] |= [al, ah], element by element. */
+ENV_CLONES
 static void hull_loop(double *rl, double *rh, const double *al,
 		      const double *ah, size_t m)
 {
@@ -292,6 +317,7 @@ static inline bool plain_ends(const env_rounds *L, double l, double h)
 }
 
 /* The range clip of envelope_fast.c on [rl, rh], the CLIP flag into cf. */
+ENV_CLONES
 static void clip_loop(const env_fin *f, double *rl, double *rh,
 		      unsigned *cf, size_t m)
 {
@@ -312,6 +338,7 @@ static void clip_loop(const env_fin *f, double *rl, double *rh,
  * ok[j] cleared where an element is not plain or a dropped set is not
  * contained, CLIP added to cf[j] where the clip acted.
  */
+ENV_CLONES
 static void finish_loop(const env_rounds *R, const env_fin *f,
 			const double *lo, const double *hi, double *rl,
 			double *rh, unsigned *cf, unsigned char *ok, size_t m)
@@ -370,6 +397,7 @@ static inline bool plain_operand(const value *x, double mn)
 	       (x->lo <= x->hi) & !((x->lo < mn) & (x->hi > -mn));
 }
 
+ENV_CLONES
 size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		      size_t n, value *out, const void *const *args,
 		      unsigned scalar_args, unsigned rounds,
