@@ -22,11 +22,22 @@
 #include "ulpscope/dtype.h"
 
 /*
+ * In line always, in every caller: the array loops are compiled for two
+ * instruction sets (envelope_loops.c), and a helper the compiler leaves
+ * out of line runs in the baseline one, its FMA a call into libm.
+ */
+#if defined(__GNUC__)
+#define ENV_INLINE static inline __attribute__((always_inline))
+#else
+#define ENV_INLINE static inline
+#endif
+
+/*
  * a when c, else b, chosen on the encodings: no branch, so that the array
  * loops, whose conditions follow the data (the sign of a rounding
  * error), neither mispredict nor stop the vectorizer.
  */
-static inline double pick(bool c, double a, double b)
+ENV_INLINE double pick(bool c, double a, double b)
 {
 	uint64_t ua, ub, m = -(uint64_t)c;
 
@@ -42,7 +53,7 @@ static inline double pick(bool c, double a, double b)
  * x > 0, toward it for x < 0; adding +0 first turns -0 into +0, whose
  * next value is the smallest subnormal.  +Inf and NaN stay themselves.
  */
-static inline double next_up(double x)
+ENV_INLINE double next_up(double x)
 {
 	double y = x + 0.0;
 	uint64_t u;
@@ -53,20 +64,20 @@ static inline double next_up(double x)
 	return pick(x != x || x == INFINITY, x, y);
 }
 
-static inline double next_down(double x)
+ENV_INLINE double next_down(double x)
 {
 	return -next_up(-x);
 }
 
 /* A lower (upper) bound of a + b: TwoSum's exact error gives the side. */
-static inline double add_rd(double a, double b)
+ENV_INLINE double add_rd(double a, double b)
 {
 	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
 
 	return pick(e < 0 || !isfinite(e), next_down(s), s);
 }
 
-static inline double add_ru(double a, double b)
+ENV_INLINE double add_ru(double a, double b)
 {
 	double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
 
@@ -80,7 +91,7 @@ static inline double add_ru(double a, double b)
  * is 0 (the product is then exact).  Both bounds of a b at once, *l
  * rounded down and *h up, from one product and one FMA:
  */
-static inline void mul_rdu(double a, double b, double *l, double *h)
+ENV_INLINE void mul_rdu(double a, double b, double *l, double *h)
 {
 	double p = a * b, e = fma(a, b, -p);
 	bool tiny = fabs(p) < 0x1p-960, zero = a == 0 || b == 0;
@@ -90,7 +101,7 @@ static inline void mul_rdu(double a, double b, double *l, double *h)
 }
 
 /* The product rounded up. */
-static inline double mul_ru(double a, double b)
+ENV_INLINE double mul_ru(double a, double b)
 {
 	double l, h;
 
@@ -105,7 +116,7 @@ static inline double mul_ru(double a, double b)
  * 2^900] here, else both sides move.  a / b = q + rem / b, so the sign of
  * rem / b says on which side of q the quotient lies; 0 / b is exact.
  */
-static inline void div_rdu(double a, double b, double *l, double *h)
+ENV_INLINE void div_rdu(double a, double b, double *l, double *h)
 {
 	double q = a / b, rem = fma(-q, b, a);
 	bool in = fabs(q) >= 0x1p-900 && fabs(q) <= 0x1p900 &&
@@ -117,7 +128,7 @@ static inline void div_rdu(double a, double b, double *l, double *h)
 	*h = pick(a != 0 && (!in || (rem != 0 && above)), next_up(q), q);
 }
 
-static inline double div_rd(double a, double b)
+ENV_INLINE double div_rd(double a, double b)
 {
 	double l, h;
 
@@ -125,7 +136,7 @@ static inline double div_rd(double a, double b)
 	return l;
 }
 
-static inline double div_ru(double a, double b)
+ENV_INLINE double div_ru(double a, double b)
 {
 	double l, h;
 
@@ -139,7 +150,7 @@ static inline double div_ru(double a, double b)
  * The operands are finite, so no bound is a NaN and plain comparisons
  * choose as fmin and fmax would.
  */
-static inline void hull4(bool divide, const double *c, const double *d,
+ENV_INLINE void hull4(bool divide, const double *c, const double *d,
 			 double *lo, double *hi)
 {
 	double l, h;
@@ -162,7 +173,7 @@ static inline void hull4(bool divide, const double *c, const double *d,
  * of the type (the caller checks the range): the dropped bits are below
  * the type's last place, and a carry moves into the exponent as it should.
  */
-static inline double usc__env_round_bits(double x, int p, usc_round_mode m)
+ENV_INLINE double usc__env_round_bits(double x, int p, usc_round_mode m)
 {
 	uint64_t u, mag, sign, mask, half;
 	int d = 53 - p;
@@ -190,7 +201,7 @@ static inline double usc__env_round_bits(double x, int p, usc_round_mode m)
  * subnormal double's is below every emin here and is clamped; +Inf gives
  * +Inf).
  */
-static inline double usc__env_ulp_d(int p, int emin, double x)
+ENV_INLINE double usc__env_ulp_d(int p, int emin, double x)
 {
 	uint64_t u;
 	int e;
@@ -215,7 +226,7 @@ static inline double usc__env_ulp_d(int p, int emin, double x)
  * the format above max(|lo|, |hi|), the ulp of the largest magnitude being
  * the largest; *l = lo - u rounded down, *h = hi + u rounded up.
  */
-static inline void usc__env_window_ends(int p, int emin, double lo, double hi,
+ENV_INLINE void usc__env_window_ends(int p, int emin, double lo, double hi,
 					double k, double *l, double *h)
 {
 	double m = fmax(fabs(lo), fabs(hi)), u;
@@ -236,7 +247,7 @@ static inline void usc__env_window_ends(int p, int emin, double lo, double hi,
  * equal products give equal bounds, so these are the ones hull4 would
  * pick); anything else from all four.
  */
-static inline void usc__env_mul_range(double xl, double xh, double yl,
+ENV_INLINE void usc__env_mul_range(double xl, double xh, double yl,
 				      double yh, double *lo, double *hi)
 {
 	double c[4] = {xl, xl, xh, xh};
@@ -262,7 +273,7 @@ static inline void usc__env_mul_range(double xl, double xh, double yl,
 }
 
 /* f(x) widened down (sign -1) or up (+1) by the libm bound of k ulps. */
-static inline double usc__env_fn_bound(double f, double k, int side)
+ENV_INLINE double usc__env_fn_bound(double f, double k, int side)
 {
 	double slack = fabs(f) * ((k + 1) * 0x1p-52 * (1 + 0x1p-40)) +
 		       0x1p-1060;
@@ -283,7 +294,7 @@ static inline double usc__env_fn_bound(double f, double k, int side)
  * (both quotients are then the one quotient); other points one quotient,
  * anything else the four end quotients.
  */
-static inline void usc__env_div_range(double xl, double xh, double yl,
+ENV_INLINE void usc__env_div_range(double xl, double xh, double yl,
 				      double yh, double *lo, double *hi)
 {
 	double c[4] = {xl, xl, xh, xh};
