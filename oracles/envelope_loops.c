@@ -426,8 +426,9 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 	for (size_t j = 0; j < n; j++) {
 		const value *x = &va[sa ? 0 : i0 + j];
 		const value *y = vb ? &vb[sb ? 0 : i0 + j] : x;
-		bool pl = plain_operand(x, L->in_mn[0]) &
-			  (!vb || plain_operand(y, L->in_mn[1]));
+		bool px = plain_operand(x, L->in_mn[0]);
+		bool py = !vb || plain_operand(y, L->in_mn[1]);
+		bool pl = px & py;
 		float r = 0;
 
 		done[j] = 0;
