@@ -107,6 +107,8 @@ usc_status usc__envelope_set_profile(void *state, const usc_profile *p,
 {
 	env_state *s = state;
 
+	/* The remembered plan was made under the old profile. */
+	usc__env_plan_forget(s);
 	if (!p) {
 		usc__envelope_profile_strict(&s->prof);
 		return USC_OK;
@@ -1086,6 +1088,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	unsigned char done[USC__ENV_CHUNK];
+	bool widened = false;
 	size_t i;
 	unsigned k, rounds;
 
@@ -1094,7 +1097,6 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	rounds = usc_dtype_is_float(op->result) && counts_rounding(op->op);
 	for (k = 0; k < op->nargs; k++)
 		nmn[k] = input_flush_edges(s, op, k, mn[k]);
-	usc__mpfr_range_widen(&range);
 	/* The fast path decides once what it needs of op. */
 	usc__env_fast_plan(s, op);
 	for (i = 0; i < n && st == USC_OK; i++) {
@@ -1106,16 +1108,28 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 			size_t m = n - i < USC__ENV_CHUNK ? n - i
 							  : USC__ENV_CHUNK;
 
-			if (s->plan.loop.on)
-				(void)usc__env_loops(s, op, i, m, o, args,
-						     scalar_args, rounds,
-						     done);
-			else
+			if (s->plan.loop.on &&
+			    usc__env_loops(s, op, i, m, o, args, scalar_args,
+					   rounds, done) == m) {
+				/* The whole chunk is done. */
+				i += m - 1;
+				continue;
+			}
+			if (!s->plan.loop.on)
 				memset(done, 0, m);
 		}
 		/* Complete, taints and count included. */
 		if (done[i % USC__ENV_CHUNK])
 			continue;
+		/*
+		 * MPFR's exponent range widened for the per-element code only,
+		 * when it first runs: the loops use no MPFR, and the range is
+		 * thread-local state that costs a lookup to save and restore.
+		 */
+		if (!widened) {
+			usc__mpfr_range_widen(&range);
+			widened = true;
+		}
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
 
@@ -1145,7 +1159,8 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 			set_unknown(&o[i]);
 	}
 	usc__env_fast_plan_end(s);
-	usc__mpfr_range_restore(&range);
+	if (widened)
+		usc__mpfr_range_restore(&range);
 	return st;
 }
 

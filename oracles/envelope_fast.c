@@ -597,7 +597,45 @@ static bool fast_op(env_state *s, const env_plan *p, usc_hlo_opcode opc,
 	return true;
 }
 
+/*
+ * Whether a and b are the same op for a plan: every field the plan reads
+ * (the instruction decides a divide's rewrite for constant divisors).
+ */
+static bool same_op(const usc__dom_op *a, const usc__dom_op *b)
+{
+	if (a->op != b->op || a->result != b->result || a->nargs != b->nargs ||
+	    a->instr != b->instr || a->cmp_dir != b->cmp_dir ||
+	    a->cmp_type != b->cmp_type ||
+	    a->exponent_bits != b->exponent_bits ||
+	    a->mantissa_bits != b->mantissa_bits)
+		return false;
+	for (unsigned k = 0; k < USC__DOM_MAX_ARGS; k++)
+		if (a->arg[k] != b->arg[k])
+			return false;
+	return true;
+}
+
+static void plan_make(env_state *s, const usc__dom_op *op);
+
 void usc__env_fast_plan(env_state *s, const usc__dom_op *op)
+{
+	if (s->plan_cached && same_op(&s->plan_key, op)) {
+		s->plan = s->plan_saved;
+		s->plan.op = op;
+		return;
+	}
+	plan_make(s, op);
+	s->plan_saved = s->plan;
+	s->plan_key = *op;
+	s->plan_cached = true;
+}
+
+void usc__env_plan_forget(env_state *s)
+{
+	s->plan_cached = false;
+}
+
+static void plan_make(env_state *s, const usc__dom_op *op)
 {
 	env_plan *p = &s->plan;
 	usc__dom_op m;
@@ -812,6 +850,7 @@ void usc__envelope_counts(const void *state, uint64_t *fast,
 void usc__envelope_set_mpfr_only(void *state, bool on)
 {
 	((env_state *)state)->mpfr_only = on;
+	usc__env_plan_forget(state);
 }
 
 bool usc__envelope_mpfr_from_environment(void)

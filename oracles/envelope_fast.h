@@ -17,6 +17,8 @@
  */
 void usc__env_fast_plan(env_state *s, const usc__dom_op *op);
 void usc__env_fast_plan_end(env_state *s);
+/* Drops the remembered plan: the profile or a switch of s changed. */
+void usc__env_plan_forget(env_state *s);
 
 /*
  * The continuous float op (add, subtract, multiply, divide, the monotone

@@ -66,6 +66,28 @@
 #include "envelope_internal.h"
 #include "envelope_round.h"
 
+/*
+ * The loops compiled twice where the compiler and the C library can
+ * choose between versions when the program starts (GCC's target_clones,
+ * an ifunc of glibc on x86-64): for x86-64-v3 (AVX2, and FMA, which makes
+ * the error of a product one instruction instead of a call into libm)
+ * and for the baseline.  Both compute the same doubles: every operation
+ * is an IEEE operation rounded to nearest, which the instruction set
+ * does not change, and contraction into FMAs stays off (-ffp-contract=off
+ * in oracles/sources_envelope.cmake).  Measured by bench_envelope
+ * (docs/performance.md, section 4).  Elsewhere (clang, other machines,
+ * other C libraries) the one baseline version.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ENV_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef ENV_CLONES
+#define ENV_CLONES
+#endif
+
 /* The loop of an op: its exact range. */
 enum {
 	ENV_LOOP_ADD,
@@ -225,6 +247,7 @@ void usc__env_loop_plan(env_state *s, const usc__dom_op *op)
 /* ----------------------------------------------------- rounding loops */
 
 /* a[j] rounded to nearest-even into type ty, for j < m. */
+ENV_CLONES
 static void rn_loop(int ty, const double *a, double *r, size_t m)
 {
 	switch (ty) {
@@ -251,6 +274,7 @@ static void rn_loop(int ty, const double *a, double *r, size_t m)
  * to nearest: (1) of the opening comment), else the range rounded to
  * nearest.
  */
+ENV_CLONES
 static void set_loop(int ty, int p, int e, bool win, double k,
 		     const double *lo, const double *hi, double *rl,
 		     double *rh, size_t m)
@@ -268,6 +292,7 @@ static void set_loop(int ty, int p, int e, bool win, double k,
 }
 
 /* [rl, rh] |= [al, ah], element by element. */
+ENV_CLONES
 static void hull_loop(double *rl, double *rh, const double *al,
 		      const double *ah, size_t m)
 {
@@ -283,23 +308,25 @@ static void hull_loop(double *rl, double *rh, const double *al,
  */
 static inline bool plain_ends(const env_rounds *L, double l, double h)
 {
-	return (l >= L->guard_lo && h <= L->guard_hi) ||
-	       (h <= -L->guard_lo && l >= -L->guard_hi);
+	/*
+	 * Bitwise, not short-circuit: the side of zero follows the data, and
+	 * a branch on it would be mispredicted half the time.
+	 */
+	return ((l >= L->guard_lo) & (h <= L->guard_hi)) |
+	       ((h <= -L->guard_lo) & (l >= -L->guard_hi));
 }
 
 /* The range clip of envelope_fast.c on [rl, rh], the CLIP flag into cf. */
+ENV_CLONES
 static void clip_loop(const env_fin *f, double *rl, double *rh,
 		      unsigned *cf, size_t m)
 {
 	for (size_t j = 0; j < m; j++) {
-		if (rl[j] < f->clip_lo) {
-			rl[j] = f->clip_lo;
-			cf[j] |= CLIP;
-		}
-		if (rh[j] > f->clip_hi) {
-			rh[j] = f->clip_hi;
-			cf[j] |= CLIP;
-		}
+		bool cl = rl[j] < f->clip_lo, ch = rh[j] > f->clip_hi;
+
+		rl[j] = cl ? f->clip_lo : rl[j];
+		rh[j] = ch ? f->clip_hi : rh[j];
+		cf[j] |= (unsigned)(cl | ch) * CLIP;
 	}
 }
 
@@ -311,6 +338,7 @@ static void clip_loop(const env_fin *f, double *rl, double *rh,
  * ok[j] cleared where an element is not plain or a dropped set is not
  * contained, CLIP added to cf[j] where the clip acted.
  */
+ENV_CLONES
 static void finish_loop(const env_rounds *R, const env_fin *f,
 			const double *lo, const double *hi, double *rl,
 			double *rh, unsigned *cf, unsigned char *ok, size_t m)
@@ -353,21 +381,23 @@ static void finish_loop(const env_rounds *R, const env_fin *f,
 		}
 		if (R->straight_check)
 			for (size_t j = 0; j < m; j++)
-				ok[j] &= lo[j] >= ql[j] && hi[j] <= qh[j];
+				ok[j] &= (lo[j] >= ql[j]) & (hi[j] <= qh[j]);
 		if (R->w != ENV_TY_NONE)
 			hull_loop(rl, rh, ql, qh, m);
 	}
 	for (size_t j = 0; j < m; j++)
-		ok[j] &= plain_ends(R, rl[j], rh[j]) && rl[j] <= rh[j];
+		ok[j] &= plain_ends(R, rl[j], rh[j]) & (rl[j] <= rh[j]);
 }
 
 /* Whether operand x is plain: a finite set out of reach of a flush. */
 static inline bool plain_operand(const value *x, double mn)
 {
-	return (x->flags & (FIN | VNAN | PINF | NINF | UNK)) == FIN &&
-	       x->lo <= x->hi && !(x->lo < mn && x->hi > -mn);
+	/* Bitwise: the sign of the set follows the data (plain_ends). */
+	return ((x->flags & (FIN | VNAN | PINF | NINF | UNK)) == FIN) &
+	       (x->lo <= x->hi) & !((x->lo < mn) & (x->hi > -mn));
 }
 
+ENV_CLONES
 size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		      size_t n, value *out, const void *const *args,
 		      unsigned scalar_args, unsigned rounds,
@@ -388,44 +418,46 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 	unsigned flags = L->r.flags;
 	size_t m = 0, kept = 0;
 
-	/* Gather the plain elements' operands into arrays. */
+	/*
+	 * Gather the plain elements' operands into arrays: every element is
+	 * written at position m and m moves on only for a plain one, so the
+	 * loop has no branch on the data.
+	 */
 	for (size_t j = 0; j < n; j++) {
-		const value *x = sa ? &va[0] : &va[i0 + j];
-		const value *y = vb ? (sb ? &vb[0] : &vb[i0 + j]) : NULL;
+		const value *x = &va[sa ? 0 : i0 + j];
+		const value *y = vb ? &vb[sb ? 0 : i0 + j] : x;
+		bool px = plain_operand(x, L->in_mn[0]);
+		bool py = !vb || plain_operand(y, L->in_mn[1]);
+		bool pl = px & py;
+		float r = 0;
 
 		done[j] = 0;
-		if (!plain_operand(x, L->in_mn[0]) ||
-		    (y && !plain_operand(y, L->in_mn[1])))
-			continue;
 		idx[m] = (unsigned short)j;
 		ok[m] = 1;
 		xl[m] = x->lo;
 		xh[m] = x->hi;
-		cf[m] = x->flags & CLIP;
+		yl[m] = y->lo;
+		yh[m] = y->hi;
 		/*
 		 * What env_apply adds to every result: the flush and
 		 * approximation taints of the operands (a plain operand is
 		 * out of the flush's reach itself) and the count of
 		 * roundings, the same float operations in the same order.
 		 */
-		tf[m] = x->flags & (FLSH | APRX);
-		rc[m] = 0;
+		cf[m] = (x->flags | (vb ? y->flags : 0)) & CLIP;
+		tf[m] = (x->flags | (vb ? y->flags : 0)) & (FLSH | APRX);
 		if (rounds)
-			rc[m] += x->roundings;
-		else if (x->roundings > rc[m])
-			rc[m] = x->roundings;
-		if (y) {
-			yl[m] = y->lo;
-			yh[m] = y->hi;
-			cf[m] |= y->flags & CLIP;
-			tf[m] |= y->flags & (FLSH | APRX);
+			r += x->roundings;
+		else
+			r = x->roundings > r ? x->roundings : r;
+		if (vb) {
 			if (rounds)
-				rc[m] += y->roundings;
-			else if (y->roundings > rc[m])
-				rc[m] = y->roundings;
+				r += y->roundings;
+			else
+				r = y->roundings > r ? y->roundings : r;
 		}
-		rc[m] += (float)rounds;
-		m++;
+		rc[m] = r + (float)rounds;
+		m += pl;
 	}
 	if (m == 0)
 		return 0;
@@ -466,10 +498,10 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 		 */
 		for (size_t j = 0; j < m; j++) {
 			double fl, fh, t;
+			bool in = (xl[j] > L->dom_lo) |
+				  (L->dom_closed & (xl[j] == L->dom_lo));
 
-			if (!(xl[j] > L->dom_lo ||
-			      (L->dom_closed && xl[j] == L->dom_lo)) ||
-			    (xl[j] <= 0 && xh[j] >= 0 && xl[j] == xh[j])) {
+			if (!in || (xl[j] == 0 && xh[j] == 0)) {
 				ok[j] = 0;
 				lo[j] = hi[j] = 1;
 				continue;
@@ -553,6 +585,7 @@ size_t usc__env_loops(env_state *s, const usc__dom_op *op, size_t i0,
 void usc__envelope_set_loops(void *state, bool on)
 {
 	((env_state *)state)->no_loops = !on;
+	usc__env_plan_forget(state);
 }
 
 uint64_t usc__envelope_looped(const void *state)

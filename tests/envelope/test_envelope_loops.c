@@ -444,12 +444,107 @@ static void test_to_output_matches(void **state)
 	usc__domain_envelope.destroy(st);
 }
 
+/* A fresh envelope state under the built-in profile name. */
+static void *state_under(const char *name)
+{
+	usc_profile prof;
+	usc_error err;
+	void *st = NULL;
+
+	assert_int_equal(usc_profile_resolve(name, &prof, &err), USC_OK);
+	assert_int_equal(usc__domain_envelope.create(&st, &err), USC_OK);
+	assert_int_equal(usc__envelope_set_profile(st, &prof, &err), USC_OK);
+	return st;
+}
+
+/*
+ * The plan an envelope state keeps for an equal op (usc__env_fast_plan)
+ * is dropped when the profile or a switch changes: exp in f32 under
+ * strict, then the same op on the same state under xla-cpu (whose exp
+ * has a window of several ulps) gives what a fresh xla-cpu state gives,
+ * bit for bit, and not the strict sets; with the loops switched off no
+ * element goes through them, and with MPFR switched on none is decided
+ * in double.
+ */
+static void test_plan_forgotten(void **state)
+{
+	enum { N = 1000 };
+	usc__envelope_value *x = test_calloc(N, sizeof *x);
+	usc__envelope_value *r1 = test_calloc(N, sizeof *r1);
+	usc__envelope_value *r2 = test_calloc(N, sizeof *r2);
+	usc__envelope_value *r3 = test_calloc(N, sizeof *r3);
+	const void *args[1] = {x};
+	void *st = state_under("strict"), *fresh = state_under("xla-cpu");
+	usc_profile prof;
+	usc__dom_op op;
+	usc_error err;
+	uint64_t looped, fast, esc, fast2;
+	size_t differ = 0;
+
+	(void)state;
+	memset(&op, 0, sizeof op);
+	op.op = USC_HLO_OP_EXPONENTIAL;
+	op.result = op.arg[0] = USC_F32;
+	op.nargs = 1;
+	for (size_t i = 0; i < N; i++) {
+		double v = to_type(USC_F32, ldexp(1 + unif(), -4) *
+						    (rnd() & 1 ? 1 : -1));
+
+		usc__envelope_value_set(&x[i], v, v);
+	}
+	assert_int_equal(usc__domain_envelope.apply(st, &op, N, r1, args, 0,
+						     &err),
+			 USC_OK);
+	assert_int_equal(usc_profile_resolve("xla-cpu", &prof, &err), USC_OK);
+	assert_int_equal(usc__envelope_set_profile(st, &prof, &err), USC_OK);
+	assert_int_equal(usc__domain_envelope.apply(st, &op, N, r2, args, 0,
+						     &err),
+			 USC_OK);
+	assert_int_equal(usc__domain_envelope.apply(fresh, &op, N, r3, args,
+						     0, &err),
+			 USC_OK);
+	for (size_t i = 0; i < N; i++) {
+		assert_true(same_value(&r2[i], &r3[i]));
+		differ += !same_value(&r1[i], &r2[i]);
+	}
+	assert_true(differ > N / 2);
+	/* The loops off: the same sets, none through the loops. */
+	looped = usc__envelope_looped(st);
+	usc__envelope_set_loops(st, false);
+	assert_int_equal(usc__domain_envelope.apply(st, &op, N, r1, args, 0,
+						     &err),
+			 USC_OK);
+	assert_true(usc__envelope_looped(st) == looped);
+	for (size_t i = 0; i < N; i++)
+		assert_true(same_value(&r1[i], &r3[i]));
+	usc__envelope_set_loops(st, true);
+	assert_int_equal(usc__domain_envelope.apply(st, &op, N, r1, args, 0,
+						     &err),
+			 USC_OK);
+	assert_true(usc__envelope_looped(st) > looped);
+	/* MPFR everywhere: no element decided in double. */
+	usc__envelope_counts(st, &fast, &esc);
+	usc__envelope_set_mpfr_only(st, true);
+	assert_int_equal(usc__domain_envelope.apply(st, &op, N, r1, args, 0,
+						     &err),
+			 USC_OK);
+	usc__envelope_counts(st, &fast2, &esc);
+	assert_true(fast2 == fast);
+	usc__domain_envelope.destroy(st);
+	usc__domain_envelope.destroy(fresh);
+	test_free(x);
+	test_free(r1);
+	test_free(r2);
+	test_free(r3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loops_match_per_element),
 		cmocka_unit_test(test_load_array_matches_load),
 		cmocka_unit_test(test_to_output_matches),
+		cmocka_unit_test(test_plan_forgotten),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,6 +51,12 @@ set_tests_properties(test_envelope_fast_fastmath-off test_envelope_fast_fastmath
 # (docs/envelope.md, "The array loops").
 usc_add_test(test_envelope_loops envelope/test_envelope_loops.c)
 target_include_directories(test_envelope_loops PRIVATE ${PROJECT_SOURCE_DIR})
+# The outward-rounded double arithmetic the fast envelope shares
+# (oracles/envelope_round.h) against MPFR's directed roundings and
+# hand-derived hex floats.
+usc_add_test(test_envelope_bounds envelope/test_envelope_bounds.c)
+target_include_directories(test_envelope_bounds PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(test_envelope_bounds PRIVATE PkgConfig::MPFR)
 # The fast envelope's rounding into f32, bf16 and f16 against the codec.
 usc_add_test(test_envelope_round envelope/test_envelope_round.c)
 target_include_directories(test_envelope_round PRIVATE ${PROJECT_SOURCE_DIR})
