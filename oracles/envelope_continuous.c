@@ -10,7 +10,6 @@
  */
 #include "internal.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -22,7 +21,6 @@
 
 #include "domain.h"
 #include "envelope.h"
-#include "envelope_fast.h"
 #include "envelope_internal.h"
 #include "oracle.h"
 

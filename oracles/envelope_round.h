@@ -21,6 +21,8 @@
 
 #include "ulpscope/dtype.h"
 
+#include "fp_step.h"
+
 /*
  * In line always, in every caller: the array loops are compiled for two
  * instruction sets (envelope_loops.c), and a helper the compiler leaves
@@ -46,27 +48,6 @@ ENV_INLINE double pick(bool c, double a, double b)
 	ua = (ua & m) | (ub & ~m);
 	memcpy(&a, &ua, sizeof a);
 	return a;
-}
-
-/*
- * The next double above x, on the encoding: one step away from zero for
- * x > 0, toward it for x < 0; adding +0 first turns -0 into +0, whose
- * next value is the smallest subnormal.  +Inf and NaN stay themselves.
- */
-ENV_INLINE double next_up(double x)
-{
-	double y = x + 0.0;
-	uint64_t u;
-
-	memcpy(&u, &y, sizeof u);
-	u += (uint64_t)1 - ((u >> 63) << 1);
-	memcpy(&y, &u, sizeof y);
-	return pick(x != x || x == INFINITY, x, y);
-}
-
-ENV_INLINE double next_down(double x)
-{
-	return -next_up(-x);
 }
 
 /* A lower (upper) bound of a + b: TwoSum's exact error gives the side. */

@@ -13,6 +13,7 @@
 #include "dtype/rn_fast.h"
 
 #include "domain.h"
+#include "fp_step.h"
 #include "oracle.h"
 #include "tier.h"
 
@@ -116,40 +117,6 @@ static inline void prep(value *v)
 	v->flags = 0;
 }
 
-
-/*
- * The next double above x: nextafter(x, +Inf) computed on the bits, which
- * the profile showed to cost a fifth of the tier's time as a libm call.
- * The same results: NaN and +Inf stay, both zeros go to the least
- * subnormal, -Inf to -DBL_MAX, -2^-1074 to -0, and every other finite x
- * to its neighbour (one step of the magnitude, whose ordering the bits
- * share with the value: IEEE 754-2019, 3.4).
- */
-static inline double next_up(double x)
-{
-	uint64_t b;
-
-	if (x != x || x == INFINITY)
-		return x;
-	if (x == 0)
-		return 0x1p-1074;
-	memcpy(&b, &x, sizeof b);
-	/*
-	 * b + 1 for a positive x, b - 1 (modulo 2^64) for a negative one,
-	 * from the sign bit without a branch: the signs of data are random,
-	 * and a mispredicted branch here cost more than the rest of a
-	 * product's bound.
-	 */
-	b += 1 - ((b >> 63) << 1);
-	memcpy(&x, &b, sizeof x);
-	return x;
-}
-
-/* The next double below x: nextafter(x, -Inf), by symmetry. */
-static inline double next_down(double x)
-{
-	return -next_up(-x);
-}
 
 /*
  * usc_encode_double(t, d, NULL, bits, NULL): nearest-even into t, rf
