@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "batch/batch_internal.h"
 
 /* Pools started; USC_TEST_SCALE multiplies them. */
@@ -146,11 +147,8 @@ static void tick(void *ctx, size_t running, bool last)
 
 static void test_pool_starts(void **unused)
 {
-	const char *sc = getenv("USC_TEST_SCALE");
-	long scale = sc && atol(sc) > 0 ? atol(sc) : 1;
-
 	(void)unused;
-	for (long r = 0; r < POOLS * scale; r++) {
+	for (long r = 0; r < POOLS * usc_test_scale(); r++) {
 		usc__batch_pool p;
 		state s;
 		usc_error err;
