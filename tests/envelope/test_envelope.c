@@ -35,10 +35,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static double urand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) * 0x1p-53;
+	return (double)(usc_test_xorshift64(&rng) >> 11) * 0x1p-53;
 }
 
 static double nrand(void)

@@ -471,14 +471,10 @@ static void test_binary_fp8_pairs(void **state)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
+/* splitmix64 (test_util.h): deterministic, so failures reproduce. */
 static uint64_t rnd(void)
 {
-	/* splitmix64: deterministic, so failures reproduce. */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return usc_test_splitmix64(&rng_state);
 }
 
 /* Random codes, biased toward exponents near 0 where results are rich. */
