@@ -11,10 +11,10 @@
  * (docs/batch.md, "Committing a case").  So the pool forks no worker
  * before the committer is past its start-up, which every worker checks
  * here in the state it inherited (usc__batch_pool_committer_started): a
- * pool that forks at once fails that check in most of its starts, on any
- * build.  Every worker's case also allocates from every size class up to
- * 64 KiB, so that a worker that inherited an allocator lock held hangs;
- * the pool's case timeout turns such a hang into a case that ended
+ * pool that forks at once fails that check within its first few starts,
+ * on any build.  Every worker's case also allocates from every size class
+ * up to 64 KiB, so that a worker that inherited an allocator lock held
+ * hangs; the pool's case timeout turns such a hang into a case that ended
  * badly, which the test reports, instead of a test that never ends.
  *
  * Every case must come back through the pool's callbacks exactly once,
