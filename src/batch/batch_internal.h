@@ -208,6 +208,12 @@ typedef struct usc__batch_pool {
  * killed and what finished stays finished.
  */
 usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err);
+/*
+ * In a worker: whether the pool's committer thread had finished starting
+ * when this worker was forked.  The pool forks none before (pool.c,
+ * fork_mu); tests check it.
+ */
+bool usc__batch_pool_committer_started(void);
 
 /*
  * MPI (mpi.c; docs/batch.md, "MPI").  Without an MPI build, or when the

@@ -119,42 +119,54 @@ typedef struct committer {
 	size_t n, cap;
 	size_t queued; /* entries QUEUED */
 	bool stop, started, hurry;
+	bool running; /* the thread runs commit_main: its start-up is over */
 	bool idle; /* the thread waits with nothing queued */
 } committer;
 
 /*
- * Held by the committer thread while it commits (the only time it runs
- * anything but waits) and by the main thread around fork(): a worker is
- * forked from a process with a second thread, and a child that inherits
- * a lock that thread held inside malloc, stdio or the sanitizers'
- * allocator waits for it forever (seen under AddressSanitizer: a worker
- * stuck in the allocator's mutex at its first free).  So no fork happens
- * while the committer is inside a library; a worker's start waits for
- * the group being committed, which only replacements of workers do.
+ * A worker is forked from a process with a second thread, the committer,
+ * and a child inherits every lock as it stood at fork(): one that the
+ * committer held inside a library is never released in the child, which
+ * waits for it forever at its first use.  glibc's malloc and stdio take
+ * their locks across fork(), but AddressSanitizer's runtime (GCC 12's)
+ * does not take its allocator's, and under it CI saw workers hang on an
+ * allocator lock (size class 36, the 8 KiB chunks) held by the committer.
+ * So a fork never happens while the committer can be inside a library:
+ *
+ * - Its start-up.  Before a new thread reaches its function,
+ *   AddressSanitizer's thread start-up frees the buffers of
+ *   pthread_getattr_np, and the thread's first free allocates the 8 KiB
+ *   batch of its quarantine, under that size class's lock: this is the
+ *   lock the hung workers waited on (docs/batch.md, "Committing a case").
+ *   The main thread therefore waits until commit_main runs (c->running)
+ *   before it goes on to fork the first worker.
+ * - Its commits (the only library calls it makes that can allocate):
+ *   done holding fork_mu, which the main thread holds around fork().
+ * - Between them it only locks and waits on c->mu and c->cv, reads the
+ *   clock and writes a byte to wake_fd, none of which allocates.
+ * - Its end: it exits only in commit_finish, whose pthread_join returns
+ *   once the thread's clean-up (the sanitizer's, which hands its
+ *   allocator cache back under the allocator's locks, and glibc's) is
+ *   over; the pool forks nothing after that.
+ *
+ * (The parent's one other thread, OpenBLAS's, which the library starts
+ * when it is loaded, is stopped and joined by OpenBLAS's own fork handler
+ * before every fork.)
  */
 static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * AddressSanitizer's runtime (GCC 12's) does not hold its allocator's
- * locks across fork(), and fork_mu was not enough: the merged tree's CI
- * saw a worker, and the file-vetting child of another worker, wait
- * forever on an allocator lock held at the fork by the batch's second
- * thread.  Under AddressSanitizer the committer thread is therefore not
- * started: each case is committed by the main thread before the next one
- * starts (the path taken when the thread cannot be created), which keeps
- * the batch's output and its durability the same and only its speed
- * different.  glibc's own malloc and stdio are safe across fork().
+ * Whether a committer thread runs commit_main (set and cleared by it,
+ * under its c->mu).  Nothing in the parent reads it: a worker reads the
+ * copy it inherited, which says whether the committer was past its
+ * start-up when the worker was forked (usc__batch_pool_committer_started).
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define COMMIT_THREAD 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COMMIT_THREAD 0
-#endif
-#endif
-#ifndef COMMIT_THREAD
-#define COMMIT_THREAD 1
-#endif
+static bool committer_up;
+
+bool usc__batch_pool_committer_started(void)
+{
+	return committer_up;
+}
 
 /* The realtime clock's time, s seconds from now (for timedwait). */
 static struct timespec deadline_in(double s)
@@ -178,6 +190,9 @@ static void *commit_main(void *arg)
 	double last = -1; /* when the last commit started */
 
 	pthread_mutex_lock(&c->mu);
+	/* The main thread forks no worker before this (fork_mu, above). */
+	c->running = committer_up = true;
+	pthread_cond_broadcast(&c->cv);
 	for (;;) {
 		size_t g = 0;
 		char b = 0;
@@ -227,6 +242,7 @@ static void *commit_main(void *arg)
 			/* The pipe is full: the main thread wakes anyway. */
 		}
 	}
+	committer_up = false;
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
 }
@@ -775,9 +791,15 @@ usc_status usc__batch_pool_run(const usc__batch_pool *p, usc_error *err)
 	pthread_mutex_init(&c.mu, NULL);
 	pthread_cond_init(&c.cv, NULL);
 	/* Without the thread, finish commits each case itself before the
-	 * next one starts. */
-	c.started = COMMIT_THREAD &&
-		    pthread_create(&c.thread, NULL, commit_main, &c) == 0;
+	 * next one starts.  With it, no worker is forked before the thread
+	 * is past its start-up (fork_mu, above). */
+	c.started = pthread_create(&c.thread, NULL, commit_main, &c) == 0;
+	if (c.started) {
+		pthread_mutex_lock(&c.mu);
+		while (!c.running)
+			pthread_cond_wait(&c.cv, &c.mu);
+		pthread_mutex_unlock(&c.mu);
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

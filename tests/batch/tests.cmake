@@ -3,6 +3,9 @@
 # which tools/setup.sh installs; exit 77 skips without them), and the row
 # files and discovery in C (test_batch_rows).
 usc_add_test(test_batch_rows batch/test_rows.c)
+# The pool started again and again: no worker may inherit a lock held by
+# the committer thread at fork (test_pool.c; docs/batch.md).
+usc_add_test(test_batch_pool batch/test_pool.c)
 
 set(USC_BATCH_ENV "USC_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 if(USC_SANITIZE)

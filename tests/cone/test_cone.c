@@ -24,7 +24,6 @@
  * mutant's envelope and every example kernel.  USC_CONE_CASES=N limits
  * the defect kernels to the first N (the sanitizer build).
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,12 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <cmocka.h>
 #include <mpfr.h>
 #include <mpfi.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "analyze/case_internal.h"
 #include "analyze/signature_internal.h"
 #include "eval/cone.h"
@@ -46,13 +45,6 @@
 #include "ulpscope/profile.h"
 #include "oracles/envelope.h"
 #include "oracles/oracle.h"
-
-static const char *src_dir(void)
-{
-	const char *s = getenv("USC_SOURCE_DIR");
-
-	return s ? s : ".";
-}
 
 static bool full(void)
 {
@@ -404,48 +396,6 @@ static void mutants_of_case(const char *dir, tally *t)
 	case_free(&kc);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The sorted entries of directory d that are directories. */
-static size_t subdirs(const char *d, char ***out)
-{
-	DIR *dp = opendir(d);
-	struct dirent *e;
-	char **list = NULL;
-	size_t n = 0;
-
-	assert_non_null(dp);
-	while ((e = readdir(dp)) != NULL) {
-		char p[4096];
-		struct stat sb;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof p, "%s/%s", d, e->d_name);
-		if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))
-			continue;
-		list = realloc(list, (n + 1) * sizeof *list);
-		assert_non_null(list);
-		list[n] = malloc(strlen(p) + 1);
-		assert_non_null(list[n]);
-		memcpy(list[n++], p, strlen(p) + 1);
-	}
-	closedir(dp);
-	qsort(list, n, sizeof *list, cmp_str);
-	*out = list;
-	return n;
-}
-
-static void free_list(char **l, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(l[i]);
-	free(l);
-}
-
 static void test_defect_mutants(void **state)
 {
 	char root[4096], **kernels, **cases;
@@ -457,19 +407,19 @@ static void test_defect_mutants(void **state)
 	memset(&t, 0, sizeof t);
 	if (lim)
 		limit = (size_t)strtoul(lim, NULL, 10);
-	snprintf(root, sizeof root, "%s/data/defects", src_dir());
-	nk = subdirs(root, &kernels);
+	snprintf(root, sizeof root, "%s/data/defects", usc_test_src_dir());
+	assert_true(usc_test_subdirs(root, &kernels, &nk));
 	for (size_t i = 0; i < nk && i < limit; i++) {
 		size_t nc;
 
 		if (strstr(kernels[i], "/profiles"))
 			continue;
-		nc = subdirs(kernels[i], &cases);
+		assert_true(usc_test_subdirs(kernels[i], &cases, &nc));
 		if (nc)
 			mutants_of_case(cases[0], &t);
-		free_list(cases, nc);
+		usc_test_free_list(cases, nc);
 	}
-	free_list(kernels, nk);
+	usc_test_free_list(kernels, nk);
 	printf("%zu mutants (%zu envelopes, %zu refused both ways): %zu "
 	       "instructions evaluated, %zu values reused\n",
 	       t.mutants, t.envelopes, t.failed, t.evaluated, t.reused);
@@ -539,16 +489,17 @@ static void test_attribution_runs(void **state)
 	size_t nk, runs = 0, limit = full() ? SIZE_MAX : 2;
 
 	(void)state;
-	snprintf(root, sizeof root, "%s/data/examples", src_dir());
-	nk = subdirs(root, &kernels);
+	snprintf(root, sizeof root, "%s/data/examples", usc_test_src_dir());
+	assert_true(usc_test_subdirs(root, &kernels, &nk));
 	for (size_t i = 0; i < nk && i < limit; i++) {
-		size_t nc = subdirs(kernels[i], &cases);
+		size_t nc;
 
+		assert_true(usc_test_subdirs(kernels[i], &cases, &nc));
 		if (nc)
 			rounding_runs(cases[0], &runs);
-		free_list(cases, nc);
+		usc_test_free_list(cases, nc);
 	}
-	free_list(kernels, nk);
+	usc_test_free_list(kernels, nk);
 	printf("%zu rounding runs compared\n", runs);
 	assert_true(runs > 5);
 }

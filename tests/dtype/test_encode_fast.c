@@ -37,23 +37,14 @@
 #include <mpfr.h>
 
 #include "ulpscope/ulpscope.h"
+#include "test_util.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 
+/* The next draw of this test's sequence (test_util.h). */
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
+	return usc_test_xorshift64(&rng);
 }
 
 /*
@@ -141,7 +132,7 @@ static void check_both_signs(double x)
 
 static void test_encode_f32(void **state)
 {
-	long n = 400000 * scale();
+	long n = 400000 * usc_test_scale();
 	float edges[] = {FLT_MIN, FLT_MAX, 1.0f, 0x1p-149f, 0x1p-126f * 0.5f};
 
 	(void)state;
@@ -208,7 +199,7 @@ static uint64_t f16_code(double d)
  */
 static void test_encode_half(void **state)
 {
-	long n = 300000 * scale();
+	long n = 300000 * usc_test_scale();
 
 	(void)state;
 	for (int k = 0; k < 2; k++) {
@@ -327,7 +318,7 @@ static void check_decode(usc_dtype t, uint64_t code, double want)
 
 static void test_decode(void **state)
 {
-	long n = 400000 * scale();
+	long n = 400000 * usc_test_scale();
 
 	(void)state;
 	for (uint32_t c = 0; c < 0x10000; c++)

@@ -34,6 +34,7 @@
 
 #include "ulpscope/dtype.h"
 #include "ulpscope/dtype_mpfr.h"
+#include "test_util.h"
 
 #define SAMPLES_PER_MODE 1500
 #define SHOW_MAX 8
@@ -97,14 +98,6 @@ static const struct mode modes[] = {
 	{USC_RND_UP, MPFR_RNDU, "up"},
 	{USC_RND_DOWN, MPFR_RNDD, "down"},
 };
-
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? strtol(s, NULL, 10) : 1;
-
-	return v > 0 ? v : 1;
-}
 
 /*
  * Rounds x once into the format's grid, range unlimited above (except by
@@ -277,7 +270,7 @@ static void draw(const struct spec *s, long i, gmp_randstate_t rs, mpfr_t x)
 
 static void test_emulation(void **state)
 {
-	long n = SAMPLES_PER_MODE * scale(), total = 0, bad_total = 0;
+	long n = SAMPLES_PER_MODE * usc_test_scale(), total = 0, bad_total = 0;
 	long flag_total = 0;
 	gmp_randstate_t rs;
 	mpfr_t x, want, got;

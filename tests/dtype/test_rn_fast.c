@@ -30,25 +30,16 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "dtype/rn_fast.h"
 #include "dtype/ulp_fast.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
 
+/* The next draw of this test's sequence (test_util.h). */
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
+	return usc_test_xorshift64(&rng);
 }
 
 static const usc_dtype covered[] = {
@@ -166,7 +157,7 @@ static double random_double(int lo, int hi)
 
 static void test_random(void **state)
 {
-	long n = 200000 * scale();
+	long n = 200000 * usc_test_scale();
 
 	(void)state;
 	for (size_t k = 0; k < sizeof covered / sizeof covered[0]; k++) {
@@ -217,7 +208,7 @@ static void check_error(usc_dtype t, const usc__rn_format *f, uint64_t y,
 
 static void test_ulp_error(void **state)
 {
-	long n = 200000 * scale();
+	long n = 200000 * usc_test_scale();
 
 	(void)state;
 	for (size_t k = 0; k < sizeof covered / sizeof covered[0]; k++) {

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "ulpscope/dtype.h"
+#include "test_util.h"
 
 #define SHOW_MAX 8
 
@@ -60,24 +61,13 @@ static const struct spec specs[] = {
 };
 #define N_SPECS (sizeof specs / sizeof specs[0])
 
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? strtol(s, NULL, 10) : 1;
-
-	return v > 0 ? v : 1;
-}
-
 /* A fixed-seed generator (splitmix64), so every run draws the same. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
+/* The next draw of this test's sequence (test_util.h). */
 static uint64_t rnd64(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
+	return usc_test_splitmix64(&rng_state);
 }
 
 /* Encodes x stochastically with word w and k bits; returns the value. */
@@ -180,7 +170,7 @@ static void count_case(const struct spec *s, const struct pair *pr, int neg,
 static void test_counts(void **state)
 {
 	long bad = 0, cases = 0, encodes = 0;
-	long extra = scale();
+	long extra = usc_test_scale();
 
 	(void)state;
 	for (size_t fi = 0; fi < N_SPECS; fi++) {
@@ -241,7 +231,7 @@ static void test_exact_values(void **state)
 
 		assert_non_null(d);
 		ncodes = d->bits >= 64 ? 0 : (uint64_t)1 << d->bits;
-		samples = d->bits <= 8 ? (long)ncodes : 2000 * scale();
+		samples = d->bits <= 8 ? (long)ncodes : 2000 * usc_test_scale();
 		for (long i = 0; i < samples; i++) {
 			uint64_t code = d->bits <= 8 ? (uint64_t)i
 						     : rnd64() % ncodes;

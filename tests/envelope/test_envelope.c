@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 
 #include "ulpscope/eval.h"
 #include "ulpscope/hlo.h"
@@ -34,10 +35,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static double urand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) * 0x1p-53;
+	return (double)(usc_test_xorshift64(&rng) >> 11) * 0x1p-53;
 }
 
 static double nrand(void)
@@ -48,13 +46,6 @@ static double nrand(void)
 	for (i = 0; i < 12; i++)
 		s += urand();
 	return s - 6;
-}
-
-static const char *src_dir(void)
-{
-	const char *d = getenv("USC_SOURCE_DIR");
-
-	return d ? d : ".";
 }
 
 static usc_tensor *random_input(const usc_tensor_spec *sp)
@@ -695,7 +686,7 @@ static void test_kernels_strict(void **state)
 
 	(void)state;
 	memset(&ty, 0, sizeof ty);
-	snprintf(dir, sizeof dir, "%s/kernels", src_dir());
+	snprintf(dir, sizeof dir, "%s/kernels", usc_test_src_dir());
 	n = scandir(dir, &ents, NULL, alphasort);
 	assert_true(n > 0);
 	for (i = 0; i < n; i++) {
@@ -847,7 +838,7 @@ static void test_examples(void **state)
 
 	(void)state;
 	memset(&ty, 0, sizeof ty);
-	snprintf(dir, sizeof dir, "%s/data/examples", src_dir());
+	snprintf(dir, sizeof dir, "%s/data/examples", usc_test_src_dir());
 	nk = scandir(dir, &ks, NULL, alphasort);
 	assert_true(nk > 0);
 	for (i = 0; i < nk; i++) {

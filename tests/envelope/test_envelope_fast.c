@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "test_util.h"
 #include "ulpscope/check.h"
 #include "ulpscope/classify.h"
 #include "ulpscope/dtype.h"
@@ -166,11 +167,6 @@ static void check_case(const char *dir, tally *ty)
 	usc_check_report_destroy(m);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every case directory (one holding kernel.hlo) under dir, in name order. */
 static void walk(const char *dir, tally *ty)
 {
@@ -201,7 +197,7 @@ static void walk(const char *dir, tally *ty)
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
+	qsort(names, n, sizeof *names, usc_test_cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))

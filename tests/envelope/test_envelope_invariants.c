@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 
 #include "ulpscope/classify.h"
 #include "ulpscope/eval.h"
@@ -208,10 +209,7 @@ static void test_conv_any_order(void **state)
 	for (size_t i = 0; i < CH * HW * HW + OF * CH * 9; i++) {
 		double m;
 
-		s ^= s >> 12;
-		s ^= s << 25;
-		s ^= s >> 27;
-		m = (double)((s * 0x2545F4914F6CDD1Dull) >> 40) * 0x1p-24;
+		m = (double)(usc_test_xorshift64star(&s) >> 40) * 0x1p-24;
 		m = ldexp(1 + m, (int)(i % 9) - 4) * ((i % 2) ? -1 : 1);
 		m = (double)(float)m;
 		if (i < CH * HW * HW)

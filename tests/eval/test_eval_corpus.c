@@ -23,29 +23,13 @@
 #include "ulpscope/tensor.h"
 
 #include "hlo/corpus_dir.h"
+#include "test_util.h"
 
 /* Sizes evaluated by default; USC_TEST_SCALE multiplies them. */
 #define MAX_PARAM_ELEMS 65536
 #define MAX_OUT_ELEMS 262144
 
-static int64_t scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	int64_t v = s ? atoll(s) : 1;
-
-	return v < 1 ? 1 : v;
-}
-
 static uint64_t rng = 0x243f6a8885a308d3ull;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static int64_t shape_leaf_elems(const usc_hlo_shape *s)
 {
@@ -70,7 +54,7 @@ static void fill(usc_tensor *t)
 	uint64_t n = usc_tensor_count(t), i;
 
 	for (i = 0; i < n; i++) {
-		uint64_t r = rnd(), bits = 0;
+		uint64_t r = usc_test_splitmix64(&rng), bits = 0;
 
 		if (d == USC_PRED)
 			bits = r & 1;
@@ -121,9 +105,9 @@ static void eval_module(const char *file, const usc_hlo_module *m,
 			total += e;
 		}
 	}
-	if (total > MAX_PARAM_ELEMS * scale() ||
+	if (total > MAX_PARAM_ELEMS * usc_test_scale() ||
 	    shape_leaf_elems(&m->entry->root->shape) >
-		    MAX_OUT_ELEMS * scale()) {
+		    MAX_OUT_ELEMS * usc_test_scale()) {
 		c->too_large++;
 		usc_eval_destroy(ev);
 		return;

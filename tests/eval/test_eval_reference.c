@@ -36,19 +36,12 @@
 #include <mpfr.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "oracles/domain.h"
 #include "oracles/reference_fast.h"
 #include "ulpscope/dtype_mpfr.h"
 
 #define NAN_MARK UINT64_MAX
-
-static int scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	int v = s ? atoi(s) : 1;
-
-	return v < 1 ? 1 : v;
-}
 
 /* ------------------------------------------------- the MPFR twin */
 
@@ -428,7 +421,7 @@ static void test_unary_bf16(void **state)
 
 	(void)state;
 	/* Exhaustive at USC_TEST_SCALE >= 16; a stride of 16/scale below. */
-	step = (uint64_t)(16 / scale());
+	step = (uint64_t)(16 / usc_test_scale());
 	if (step < 1)
 		step = 1;
 	dom_open(&d);
@@ -459,7 +452,7 @@ static void test_binary_fp8_pairs(void **state)
 	 * (7a + b) mod (4/scale) = 0, which still meet every code as a and
 	 * as b and every low bit pattern.
 	 */
-	step = (uint64_t)(4 / scale());
+	step = (uint64_t)(4 / usc_test_scale());
 	if (step < 1)
 		step = 1;
 	dom_open(&d);
@@ -478,14 +471,10 @@ static void test_binary_fp8_pairs(void **state)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
+/* splitmix64 (test_util.h): deterministic, so failures reproduce. */
 static uint64_t rnd(void)
 {
-	/* splitmix64: deterministic, so failures reproduce. */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return usc_test_splitmix64(&rng_state);
 }
 
 /* Random codes, biased toward exponents near 0 where results are rich. */
@@ -506,7 +495,7 @@ static uint64_t rnd_code(usc_dtype t)
 static void test_random_f16_f32(void **state)
 {
 	static const usc_dtype types[] = {USC_F16, USC_F32};
-	long per = 300L * scale(), n = 0, j;
+	long per = 300L * usc_test_scale(), n = 0, j;
 	dom d;
 	size_t i, k;
 

@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "test_util.h"
 #include "ulpscope/check.h"
 #include "ulpscope/tensor.h"
 
@@ -54,11 +55,6 @@ static bool same_parent(const char *a, const char *b)
 	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
 
 	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool is_file(const char *path)
@@ -203,7 +199,7 @@ static void test_corpus_fast_equals_mpfr(void **state)
 		if (per_root[k] == 0)
 			fail_msg("no case found under %s", dir);
 	}
-	qsort(cases, ncases, sizeof *cases, cmp_str);
+	qsort(cases, ncases, sizeof *cases, usc_test_cmp_str);
 	scale = getenv("USC_TEST_SCALE") ? atoi(getenv("USC_TEST_SCALE")) : 1;
 	per_kernel = getenv("USC_REFERENCE_CORPUS") &&
 		     strcmp(getenv("USC_REFERENCE_CORPUS"), "per-kernel") == 0;

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
+
 /* The exit status ctest is told means "skipped" (tests/CMakeLists.txt). */
 #define CORPUS_SKIP 77
 
@@ -30,9 +32,7 @@ static inline bool corpus_is_xla(int argc, char **argv)
 /* dir = $USC_SOURCE_DIR/sub (the source tree's folder sub). */
 static inline void corpus_own_dir(char *dir, size_t size, const char *sub)
 {
-	const char *src = getenv("USC_SOURCE_DIR");
-
-	snprintf(dir, size, "%s/%s", src ? src : ".", sub);
+	snprintf(dir, size, "%s/%s", usc_test_src_dir(), sub);
 }
 
 /*
@@ -53,11 +53,6 @@ static inline void corpus_xla_dir_or_skip(char *dir, size_t size)
 		exit(CORPUS_SKIP);
 	}
 	closedir(d);
-}
-
-static inline int corpus_cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /*
@@ -81,7 +76,7 @@ static inline size_t corpus_list(const char *dir, char **names, size_t max)
 			names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, corpus_cmp_str);
+	qsort(names, n, sizeof *names, usc_test_cmp_str);
 	return n;
 }
 

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "oracle_test_util.h"
+#include "test_util.h"
 
 #define PREC 96
 #define ROWS_DEFAULT 1000
@@ -97,14 +98,6 @@ static const opdesc OPS[] = {
 	{"minimum", USC_HLO_OP_MINIMUM, 2, NULL, NULL, false},
 	{"atan2", USC_HLO_OP_ATAN2, 2, NULL, mpfr_atan2, false},
 };
-
-static long scale(void)
-{
-	const char *s = getenv("USC_TEST_SCALE");
-	long k = s ? strtol(s, NULL, 10) : 1;
-
-	return k > 0 ? k : 1;
-}
 
 typedef struct counts {
 	long rows, cases, decided, undecided, failures;
@@ -274,7 +267,7 @@ static void run_op(const opdesc *od, counts *c)
 {
 	const char *dir = getenv("USC_SOURCE_DIR");
 	char path[1024], line[4096];
-	long limit = ROWS_DEFAULT * scale();
+	long limit = ROWS_DEFAULT * usc_test_scale();
 	FILE *f;
 	void *s = ot_create(PREC, false);
 	ovalue args[2], out;

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "ulpscope/profile.h"
 
 /* Every key, none at its strict default. */
@@ -644,12 +645,10 @@ static void test_fn_names(void **state)
 /* xorshift64*: deterministic, seeded. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
+/* The next draw of this test's sequence (test_util.h). */
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1du;
+	return usc_test_xorshift64star(&rng_state);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "ulpscope/dump.h"
 
 static char dir[256];
@@ -155,8 +156,7 @@ static void test_not_a_dump(void **state)
 	usc_dump *d = NULL;
 	usc_error err;
 	char src[512];
-	const char *s = getenv("USC_SOURCE_DIR");
-	snprintf(src, sizeof src, "%s/kernels", s ? s : ".");
+	snprintf(src, sizeof src, "%s/kernels", usc_test_src_dir());
 	assert_int_equal(usc_dump_open(src, &d, &err), USC_ENOTFOUND);
 	assert_non_null(strstr(err.message, "not an XLA dump directory"));
 	assert_int_equal(usc_dump_open("/nonexistent/dir", &d, &err),

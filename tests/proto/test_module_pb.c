@@ -20,14 +20,9 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_util.h"
 #include "ulpscope/hlo.h"
 #include "ulpscope/xla_proto.h"
-
-static const char *src_dir(void)
-{
-	const char *s = getenv("USC_SOURCE_DIR");
-	return s ? s : ".";
-}
 
 /* Removes ", KEY={...}" from the first line of text, in place. */
 static void drop_header_attr(char *text, const char *key)
@@ -40,11 +35,6 @@ static void drop_header_attr(char *text, const char *key)
 	if (!end)
 		return;
 	memmove(at - 2, end + 1, strlen(end + 1) + 1);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /*
@@ -73,7 +63,7 @@ static void split(char *text, char **others, size_t *no, char **comps,
 		while (*p == '\n')
 			p++;
 	}
-	qsort(comps, *nc, sizeof *comps, cmp_str);
+	qsort(comps, *nc, sizeof *comps, usc_test_cmp_str);
 }
 
 static char *print_file(const usc_hlo_file *f)
@@ -94,9 +84,10 @@ static void compare_pair(const char *dir, const char *ext, const char *pbdir,
 	usc_hlo_file *ft = NULL, *fp = NULL;
 	usc_error err;
 
-	snprintf(tpath, sizeof tpath, "%s/%s/%s%s", src_dir(), dir, name, ext);
-	snprintf(ppath, sizeof ppath, "%s/%s/%s.hlo.pb", src_dir(), pbdir,
-		 name);
+	snprintf(tpath, sizeof tpath, "%s/%s/%s%s", usc_test_src_dir(), dir,
+		 name, ext);
+	snprintf(ppath, sizeof ppath, "%s/%s/%s.hlo.pb", usc_test_src_dir(),
+		 pbdir, name);
 	if (usc_hlo_parse_file(tpath, &ft, &err) != USC_OK)
 		fail_msg("%s", err.message);
 	if (usc_hlo_parse_pb_file(ppath, &fp, &err) != USC_OK)
@@ -130,7 +121,7 @@ static void compare_pair(const char *dir, const char *ext, const char *pbdir,
 static size_t compare_dir(const char *dir, const char *ext, const char *pbdir)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "%s/%s", src_dir(), dir);
+	snprintf(path, sizeof path, "%s/%s", usc_test_src_dir(), dir);
 	DIR *d = opendir(path);
 	assert_non_null(d);
 	struct dirent *e;
@@ -181,7 +172,7 @@ static void test_control_flow(void **state)
 {
 	(void)state;
 	char path[1024];
-	snprintf(path, sizeof path, "%s/data/control_flow", src_dir());
+	snprintf(path, sizeof path, "%s/data/control_flow", usc_test_src_dir());
 	DIR *d = opendir(path);
 	assert_non_null(d);
 	struct dirent *e;
@@ -192,7 +183,8 @@ static void test_control_flow(void **state)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(dir, sizeof dir, "data/control_flow/%s", e->d_name);
-		snprintf(pb, sizeof pb, "%s/%s/kernel.hlo.pb", src_dir(), dir);
+		snprintf(pb, sizeof pb, "%s/%s/kernel.hlo.pb",
+			 usc_test_src_dir(), dir);
 		FILE *f = fopen(pb, "rb");
 		if (!f)
 			continue;
@@ -215,7 +207,7 @@ static void test_snapshot_module(void **state)
 	usc_hlo_file *f = NULL;
 	usc_error err;
 	snprintf(path, sizeof path, "%s/tests/proto/fixtures/tuple.snapshot.pb",
-		 src_dir());
+		 usc_test_src_dir());
 	if (usc_snapshot_read(path, &s, &err) != USC_OK)
 		fail_msg("%s", err.message);
 	assert_true(usc_snapshot_has_module(s));

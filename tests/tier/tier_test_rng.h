@@ -9,22 +9,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "test_util.h"
+
 static inline long scale(void)
 {
-	const char *s = getenv("USC_TEST_SCALE");
-	long v = s ? atol(s) : 1;
-
-	return v > 0 ? v : 1;
+	return usc_test_scale();
 }
 
 static uint64_t rng_state = TIER_TEST_SEED;
 
 static inline uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
+	return usc_test_xorshift64star(&rng_state);
 }
 
 /* Uniform in [0, 1). */
