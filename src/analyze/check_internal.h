@@ -83,6 +83,20 @@ void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts);
 usc_status usc__check_classify_part(const usc_check_request *req,
 				    usc__check_part *p, usc_error *err);
 
+/*
+ * The common cases of usc_classify_element for a float type whose fast
+ * format is rf (src/dtype/rn_fast.h): a finite device code dev inside
+ * the known, finite envelope e, equal to the reference code ref or one
+ * code from a finite one.  True with the class and expected error the
+ * general function gives, bit for bit; false for every other case (the
+ * caller then calls usc_classify_element).  lambda must be > 0.
+ */
+struct usc__rn_format;
+bool usc__check_classify_fast(const struct usc__rn_format *rf,
+			      const usc_envelope *e, uint64_t dev,
+			      uint64_t ref, double exact, double lambda,
+			      usc_class *cls, double *expected);
+
 /* Element j of a part as the worst list keeps it. */
 void usc__check_element(const usc__check_part *p, size_t j, bool classified,
 			usc_check_element *el);
