@@ -396,6 +396,26 @@ void usc__check_reason_offer(usc__check_reason *why, size_t output,
 	why->expected_ulps = p->expected_ulps[j];
 }
 
+void usc__check_reason_merge(usc__check_reason *why, size_t output,
+			     const usc__check_reason *cand)
+{
+	if (!cand->have)
+		return;
+	if (why->have) {
+		int rk = usc__check_class_rank(cand->el.cls);
+		int rw = usc__check_class_rank(why->el.cls);
+
+		if (rk < rw || (rk == rw && output != why->output))
+			return;
+		if (rk == rw && !usc__check_worse(&cand->el, &why->el, true))
+			return;
+	}
+	why->have = true;
+	why->output = output;
+	why->el = cand->el;
+	why->expected_ulps = cand->expected_ulps;
+}
+
 /* Writes element k's multi-index of t as "3,17". */
 static void format_index(char *buf, size_t cap, const usc_tensor *t,
 			 uint64_t k)
