@@ -29,3 +29,5 @@ add_test(NAME cli_check_threads
     $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
 # The check's in-line classification against usc_classify_element.
 usc_add_test(test_check_classify_fast check/test_check_classify_fast.c)
+# The fold of a streamed check's pieces against the whole check, ties included.
+usc_add_test(test_check_fold check/test_check_fold.c)
