@@ -988,6 +988,7 @@ usc_status usc__check_piece_setup(check_run *c, size_t k, usc_error *err)
 	usc_check_report *r = c->r;
 	usc_status st = USC_OK;
 	int64_t r0, nb;
+	int kern;
 
 	if (c->ranges) {
 		uint64_t first = (uint64_t)k * c->piece;
@@ -1001,26 +1002,53 @@ usc_status usc__check_piece_setup(check_run *c, size_t k, usc_error *err)
 			      : make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref,
 					  err);
 	}
-	/* A block of rows: its kernel, on its rows, in new evaluators. */
+	/*
+	 * A block of rows: its kernel, on its rows.  The evaluators of the
+	 * run's previous block serve again when it had the same kernel: an
+	 * evaluator borrows its inputs and reads them at every run, so the
+	 * block's rows are copied into the same input tensors, and nothing
+	 * is allocated, planned or first touched again per block.
+	 */
 	r0 = (int64_t)k * c->block;
 	nb = c->rows - r0 < c->block ? c->rows - r0 : c->block;
-	usc__check_evals_clear(c);
-	c->comp = usc_hlo_file_module(c->row_kernels[nb == c->block ? 0 : 1],
-				      0)
-			  ->entry;
+	kern = nb == c->block ? 1 : 2;
+	if (c->row_evals != kern) {
+		usc__check_evals_clear(c);
+		c->comp = usc_hlo_file_module(c->row_kernels[kern - 1], 0)
+				  ->entry;
+	}
 	for (size_t i = 0; st == USC_OK && i < r->input_count; i++) {
 		const usc_tensor *t = r->inputs[i];
+		usc_tensor *u = c->row_in[i];
 
-		usc_tensor_destroy(c->row_in[i] != t ? c->row_in[i] : NULL);
-		c->row_in[i] = NULL;
-		if (usc_tensor_rank(t) >= 1 && usc_tensor_dims(t)[0] == c->rows)
-			st = slice_rows(t, r0, nb, &c->row_in[i], err);
-		else
+		if (!(usc_tensor_rank(t) >= 1 &&
+		      usc_tensor_dims(t)[0] == c->rows)) {
+			usc_tensor_destroy(u != t ? u : NULL);
 			c->row_in[i] = r->inputs[i];
+		} else if (u && u != t && usc_tensor_dims(u)[0] == nb) {
+			size_t row = usc_tensor_nbytes(t) / (size_t)c->rows;
+
+			memcpy(usc_tensor_data(u),
+			       (const unsigned char *)usc_tensor_cdata(t) +
+				       (size_t)r0 * row,
+			       (size_t)nb * row);
+		} else {
+			usc_tensor_destroy(u != t ? u : NULL);
+			c->row_in[i] = NULL;
+			st = slice_rows(t, r0, nb, &c->row_in[i], err);
+			/* A new tensor: evaluators bound to the old one go. */
+			if (c->row_evals == kern) {
+				usc__check_evals_clear(c);
+				c->comp = usc_hlo_file_module(
+						  c->row_kernels[kern - 1], 0)
+						  ->entry;
+			}
+		}
 	}
 	c->in = c->row_in;
-	if (st == USC_OK)
+	if (st == USC_OK && !c->ref)
 		st = make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref, err);
+	c->row_evals = st == USC_OK ? kern : 0;
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
 		part_reset(&c->parts[i], (uint64_t)r0 * c->row_per[i],
 			   (size_t)((uint64_t)nb * c->row_per[i]));
@@ -1122,6 +1150,7 @@ static int64_t rows_block(const usc_check_report *r, int64_t rows,
 /* Destroys the evaluators of a run (a new block kernel needs new ones). */
 void usc__check_evals_clear(check_run *c)
 {
+	c->row_evals = 0;
 	ref_counts_take(c);
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);

@@ -226,6 +226,12 @@ typedef struct usc__check_run {
 	usc_hlo_file **row_kernels;
 	const uint64_t *row_per;
 	usc_tensor **row_in;
+	/*
+	 * The block kernel this run's evaluators were made for: 1 (a full
+	 * block, row_kernels[0]), 2 (the shorter last one), 0 none (the
+	 * evaluators are the whole kernel's, or none).
+	 */
+	int row_evals;
 	/* Threads for the pieces (src/analyze/check_threads.c). */
 	size_t threads;
 	/*

@@ -252,6 +252,7 @@ static usc_status worker_init(pool *pl, worker *w, usc_error *err)
 	memset(&wr->why, 0, sizeof wr->why);
 	wr->w = NULL;
 	wr->restart = wr->serial = false;
+	wr->row_evals = 0;
 	wr->threads = 1;
 	if (!wr->oracle)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
