@@ -796,7 +796,6 @@ static usc_status read_device(check_run *c, size_t i, usc_tensor_spec spec,
 			      usc_error *err)
 {
 	char what[64];
-
 	usc_status st;
 
 	snprintf(what, sizeof what, "output %zu of the kernel", i);
