@@ -20,12 +20,15 @@
  * back, the rates are the best of REPS and the ratios the medians of the
  * repetitions' ratios (the machines here are shared and noisy).
  *
- * Usage: bench_envelope [--quick] [--mpfr] [--env-only] [--threads N]
+ * Usage: bench_envelope [--quick] [--mpfr] [--env-only] [--check-only]
+ *                       [--threads N]
  *                       [--n N] [--reps R] [KERNEL...]
  * --threads N (default 2; 0 or 1: none) also runs the check on N threads
  * right after the one-thread one and prints the speed-up of the two wall
  * times (issue 15: >= 1.8 at N = 2).
  * --env-only leaves the check out (its columns print 0), for profiling.
+ * --check-only runs only the one-thread check, REPS times, printing its
+ * best rate (for profiling the check's own costs).
  * The kernels directory is $USC_KERNELS_DIR, else the source tree's.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -135,6 +138,7 @@ static double frac(uint64_t part, uint64_t whole)
 
 static int with_mpfr;
 static int no_check; /* --env-only: no check column (for profiling) */
+static int check_only; /* --check-only: the check alone (for profiling) */
 static size_t threads = 2; /* the threaded check's; 0: none */
 
 static void run_kernel(const bench_kernel *k, long n, int reps)
@@ -168,7 +172,12 @@ static void run_kernel(const bench_kernel *k, long n, int reps)
 		bench_die("output", &err);
 	elems = usc_tensor_count(out64);
 	bench_files_write(&cf, text, in, np, out64);
-	for (int i = 0; i < reps && i < BENCH_MAX_REPS; i++) {
+	for (int i = 0; check_only && i < reps; i++) {
+		double w1[2] = {0, 0};
+
+		t_chk = fmin(t_chk, time_check(&cf, 1, &cs, w1));
+	}
+	for (int i = 0; !check_only && i < reps && i < BENCH_MAX_REPS; i++) {
 		double a = bench_time_eval(ev_64), b = bench_time_eval(ev_env), c = 0, d = 0;
 		double w1[2] = {0, 0}, wj[2] = {0, 0}, tj = 0;
 
@@ -235,6 +244,8 @@ int main(int argc, char **argv)
 			reps = 1;
 		} else if (!strcmp(argv[i], "--env-only")) {
 			no_check = 1;
+		} else if (!strcmp(argv[i], "--check-only")) {
+			check_only = 1;
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			threads = (size_t)atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--mpfr")) {

@@ -38,6 +38,7 @@
 #include "../../oracles/reference_fast.h"
 #include "dtype/ulp_fast.h"
 #include "analyze/check_internal.h"
+#include "store/results_internal.h"
 
 /* The first oracle precision, and the factor between runs. */
 #define ORACLE_PREC_START 128
@@ -270,17 +271,35 @@ void usc__check_part_free(usc__check_part *p)
 	usc__free(p->envelope);
 	usc__free(p->cls);
 	usc__free(p->expected_ulps);
+	usc__free(p->worst);
+	usc__free(p->col_lo);
+	usc__free(p->col_hi);
+	usc__free(p->col_flags);
 	memset(p, 0, sizeof *p);
 }
 
 /*
  * Allocates a part's arrays for cap elements (and the envelope's and the
- * classes' when classified).  The reference tensor is the caller's.
+ * classes' when classified), its worst list and the envelope's columns.
+ * The reference tensor is the caller's.
  */
-usc_status usc__check_part_alloc(usc__check_part *p, size_t cap, bool classified,
-			     usc_error *err)
+usc_status usc__check_part_alloc(usc__check_part *p, size_t cap,
+				 bool classified, size_t worst, bool columns,
+				 usc_error *err)
 {
 	size_t m = cap ? cap : 1;
+
+	p->worst_cap = worst;
+	p->worst = usc__calloc(worst ? worst : 1, sizeof *p->worst);
+	if (classified && columns) {
+		p->col_lo = usc__malloc(m * sizeof *p->col_lo);
+		p->col_hi = usc__malloc(m * sizeof *p->col_hi);
+		p->col_flags = usc__malloc(m);
+		if (!p->col_lo || !p->col_hi || !p->col_flags)
+			return usc__fail(err, USC_ENOMEM, "out of memory");
+	}
+	if (!p->worst)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
 
 	p->oracle_mid = usc__malloc(m * sizeof(double));
 	p->oracle_rad = usc__malloc(m * sizeof(double));
@@ -392,7 +411,26 @@ static usc_status ref_visit(void *ctx, size_t i, size_t first, size_t count,
 {
 	check_run *c = ctx;
 	const usc__domain_ops *dom = usc__eval_domain(c->ref);
+	size_t j0;
+	usc__check_part *p0 = count ? part_of(c, i, first, &j0) : NULL;
 
+	/*
+	 * A run of values that lies in the part whole (a tile of a streamed
+	 * piece, as a rule) goes through the domain's array entry straight
+	 * into the part's encodings: the same encodings, without a call and
+	 * a tensor look-up per element.
+	 */
+	if (p0 && dom->to_output_array && j0 + count <= p0->len &&
+	    t == usc_tensor_dtype(p0->reference) &&
+	    usc_format_of(t)->kind != USC_KIND_COMPLEX) {
+		size_t w = (size_t)usc_format_of(t)->container_bytes;
+
+		return dom->to_output_array(
+			usc__eval_domain_state(c->ref), t, values, count,
+			(unsigned char *)usc_tensor_data(p0->reference) +
+				j0 * w,
+			err);
+	}
 	for (size_t n = 0; n < count; n++) {
 		const void *v = (const unsigned char *)values +
 				n * dom->value_size;
@@ -647,68 +685,6 @@ static usc_status oracle_levels(check_run *c, usc_error *err)
 	return USC_OK;
 }
 
-/* Offers element j of a part to its output's worst list. */
-static void offer_worst(const check_run *c, usc__check_part *p, size_t j)
-{
-	usc_check_output *o = p->o;
-	size_t k = c->req->worst, m = o->worst_count, pos;
-	bool cl = c->r->classified;
-	usc_check_element el;
-
-	if (k == 0)
-		return;
-	if (m == k) {
-		/* Most elements lose against the last one kept, cheaply. */
-		const usc_check_element *last = &o->worst[m - 1];
-		double e = p->ulp_oracle[j], l = last->ulp_oracle;
-		int rk = cl ? usc__check_class_rank((usc_class)p->cls[j]) : 0;
-		int rl = cl ? usc__check_class_rank(last->cls) : 0;
-
-		if (rk < rl)
-			return;
-		if (rk == rl && rk < 4 &&
-		    !(isnan(e) || isnan(l)
-			      ? isnan(e) && !isnan(l)
-			      : fabs(e) > fabs(l)))
-			return;
-	}
-	usc__check_element(p, j, cl, &el);
-	for (pos = m; pos > 0 && usc__check_worse(&el, &o->worst[pos - 1], cl);)
-		pos--;
-	if (pos >= k)
-		return;
-	if (m < k)
-		m++;
-	memmove(&o->worst[pos + 1], &o->worst[pos],
-		(m - 1 - pos) * sizeof *o->worst);
-	o->worst[pos] = el;
-	o->worst_count = m;
-}
-
-/* Writes a streamed piece p of output i to the result file. */
-static usc_status write_piece(check_run *c, const usc__check_part *p,
-			      size_t i, usc_error *err)
-{
-	usc_results_rows rows;
-
-	memset(&rows, 0, sizeof rows);
-	rows.reference = usc_tensor_cdata(p->reference);
-	rows.oracle_mid = p->oracle_mid;
-	rows.oracle_rad = p->oracle_rad;
-	rows.ulp_error_oracle = p->ulp_oracle;
-	rows.ulp_error_reference = p->ulp_reference;
-	rows.undecided = p->undecided;
-	if (c->r->classified) {
-		usc__check_envelope_columns(p->envelope, p->len, c->col_lo,
-					    c->col_hi, c->col_flags);
-		rows.envelope_lo = c->col_lo;
-		rows.envelope_hi = c->col_hi;
-		rows.envelope_flags = c->col_flags;
-		rows.cls = p->cls;
-	}
-	return usc_results_write_rows(c->w, i, p->len, &rows, err);
-}
-
 /*
  * Evaluates the current piece of every output (parts set up): the
  * reference (streamed pieces only: a whole check ran it already), the
@@ -759,52 +735,10 @@ usc_status usc__check_piece_compute(check_run *c, bool first_piece,
 			st = usc__check_classify_part(c->req, &c->parts[i],
 						      err);
 	}
-	return st;
-}
-
-/*
- * Folds a computed piece into the summaries, the worst lists, the
- * reason and the result file, in the order of the pieces.
- */
-usc_status usc__check_piece_fold(check_run *c, usc__check_part *parts,
-				 usc_error *err)
-{
-	usc_check_report *r = c->r;
-	usc_status st = USC_OK;
-
-	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
-		usc__check_part *p = &parts[i];
-		usc_check_output *o = p->o;
-		size_t w = (size_t)usc_format_of(usc_tensor_dtype(o->device))
-				   ->container_bytes;
-
-		st = usc_results_stats_acc_add(c->acc[2 * i], p->ulp_oracle,
-					       p->len, err);
-		if (st == USC_OK)
-			st = usc_results_stats_acc_add(c->acc[2 * i + 1],
-						       p->ulp_reference, p->len,
-						       err);
-		for (size_t j = 0; st == USC_OK && j < p->len; j++) {
-			const unsigned char *d =
-				(const unsigned char *)usc_tensor_cdata(
-					o->device) +
-				(p->base + j) * w;
-			const unsigned char *ref =
-				(const unsigned char *)usc_tensor_cdata(
-					p->reference) +
-				j * w;
-
-			o->summary.bit_exact_count += memcmp(d, ref, w) == 0;
-			o->summary.undecided_count += p->undecided[j] != 0;
-			offer_worst(c, p, j);
-			if (r->classified)
-				usc__check_reason_offer(&c->why_out[i], i, p,
-							j);
-		}
-		o->tier_decided += p->tier_decided;
-		if (st == USC_OK && c->w)
-			st = write_piece(c, p, i, err);
-	}
+	/* What the fold needs of every element, on this piece's thread. */
+	for (size_t i = 0; st == USC_OK && !c->restart && i < r->output_count;
+	     i++)
+		usc__check_part_summarize(c, &c->parts[i], i);
 	return st;
 }
 
@@ -855,9 +789,6 @@ static void run_clear(check_run *c)
 	usc__free(c->oracle);
 	usc__free(c->oracle_prec);
 	usc_results_abort(c->w);
-	usc__free(c->col_lo);
-	usc__free(c->col_hi);
-	usc__free(c->col_flags);
 }
 
 /* Reads device output i as the kernel's output spec says. */
@@ -865,14 +796,22 @@ static usc_status read_device(check_run *c, size_t i, usc_tensor_spec spec,
 			      usc_error *err)
 {
 	char what[64];
+	usc_status st;
 
 	snprintf(what, sizeof what, "output %zu of the kernel", i);
 	spec.what = what;
 	if (c->req->device_tensors)
-		return copy_source(c->req->device_tensors[i], &spec,
-				   &c->r->outputs[i].device, err);
-	return read_source(c->req, c->req->devices[i], &spec,
-			   &c->r->outputs[i].device, err);
+		st = copy_source(c->req->device_tensors[i], &spec,
+				 &c->r->outputs[i].device, err);
+	else
+		st = read_source(c->req, c->req->devices[i], &spec,
+				 &c->r->outputs[i].device, err);
+	/* The statistics' room for every element at once: no doublings. */
+	for (size_t k = 2 * i; st == USC_OK && k < 2 * i + 2; k++)
+		st = usc__results_stats_acc_reserve(
+			c->acc[k], usc_tensor_count(c->r->outputs[i].device),
+			err);
+	return st;
 }
 
 /* The report's outputs, once their count is known. */
@@ -986,8 +925,9 @@ static usc_status check_whole(check_run *c, usc_error *err)
 			st = read_device(c, i, usc_tensor_spec_of(p->reference),
 					 err);
 		if (st == USC_OK)
-			st = usc__check_part_alloc(p, (size_t)usc_tensor_count(p->reference),
-					r->classified, err);
+			st = usc__check_part_alloc(
+				p, (size_t)usc_tensor_count(p->reference),
+				r->classified, c->req->worst, false, err);
 		if (st == USC_OK)
 			part_reset(p, 0, (size_t)usc_tensor_count(p->reference));
 	}
@@ -1009,6 +949,7 @@ static usc_status check_whole(check_run *c, usc_error *err)
 		o->envelope = p->envelope;
 		o->cls = p->cls;
 		o->expected_ulps = p->expected_ulps;
+		usc__free(p->worst);
 		memset(p, 0, sizeof *p);
 	}
 	return st;
@@ -1046,6 +987,7 @@ usc_status usc__check_piece_setup(check_run *c, size_t k, usc_error *err)
 	usc_check_report *r = c->r;
 	usc_status st = USC_OK;
 	int64_t r0, nb;
+	int kern;
 
 	if (c->ranges) {
 		uint64_t first = (uint64_t)k * c->piece;
@@ -1059,26 +1001,53 @@ usc_status usc__check_piece_setup(check_run *c, size_t k, usc_error *err)
 			      : make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref,
 					  err);
 	}
-	/* A block of rows: its kernel, on its rows, in new evaluators. */
+	/*
+	 * A block of rows: its kernel, on its rows.  The evaluators of the
+	 * run's previous block serve again when it had the same kernel: an
+	 * evaluator borrows its inputs and reads them at every run, so the
+	 * block's rows are copied into the same input tensors, and nothing
+	 * is allocated, planned or first touched again per block.
+	 */
 	r0 = (int64_t)k * c->block;
 	nb = c->rows - r0 < c->block ? c->rows - r0 : c->block;
-	usc__check_evals_clear(c);
-	c->comp = usc_hlo_file_module(c->row_kernels[nb == c->block ? 0 : 1],
-				      0)
-			  ->entry;
+	kern = nb == c->block ? 1 : 2;
+	if (c->row_evals != kern) {
+		usc__check_evals_clear(c);
+		c->comp = usc_hlo_file_module(c->row_kernels[kern - 1], 0)
+				  ->entry;
+	}
 	for (size_t i = 0; st == USC_OK && i < r->input_count; i++) {
 		const usc_tensor *t = r->inputs[i];
+		usc_tensor *u = c->row_in[i];
 
-		usc_tensor_destroy(c->row_in[i] != t ? c->row_in[i] : NULL);
-		c->row_in[i] = NULL;
-		if (usc_tensor_rank(t) >= 1 && usc_tensor_dims(t)[0] == c->rows)
-			st = slice_rows(t, r0, nb, &c->row_in[i], err);
-		else
+		if (!(usc_tensor_rank(t) >= 1 &&
+		      usc_tensor_dims(t)[0] == c->rows)) {
+			usc_tensor_destroy(u != t ? u : NULL);
 			c->row_in[i] = r->inputs[i];
+		} else if (u && u != t && usc_tensor_dims(u)[0] == nb) {
+			size_t row = usc_tensor_nbytes(t) / (size_t)c->rows;
+
+			memcpy(usc_tensor_data(u),
+			       (const unsigned char *)usc_tensor_cdata(t) +
+				       (size_t)r0 * row,
+			       (size_t)nb * row);
+		} else {
+			usc_tensor_destroy(u != t ? u : NULL);
+			c->row_in[i] = NULL;
+			st = slice_rows(t, r0, nb, &c->row_in[i], err);
+			/* A new tensor: evaluators bound to the old one go. */
+			if (c->row_evals == kern) {
+				usc__check_evals_clear(c);
+				c->comp = usc_hlo_file_module(
+						  c->row_kernels[kern - 1], 0)
+						  ->entry;
+			}
+		}
 	}
 	c->in = c->row_in;
-	if (st == USC_OK)
+	if (st == USC_OK && !c->ref)
 		st = make_eval(c, USC_DOMAIN_REFERENCE, 0, &c->ref, err);
+	c->row_evals = st == USC_OK ? kern : 0;
 	for (size_t i = 0; st == USC_OK && i < r->output_count; i++) {
 		part_reset(&c->parts[i], (uint64_t)r0 * c->row_per[i],
 			   (size_t)((uint64_t)nb * c->row_per[i]));
@@ -1138,14 +1107,9 @@ static usc_status check_streamed(check_run *c, usc_error *err)
 	dim = (int64_t)c->piece;
 	st = usc_tensor_create(shape->dtype, 1, &dim, &p->reference, err);
 	if (st == USC_OK)
-		st = usc__check_part_alloc(p, c->piece, r->classified, err);
-	if (st == USC_OK && r->classified && c->req->results_path) {
-		c->col_lo = usc__malloc(c->piece * sizeof *c->col_lo);
-		c->col_hi = usc__malloc(c->piece * sizeof *c->col_hi);
-		c->col_flags = usc__malloc(c->piece);
-		if (!c->col_lo || !c->col_hi || !c->col_flags)
-			st = usc__fail(err, USC_ENOMEM, "out of memory");
-	}
+		st = usc__check_part_alloc(p, c->piece, r->classified,
+					   c->req->worst,
+					   c->req->results_path != NULL, err);
 	if (st == USC_OK && c->req->results_path)
 		st = usc__check_stream_begin_file(c, err);
 	c->total = n;
@@ -1185,6 +1149,7 @@ static int64_t rows_block(const usc_check_report *r, int64_t rows,
 /* Destroys the evaluators of a run (a new block kernel needs new ones). */
 void usc__check_evals_clear(check_run *c)
 {
+	c->row_evals = 0;
 	ref_counts_take(c);
 	usc_eval_destroy(c->ref);
 	usc_eval_destroy(c->tier);
@@ -1211,7 +1176,7 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 	const usc_hlo_shape *leaf[64] = {NULL};
 	usc_tensor **in = NULL;
 	uint64_t *per = NULL;
-	size_t n, widest = 0;
+	size_t n;
 	usc_status st;
 
 	n = shape_leaves(&r->computation->root->shape, leaf, 0, 64);
@@ -1240,16 +1205,9 @@ static usc_status check_rows(check_run *c, int64_t rows, int64_t block,
 			st = usc_tensor_create(leaf[i]->dtype, 1, &dim,
 					       &p->reference, err);
 		if (st == USC_OK)
-			st = usc__check_part_alloc(p, (size_t)dim, r->classified, err);
-		if ((size_t)dim > widest)
-			widest = (size_t)dim;
-	}
-	if (st == USC_OK && r->classified && c->req->results_path) {
-		c->col_lo = usc__malloc(widest * sizeof *c->col_lo);
-		c->col_hi = usc__malloc(widest * sizeof *c->col_hi);
-		c->col_flags = usc__malloc(widest ? widest : 1);
-		if (!c->col_lo || !c->col_hi || !c->col_flags)
-			st = usc__fail(err, USC_ENOMEM, "out of memory");
+			st = usc__check_part_alloc(
+				p, (size_t)dim, r->classified, c->req->worst,
+				c->req->results_path != NULL, err);
 	}
 	if (st == USC_OK && c->req->results_path)
 		st = usc__check_stream_begin_file(c, err);
@@ -1301,7 +1259,16 @@ static usc_status rows_kernels(const usc_hlo_module *m, int64_t rows,
 	return USC_OK;
 }
 
-/* The summaries from what the pieces folded; the verdict. */
+/* The side job of the percentiles: the result file's rows are all in. */
+static usc_status rows_done(void *ctx, usc_error *err)
+{
+	return usc__results_rows_done(ctx, err);
+}
+
+/*
+ * The summaries from what the pieces folded; the verdict.  A streamed
+ * result file's last chunks are written meanwhile.
+ */
 static usc_status finish(check_run *c, usc_error *err)
 {
 	usc_check_report *r = c->r;
@@ -1322,7 +1289,8 @@ static usc_status finish(check_run *c, usc_error *err)
 	}
 	/* The percentiles, on the check's threads (check_threads.c). */
 	st = usc__check_stats_finish(c->acc, sums, 2 * r->output_count,
-				     c->threads, err);
+				     c->threads, c->w ? rows_done : NULL,
+				     c->w, err);
 	usc__free(sums);
 	/* Over the outputs in order: a later one wins with a heavier class. */
 	for (size_t i = 0; st == USC_OK && r->classified && i < r->output_count;

@@ -20,6 +20,7 @@
 #include "eval/eval_values.h"
 #include "internal.h"
 #include "../../oracles/envelope.h"
+#include "dtype/rn_fast.h"
 
 
 /* The envelope run's state for its visitor. */
@@ -143,15 +144,116 @@ static void classify_input(const usc__check_part *p, size_t j,
 	in->envelope = p->envelope[j];
 }
 
+/*
+ * The common cases of usc_classify_element in line, for a float type
+ * with a fast format (src/dtype/rn_fast.h, looked up once per part): a
+ * finite device value inside a finite envelope that is known and keeps
+ * subnormals, equal to the reference (exact) or one code from a finite
+ * reference (one rounding away).  Returns false for anything else, which
+ * the caller hands to usc_classify_element whole.  Where it answers, the
+ * class and the expected error are the general function's bit for bit:
+ * the same tests in the same order on the same values (rn_fast.h's
+ * decoding and ULP are usc_decode_double's and usc_ulp_double's for
+ * finite codes, and the distance is usc_ulp_distance's ordinal
+ * difference), with the format's figures looked up once instead of in
+ * every call.  tests/check/test_check_classify_fast.c holds the two to
+ * the same results.  lambda is the request's, resolved (> 0).
+ */
+bool usc__check_classify_fast(const usc__rn_format *rf,
+			      const usc_envelope *e, uint64_t dev,
+			      uint64_t ref, double exact, double lambda,
+			      usc_class *cls, double *expected)
+{
+	uint64_t all = (rf->sign_bit << 1) - 1;
+	double d, r, ulp, w, n;
+	int64_t od, orf;
+
+	/* Codes with bits above the format go the general way. */
+	if ((dev | ref) & ~all)
+		return false;
+	if ((e->flags & USC_ENV_UNKNOWN) || !(e->flags & USC_ENV_FINITE))
+		return false;
+	if (!usc__rn_decode(rf, dev, &d) || !(e->lo <= d && d <= e->hi))
+		return false;
+	if ((e->flags & USC_ENV_NO_SUBNORMAL) && d != 0 &&
+	    fabs(d) < rf->min_normal)
+		return false;
+	if (dev == ref) {
+		*cls = USC_CLASS_EXACT;
+		*expected = NAN;
+		return true;
+	}
+	if (!usc__rn_decode(rf, ref, &r))
+		return false;
+	ulp = usc__rn_ulp(rf, d);
+	w = (e->hi - e->lo) / 2 / ulp;
+	if (isfinite(exact) && exact >= e->lo && exact <= e->hi)
+		w = fmax(exact - e->lo, e->hi - exact) / ulp;
+	n = e->roundings > 1 ? e->roundings : 1;
+	*expected = 1 + w * fmin(1, lambda / sqrt(n));
+	od = (dev & rf->sign_bit) ? -(int64_t)(dev & rf->mag_mask)
+				  : (int64_t)(dev & rf->mag_mask);
+	orf = (ref & rf->sign_bit) ? -(int64_t)(ref & rf->mag_mask)
+				   : (int64_t)(ref & rf->mag_mask);
+	if (od - orf >= -1 && od - orf <= 1) {
+		*cls = USC_CLASS_ROUNDING;
+		return true;
+	}
+	return false;
+}
+
+/* Encoding j of an array of w-byte little-endian encodings. */
+static inline uint64_t load_enc(const unsigned char *a, size_t w, size_t j)
+{
+	const unsigned char *q = a + j * w;
+	uint64_t v = 0;
+
+	switch (w) {
+	case 1:
+		return q[0];
+	case 2:
+		return (uint64_t)q[0] | (uint64_t)q[1] << 8;
+	case 4:
+		return (uint64_t)q[0] | (uint64_t)q[1] << 8 |
+		       (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24;
+	default:
+		while (w-- > 0)
+			v = (v << 8) | q[w];
+		return v;
+	}
+}
+
 usc_status usc__check_classify_part(const usc_check_request *req,
 				    usc__check_part *p, usc_error *err)
 {
 	usc_dtype t = usc_tensor_dtype(p->o->device);
 	bool fl = usc_dtype_is_float(t);
+	/* The format and the arrays once per part, not once per element. */
+	const usc__rn_format *rf = fl ? usc__rn_format_of(t) : NULL;
+	size_t w = (size_t)usc_format_of(t)->container_bytes;
+	const unsigned char *dev =
+		(const unsigned char *)usc_tensor_cdata(p->o->device) +
+		p->base * w;
+	const unsigned char *ref =
+		(const unsigned char *)usc_tensor_cdata(p->reference);
+	double lambda = req->lambda > 0 ? req->lambda : USC_CLASSIFY_LAMBDA;
+	uint64_t *counts = p->o->counts.n;
 
 	for (size_t j = 0; j < p->len; j++) {
 		usc_class c;
 
+		if (rf) {
+			double exact = p->undecided[j] ? NAN : p->oracle_mid[j];
+
+			if (usc__check_classify_fast(rf, &p->envelope[j],
+					  load_enc(dev, w, j),
+					  load_enc(ref, w, j), exact, lambda,
+					  &c, &p->expected_ulps[j])) {
+				p->cls[j] = (uint8_t)c;
+				counts[c]++;
+				continue;
+			}
+		}
 		if (fl) {
 			usc_classify_input in;
 			usc_classify_result res;
@@ -166,15 +268,15 @@ usc_status usc__check_classify_part(const usc_check_request *req,
 			c = res.cls;
 			p->expected_ulps[j] = res.expected_ulps;
 		} else {
-			uint64_t d, ref;
+			uint64_t d, r;
 
 			usc_tensor_get_bits(p->o->device, p->base + j, &d);
-			usc_tensor_get_bits(p->reference, j, &ref);
-			c = classify_discrete(&p->envelope[j], t, d, ref);
+			usc_tensor_get_bits(p->reference, j, &r);
+			c = classify_discrete(&p->envelope[j], t, d, r);
 			p->expected_ulps[j] = NAN;
 		}
 		p->cls[j] = (uint8_t)c;
-		p->o->counts.n[c]++;
+		counts[c]++;
 	}
 	return USC_OK;
 }
@@ -268,13 +370,23 @@ void usc__check_reason_offer(usc__check_reason *why, size_t output,
 		/* Cheap refusals first: rank decides before anything else. */
 		if (rk < rw || (rk == rw && output != why->output))
 			return;
-		if (rk == rw) {
-			usc__check_element(p, j, true, &el);
-			if (!usc__check_worse(&el, &why->el, true))
+		/*
+		 * Below the heaviest rank usc__check_worse compares the
+		 * oracle errors alone: decided here, before the element is
+		 * gathered (most elements of a legitimate kernel tie on
+		 * rank and lose).
+		 */
+		if (rk == rw && rk < 4) {
+			double e = p->ulp_oracle[j], l = why->el.ulp_oracle;
+
+			if (!(isnan(e) || isnan(l) ? isnan(e) && !isnan(l)
+						   : fabs(e) > fabs(l)))
 				return;
-		} else {
-			usc__check_element(p, j, true, &el);
 		}
+		usc__check_element(p, j, true, &el);
+		if (rk == rw && rk == 4 &&
+		    !usc__check_worse(&el, &why->el, true))
+			return;
 	} else {
 		usc__check_element(p, j, true, &el);
 	}
@@ -282,6 +394,26 @@ void usc__check_reason_offer(usc__check_reason *why, size_t output,
 	why->output = output;
 	why->el = el;
 	why->expected_ulps = p->expected_ulps[j];
+}
+
+void usc__check_reason_merge(usc__check_reason *why, size_t output,
+			     const usc__check_reason *cand)
+{
+	if (!cand->have)
+		return;
+	if (why->have) {
+		int rk = usc__check_class_rank(cand->el.cls);
+		int rw = usc__check_class_rank(why->el.cls);
+
+		if (rk < rw || (rk == rw && output != why->output))
+			return;
+		if (rk == rw && !usc__check_worse(&cand->el, &why->el, true))
+			return;
+	}
+	why->have = true;
+	why->output = output;
+	why->el = cand->el;
+	why->expected_ulps = cand->expected_ulps;
 }
 
 /* Writes element k's multi-index of t as "3,17". */

@@ -13,6 +13,21 @@
 #include "ulpscope/results.h"
 
 /*
+ * The element a verdict's reason names: the worst of one output (offered
+ * its elements in order), or of the kernel: over the outputs in order, a
+ * later output's element replaces the one kept only with a heavier class.
+ */
+typedef struct usc__check_reason {
+	bool have;
+	size_t output;
+	usc_check_element el;
+	double expected_ulps;
+	uint64_t total; /* elements of every output */
+	/* Why the envelope is unknown, when the domain refused the kernel. */
+	char note[USC_ERROR_MESSAGE_SIZE + 64];
+} usc__check_reason;
+
+/*
  * The per-element figures of one output over its elements [base, base +
  * len): the whole output, or one piece of it when the check streams
  * (docs/check.md, "Streaming").  Arrays are indexed from base.
@@ -37,22 +52,23 @@ typedef struct usc__check_part {
 	 * over: 0, or base when it evaluates the part's block of rows alone.
 	 */
 	uint64_t visit_base;
+	/*
+	 * What the thread that computed the part folds of its elements
+	 * (usc__check_part_summarize, src/analyze/check_fold.c), so that the
+	 * fold of the piece merges a few elements instead of walking all
+	 * of them: the bit-exact and undecided counts, the part's own worst
+	 * list (worst_cap = the request's worst; the whole report's list is
+	 * the merge of the parts' in order), the verdict's candidate, and,
+	 * for a streamed classified check with a result file, the
+	 * envelope's columns as the file stores them (col_*; NULL else).
+	 */
+	uint64_t bit_exact, undecided_count;
+	usc_check_element *worst;
+	size_t worst_cap, worst_count;
+	usc__check_reason why;
+	double *col_lo, *col_hi;
+	uint8_t *col_flags;
 } usc__check_part;
-
-/*
- * The element a verdict's reason names: the worst of one output (offered
- * its elements in order), or of the kernel: over the outputs in order, a
- * later output's element replaces the one kept only with a heavier class.
- */
-typedef struct usc__check_reason {
-	bool have;
-	size_t output;
-	usc_check_element el;
-	double expected_ulps;
-	uint64_t total; /* elements of every output */
-	/* Why the envelope is unknown, when the domain refused the kernel. */
-	char note[USC_ERROR_MESSAGE_SIZE + 64];
-} usc__check_reason;
 
 /*
  * Adds the fast-path counts of the envelope evaluator env (NULL: none) to
@@ -83,6 +99,20 @@ void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts);
 usc_status usc__check_classify_part(const usc_check_request *req,
 				    usc__check_part *p, usc_error *err);
 
+/*
+ * The common cases of usc_classify_element for a float type whose fast
+ * format is rf (src/dtype/rn_fast.h): a finite device code dev inside
+ * the known, finite envelope e, equal to the reference code ref or one
+ * code from a finite one.  True with the class and expected error the
+ * general function gives, bit for bit; false for every other case (the
+ * caller then calls usc_classify_element).  lambda must be > 0.
+ */
+struct usc__rn_format;
+bool usc__check_classify_fast(const struct usc__rn_format *rf,
+			      const usc_envelope *e, uint64_t dev,
+			      uint64_t ref, double exact, double lambda,
+			      usc_class *cls, double *expected);
+
 /* Element j of a part as the worst list keeps it. */
 void usc__check_element(const usc__check_part *p, size_t j, bool classified,
 			usc_check_element *el);
@@ -102,6 +132,14 @@ int usc__check_class_rank(usc_class c);
 /* Offers element j of a part to the reason's candidate. */
 void usc__check_reason_offer(usc__check_reason *why, size_t output,
 			     const usc__check_part *p, size_t j);
+
+/*
+ * Offers the candidate a part kept (cand, of output `output`) to why: the
+ * same rule as usc__check_reason_offer, so that offering each part's
+ * candidate in order keeps what offering every element would.
+ */
+void usc__check_reason_merge(usc__check_reason *why, size_t output,
+			     const usc__check_reason *cand);
 
 /* The verdict from the counts of r's outputs, and its one-line reason. */
 void usc__check_verdict(usc_check_report *r, const usc__check_reason *why);
@@ -175,8 +213,6 @@ typedef struct usc__check_run {
 	usc__check_reason *why_out;
 	usc__check_reason why;
 	usc_results *w;              /* streaming to the result file */
-	double *col_lo, *col_hi;     /* the envelope's columns of a piece */
-	uint8_t *col_flags;
 	/*
 	 * The pieces of a streamed check (usc__check_piece_setup): of the
 	 * one output's `total` elements (ranges), or of `rows` rows a
@@ -190,6 +226,12 @@ typedef struct usc__check_run {
 	usc_hlo_file **row_kernels;
 	const uint64_t *row_per;
 	usc_tensor **row_in;
+	/*
+	 * The block kernel this run's evaluators were made for: 1 (a full
+	 * block, row_kernels[0]), 2 (the shorter last one), 0 none (the
+	 * evaluators are the whole kernel's, or none).
+	 */
+	int row_evals;
 	/* Threads for the pieces (src/analyze/check_threads.c). */
 	size_t threads;
 	/*
@@ -240,9 +282,21 @@ usc_status usc__check_piece_fold(usc__check_run *c, usc__check_part *parts,
 usc_status usc__check_stream_begin_file(usc__check_run *c, usc_error *err);
 usc_status usc__check_stream_end_file(usc__check_run *c, usc_error *err);
 
-/* A part's arrays for cap elements (the reference tensor is the caller's). */
+/*
+ * A part's arrays for cap elements (the reference tensor is the
+ * caller's), its worst list for `worst` elements, and with `columns` the
+ * envelope's columns for the result file.
+ */
 usc_status usc__check_part_alloc(usc__check_part *p, size_t cap,
-				 bool classified, usc_error *err);
+				 bool classified, size_t worst, bool columns,
+				 usc_error *err);
+
+/*
+ * The part's own summary (the fields after visit_base), from its
+ * computed figures and classes: run by the thread that computed it.
+ */
+void usc__check_part_summarize(const usc__check_run *c, usc__check_part *p,
+			       size_t output);
 void usc__check_part_free(usc__check_part *p);
 
 /*
@@ -261,11 +315,17 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err);
 /*
  * usc_results_stats_acc_finish of acc[i] into out[i] for i < n, on up to
  * `threads` threads (the percentiles' selection is the one long serial
- * step after the pieces); the first failure in order is returned.
+ * step after the pieces).  side (NULL: none) runs on the calling thread,
+ * with several threads while they select, else after them: the result
+ * file's last chunks, which only the calling thread may write.  The
+ * first failure in order is returned, the side job's last.
  */
 usc_status usc__check_stats_finish(usc_results_stats_acc *const *acc,
 				   usc_results_stats *const *out, size_t n,
-				   size_t threads, usc_error *err);
+				   size_t threads,
+				   usc_status (*side)(void *ctx,
+						      usc_error *err),
+				   void *side_ctx, usc_error *err);
 
 /*
  * Row blocks (src/analyze/check_rows.c): *rows receives the kernel's rows

@@ -209,8 +209,10 @@ static usc_status slot_alloc(const usc__check_run *c, slot *s,
 		st = usc_tensor_create(usc_tensor_dtype(ref), 1, &cap,
 				       &s->parts[i].reference, err);
 		if (st == USC_OK)
-			st = usc__check_part_alloc(&s->parts[i], (size_t)cap,
-						   r->classified, err);
+			st = usc__check_part_alloc(
+				&s->parts[i], (size_t)cap, r->classified,
+				c->req->worst, c->req->results_path != NULL,
+				err);
 	}
 	return st;
 }
@@ -249,9 +251,8 @@ static usc_status worker_init(pool *pl, worker *w, usc_error *err)
 	wr->why_out = NULL;
 	memset(&wr->why, 0, sizeof wr->why);
 	wr->w = NULL;
-	wr->col_lo = wr->col_hi = NULL;
-	wr->col_flags = NULL;
 	wr->restart = wr->serial = false;
+	wr->row_evals = 0;
 	wr->threads = 1;
 	if (!wr->oracle)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
@@ -424,17 +425,23 @@ static void *finish_work(void *arg)
 
 usc_status usc__check_stats_finish(usc_results_stats_acc *const *acc,
 				   usc_results_stats *const *out, size_t n,
-				   size_t threads, usc_error *err)
+				   size_t threads,
+				   usc_status (*side)(void *ctx,
+						      usc_error *err),
+				   void *side_ctx, usc_error *err)
 {
 	size_t t = threads < n ? threads : n;
 	finish_job *jobs;
 	usc_status *st;
 	usc_error *errs;
-	usc_status ret = USC_OK;
+	usc_status ret = USC_OK, side_st = USC_OK;
+	usc_error side_err;
 
 	if (t <= 1) {
 		for (size_t i = 0; ret == USC_OK && i < n; i++)
 			ret = usc_results_stats_acc_finish(acc[i], out[i], err);
+		if (ret == USC_OK && side)
+			ret = side(side_ctx, err);
 		return ret;
 	}
 	jobs = usc__calloc(t, sizeof *jobs);
@@ -446,16 +453,26 @@ usc_status usc__check_stats_finish(usc_results_stats_acc *const *acc,
 		usc__free(errs);
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	}
+	/*
+	 * With a side job, every share goes to a thread of its own and the
+	 * calling thread does the side job meanwhile (the result file's last
+	 * chunks, which only it may write); else the calling thread takes
+	 * the first share.
+	 */
+	memset(&side_err, 0, sizeof side_err);
 	for (size_t k = 0; k < t; k++) {
 		jobs[k] = (finish_job){acc, out, st, errs, n, k, t, 0, false};
-		if (k > 0)
+		if (k > 0 || side)
 			jobs[k].started = pthread_create(&jobs[k].thread, NULL,
 							 finish_work,
 							 &jobs[k]) == 0;
 	}
-	/* The calling thread's share, and any share no thread took. */
-	finish_work(&jobs[0]);
-	for (size_t k = 1; k < t; k++) {
+	if (side)
+		side_st = side(side_ctx, &side_err);
+	else
+		finish_work(&jobs[0]);
+	/* Any share no thread took is the calling thread's. */
+	for (size_t k = side ? 0 : 1; k < t; k++) {
 		if (jobs[k].started)
 			pthread_join(jobs[k].thread, NULL);
 		else
@@ -468,6 +485,11 @@ usc_status usc__check_stats_finish(usc_results_stats_acc *const *acc,
 			if (err)
 				*err = errs[i];
 		}
+	if (ret == USC_OK && side_st != USC_OK) {
+		ret = side_st;
+		if (err)
+			*err = side_err;
+	}
 	usc__free(jobs);
 	usc__free(st);
 	usc__free(errs);

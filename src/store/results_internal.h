@@ -36,6 +36,24 @@ void usc__results_path(char *buf, size_t size, const char *fmt, ...)
 	USC__PRINTF(3, 4);
 
 /*
+ * Makes room in an accumulator for n values at once (at most the 2^20 it
+ * keeps in memory), so that a caller who knows the count spares the
+ * accumulator its doublings and their copies.  Changes no figure.
+ */
+usc_status usc__results_stats_acc_reserve(usc_results_stats_acc *a,
+					  uint64_t n, usc_error *err);
+
+/*
+ * Says that every row of the kernel being written (usc_results_begin_kernel)
+ * is in: its per-element datasets are closed, which writes what their
+ * chunk caches still hold, so that a caller can do it while other
+ * threads finish the figures usc_results_end_kernel then writes.  Every
+ * row must be in (else an error naming the output); a row written after
+ * it is refused as one too many.
+ */
+usc_status usc__results_rows_done(usc_results *w, usc_error *err);
+
+/*
  * The open file of a writer, for the writers of other groups than
  * /kernels (results_audit.c); NULL when an earlier failure left it
  * unusable.

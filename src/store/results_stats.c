@@ -205,6 +205,22 @@ void usc_results_stats_acc_free(usc_results_stats_acc *a)
 	usc__free(a);
 }
 
+usc_status usc__results_stats_acc_reserve(usc_results_stats_acc *a,
+					  uint64_t n, usc_error *err)
+{
+	size_t cap = n < MEM_MAX ? (size_t)n : MEM_MAX;
+	double *m;
+
+	if (a->spill || cap <= a->mem_cap)
+		return USC_OK;
+	m = usc__reallocarray(a->mem, cap, sizeof *m);
+	if (!m)
+		return usc__fail(err, USC_ENOMEM, "statistics: out of memory");
+	a->mem = m;
+	a->mem_cap = cap;
+	return USC_OK;
+}
+
 /* Moves the values held in memory to a new temporary file. */
 static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
 {

@@ -1163,6 +1163,33 @@ usc_status usc_results_close(usc_results *w, usc_error *err)
 	return st;
 }
 
+usc_status usc__results_rows_done(usc_results *w, usc_error *err)
+{
+	if (!w->stream)
+		return usc__fail(err, USC_EINVAL,
+				 "%s: no kernel is being written", w->path);
+	for (size_t i = 0; i < w->stream_count; i++) {
+		const out_stream *o = &w->stream[i];
+
+		if (o->written != o->count)
+			return usc__fail(err, USC_EINVAL,
+					 "%s: %llu of its %llu elements were "
+					 "written",
+					 o->group,
+					 (unsigned long long)o->written,
+					 (unsigned long long)o->count);
+	}
+	/*
+	 * Closing a dataset writes the chunks its cache still holds (their
+	 * checksums and compression): end_output's close is then a no-op,
+	 * and as every element is in, a later row is refused as one too
+	 * many.
+	 */
+	for (size_t i = 0; i < w->stream_count; i++)
+		close_output(&w->stream[i]);
+	return USC_OK;
+}
+
 usc__h5_file *usc__results_writer_file(usc_results *w)
 {
 	return w->f;

@@ -27,3 +27,7 @@ usc_add_test(test_check_threads check/test_check_threads.c)
 add_test(NAME cli_check_threads
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check/cli_threads.sh
     $<TARGET_FILE:ulpscope_cli> ${PROJECT_SOURCE_DIR})
+# The check's in-line classification against usc_classify_element.
+usc_add_test(test_check_classify_fast check/test_check_classify_fast.c)
+# The fold of a streamed check's pieces against the whole check, ties included.
+usc_add_test(test_check_fold check/test_check_fold.c)
