@@ -195,6 +195,17 @@ typedef struct usc__domain_ops {
 			  usc_error *err);
 
 	/*
+	 * Whether sum's declines depend on the values (the tier declines a
+	 * reduction that takes a ball): then the interpreter offers every
+	 * output element of a reduce to sum, so that an element's value
+	 * never depends on its neighbours (nor on how a streamed check cuts
+	 * the rows into blocks).  False: a decline depends only on the op,
+	 * the types and the profile (the envelope), and holds for the
+	 * instruction.
+	 */
+	bool sum_declines_by_value;
+
+	/*
 	 * Optional: whether a one-operand op gives back its operand's value
 	 * (a float-to-float convert in a domain that does not quantize), so
 	 * that the interpreter may read the operand's values where the op's

@@ -492,6 +492,7 @@ const usc__domain_ops usc__domain_tier = {
 	.to_index = tier_to_index,
 	.matmul = usc__tier_matmul,
 	.sum = tier_sum,
+	.sum_declines_by_value = true,
 	.identity = usc__tier_identity,
 	.load_array = tier_load_array,
 	.to_output_array = tier_to_output_array,

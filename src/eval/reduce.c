@@ -294,8 +294,15 @@ static usc_status reduce_elements(usc_eval *ev, summer *sm, combiner *c,
 				dst[0], &done, err);
 		if (st != USC_OK)
 			return st;
-		/* A domain that declines once declines for good. */
-		sm->use = done;
+		/*
+		 * A decline holds for the instruction unless the domain's
+		 * declines follow the values (domain.h): then the next
+		 * element is offered again, so that no element's value
+		 * depends on whether an element before it in the same call
+		 * was declined.
+		 */
+		if (!ev->dom->sum_declines_by_value)
+			sm->use = done;
 	}
 	return done ? USC_OK : combine(c, flats, n, dst, err);
 }

@@ -393,6 +393,78 @@ static void test_eval_reduce_exact_in_double(void **state)
 	usc_tensor_destroy(in);
 }
 
+/*
+ * A reduce whose first row takes balls (exponentials) and whose second
+ * row takes points: the sum entry declines the first row, and the
+ * second must still be summed exactly, as it is when evaluated alone
+ * (a streamed check evaluates rows in blocks, so a row's value must not
+ * depend on the rows before it).  Row 1 is 2^60 + 1 - 2^60 + 0: exactly
+ * 1, which the pairwise path cannot give as a point (2^60 + 1 rounds).
+ */
+static void test_eval_reduce_rows_independent(void **state)
+{
+	static const char K[] =
+		"HloModule k\n"
+		"add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y) }\n"
+		"ENTRY e {\n"
+		"  a = f32[2,4] parameter(0)\n"
+		"  m = pred[2,4] parameter(1)\n"
+		"  x = f32[2,4] exponential(a)\n"
+		"  s = f32[2,4] select(m, x, a)\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[2] reduce(s, z), dimensions={1}, to_apply=add\n"
+		"}\n";
+	static const double av[] = {1, 1, 1, 1, 0x1p60, 1, -0x1p60, 0};
+	usc_hlo_file *f;
+	usc_eval *ev;
+	usc_eval_options o = usc_eval_options_default();
+	usc_tensor *in, *mask;
+	int64_t da[2] = {2, 4};
+	const void *values;
+	const tvalue *r;
+	size_t count, i;
+	usc_dtype t;
+	usc_error err;
+	uint64_t bits;
+
+	(void)state;
+	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
+	assert_int_equal(usc_tensor_create(USC_PRED, 2, da, &mask, &err),
+			 USC_OK);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
+						   NULL),
+				 USC_OK);
+		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
+		assert_int_equal(usc_tensor_set_bits(mask, i, i < 4), USC_OK);
+	}
+	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
+	o.domain = USC_DOMAIN_TIER;
+	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
+					 &err),
+			 USC_OK);
+	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
+	assert_int_equal(usc_eval_bind(ev, 1, mask, &err), USC_OK);
+	if (usc_eval_run(ev, &err) != USC_OK)
+		fail_msg("run: %s", err.message);
+	assert_int_equal(usc__eval_output_values(ev, 0, &values, &count, &t),
+			 USC_OK);
+	assert_int_equal(count, 2);
+	r = values;
+	/* Row 0: a ball around 4e (the sum entry declined it). */
+	assert_int_equal(r[0].kind, USC__ORC_FINITE);
+	assert_true(r[0].rad > 0);
+	assert_true(fabs(r[0].mid - 4 * exp(1.0)) < 1e-12);
+	/* Row 1: the exact sum, a point. */
+	assert_int_equal(r[1].kind, USC__ORC_FINITE);
+	assert_true(r[1].mid == 1 && r[1].rad == 0);
+	usc_eval_destroy(ev);
+	usc_hlo_file_destroy(f);
+	usc_tensor_destroy(in);
+	usc_tensor_destroy(mask);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_eval_dot),
 		cmocka_unit_test(test_eval_reduce),
 		cmocka_unit_test(test_eval_reduce_exact_in_double),
+		cmocka_unit_test(test_eval_reduce_rows_independent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
