@@ -283,4 +283,13 @@ static inline void usc__dom_put_enc(void *enc, size_t c, size_t i,
 /* The reference domain: every op correctly rounded to its declared type. */
 extern const usc__domain_ops usc__domain_reference;
 
+/*
+ * The failure of an op a domain does not implement, on type t: "DOMAIN:
+ * unsupported op NAME on TYPE at LINE:COL (instruction 'I')", without the
+ * location when op has no instruction and without "DOMAIN: " when domain
+ * is NULL (oracles/domain.c).
+ */
+usc_status usc__dom_unsupported(const char *domain, const usc__dom_op *op,
+				usc_dtype t, usc_error *err);
+
 #endif /* USC_ORACLES_DOMAIN_H */

@@ -134,17 +134,7 @@ static usc__dom_op as_f64(const usc__dom_op *op)
 
 static usc_status unsupported(const usc__dom_op *op, usc_error *err)
 {
-	const char *name = usc_hlo_opcode_name(op->op);
-
-	if (op->instr)
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "f64: unsupported op %s on %s at %u:%u "
-				 "(instruction '%s')",
-				 name, usc_dtype_name(op->result),
-				 op->instr->loc.line, op->instr->loc.column,
-				 op->instr->name);
-	return usc__fail(err, USC_EUNSUPPORTED, "f64: unsupported op %s on %s",
-			 name, usc_dtype_name(op->result));
+	return usc__dom_unsupported("f64", op, op->result, err);
 }
 
 /* bitcast-convert: the operand's encoding in its own type, reread. */

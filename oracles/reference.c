@@ -121,15 +121,7 @@ static const char *op_name(const usc__dom_op *op)
 static usc_status unsupported(const usc__dom_op *op, usc_dtype t,
 			      usc_error *err)
 {
-	if (op->instr)
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "unsupported op %s on %s at %u:%u "
-				 "(instruction '%s')",
-				 op_name(op), usc_dtype_name(t),
-				 op->instr->loc.line, op->instr->loc.column,
-				 op->instr->name);
-	return usc__fail(err, USC_EUNSUPPORTED, "unsupported op %s on %s",
-			 op_name(op), usc_dtype_name(t));
+	return usc__dom_unsupported(NULL, op, t, err);
 }
 
 /* ---------------------------------------------------- MPFR Ziv loop */

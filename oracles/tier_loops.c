@@ -41,18 +41,7 @@ static bool same_point(const value *x, const value *y, bool flt)
 
 static usc_status unsupported(const usc__dom_op *op, usc_error *err)
 {
-	const char *name = usc_hlo_opcode_name(op->op);
-
-	if (op->instr)
-		return usc__fail(err, USC_EUNSUPPORTED,
-				 "tier: unsupported op %s on %s at %u:%u "
-				 "(instruction '%s')",
-				 name, usc_dtype_name(op->result),
-				 op->instr->loc.line, op->instr->loc.column,
-				 op->instr->name);
-	return usc__fail(err, USC_EUNSUPPORTED,
-			 "tier: unsupported op %s on %s", name,
-			 usc_dtype_name(op->result));
+	return usc__dom_unsupported("tier", op, op->result, err);
 }
 
 static usc_status apply1(tier_state *s, const usc__dom_op *op, value *r,
