@@ -93,7 +93,7 @@ usc_status usc__batch_mpi_start(int *rank, int *size, usc_error *err)
 	 * Open MPI chooses its point-to-point layer by opening and probing
 	 * every one it has (UCX, the MTL-based cm, ob1): 0.2 s of a 0.28 s
 	 * MPI_Init on every rank of Debian's Open MPI 4.1, against 0.07 s
-	 * with ob1 named (docs/performance.md, "Batch").  A batch sends a
+	 * with ob1 named (docs/performance-history.md, "Batch").  A batch sends a
 	 * few dozen bytes per case, for which Open MPI's own layer (ob1,
 	 * over shared memory or TCP) is as good as any.  So ob1 is the
 	 * default here; a user's choice (mpirun --mca pml ..., or

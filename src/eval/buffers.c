@@ -130,7 +130,7 @@ usc_status usc__ebuf_new(usc_eval *ev, usc_dtype t, size_t count,
  * before anything reads one (an input's load, a dot's result): for a
  * domain of plain bytes the values are left unset instead of zeroed,
  * which at a matmul's size is a measurable share of the run
- * (docs/performance.md, section 2).
+ * (docs/performance-history.md, section 2).
  */
 usc_status usc__ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
 			       usc__ebuf **out, usc_error *err)
