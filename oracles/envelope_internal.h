@@ -135,11 +135,11 @@ typedef struct env_state {
 	 * a kernel applies the same op to tile after tile and row after row,
 	 * and a plan depends only on the op's fields and on the profile and
 	 * switches above, so an equal op takes it back instead of deciding
-	 * again.  Whatever changes those switches clears plan_cached.
+	 * again.  Whatever changes those switches clears plan_cached.  The
+	 * plan itself stays in plan (its op cleared between apply calls).
 	 */
 	bool plan_cached;
 	usc__dom_op plan_key;
-	env_plan plan_saved;
 } env_state;
 
 /*
