@@ -128,7 +128,8 @@ typedef struct env_state {
 	/* The array loops (envelope_loops.c) off: tests compare with them. */
 	bool no_loops;
 	uint64_t fast, escalated;
-	uint64_t looped; /* the elements the array loops completed */
+	/* The elements the array loops and the exact ops' shortcut completed. */
+	uint64_t looped;
 	env_plan plan;
 	/*
 	 * The last plan made and the op it was made for (usc__env_fast_plan):
