@@ -1067,13 +1067,18 @@ static unsigned input_flush_edges(const env_state *s, const usc__dom_op *op,
  */
 static bool may_flush_input(const value *x, const double *mn, unsigned n)
 {
-	if (!(x->flags & FIN))
-		return false;
+	bool may = false;
+
+	/*
+	 * Bitwise, not short-circuit: the side of zero follows the data (a
+	 * softmax row's values have either sign), and branches on it were
+	 * mispredicted often enough to be a third of env_apply's own time
+	 * where a reduction applies its body one element at a time.
+	 */
 	for (unsigned j = 0; j < n; j++)
-		if (x->lo < mn[j] && x->hi > -mn[j] &&
-		    !(x->lo == 0 && x->hi == 0))
-			return true;
-	return false;
+		may |= (x->lo < mn[j]) & (x->hi > -mn[j]) &
+		       !((x->lo == 0) & (x->hi == 0));
+	return may & ((x->flags & FIN) != 0);
 }
 
 /*
