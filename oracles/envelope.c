@@ -1067,13 +1067,64 @@ static unsigned input_flush_edges(const env_state *s, const usc__dom_op *op,
  */
 static bool may_flush_input(const value *x, const double *mn, unsigned n)
 {
-	if (!(x->flags & FIN))
-		return false;
+	bool may = false;
+
+	/*
+	 * Bitwise, not short-circuit: the side of zero follows the data (a
+	 * softmax row's values have either sign), and branches on it were
+	 * mispredicted often enough to be a third of env_apply's own time
+	 * where a reduction applies its body one element at a time.
+	 */
 	for (unsigned j = 0; j < n; j++)
-		if (x->lo < mn[j] && x->hi > -mn[j] &&
-		    !(x->lo == 0 && x->hi == 0))
-			return true;
-	return false;
+		may |= (x->lo < mn[j]) & (x->hi > -mn[j]) &
+		       !((x->lo == 0) & (x->hi == 0));
+	return may & ((x->flags & FIN) != 0);
+}
+
+/*
+ * The ops whose elements env_apply may hand to exact_shortcut: a float
+ * negate, maximum or minimum (docs/envelope.md, "Exact ops without the
+ * dispatch").  Neither the fast path nor MPFR has a part in them.
+ */
+static bool exact_shortcut_op(const env_state *s, const usc__dom_op *op)
+{
+	if (s->no_loops || s->mpfr_only)
+		return false;
+	switch (op->op) {
+	case USC_HLO_OP_NEGATE:
+		return op->nargs == 1 && usc_dtype_is_float(op->arg[0]);
+	case USC_HLO_OP_MAXIMUM:
+	case USC_HLO_OP_MINIMUM:
+		return op->nargs == 2 && usc_dtype_is_float(op->arg[0]) &&
+		       usc_dtype_is_float(op->arg[1]);
+	default:
+		return false;
+	}
+}
+
+/*
+ * One element of an exact_shortcut_op into r, as apply1 computes it, when
+ * no operand is UNKNOWN and none is within reach of an input flush (the
+ * edges mn of env_apply): then apply1's copies of the operands read
+ * through the flush (usc__env_flush_inputs, whose flush_zero_mode leaves
+ * such a set as it is) are the operands themselves, and what remains of
+ * apply1 for these ops is exact_unary or maxmin.  false: apply1.
+ */
+static bool exact_shortcut(env_state *s, const usc__dom_op *op,
+			   value *r, const value *const *a,
+			   double (*mn)[2], const unsigned *nmn)
+{
+	for (unsigned k = 0; k < op->nargs; k++)
+		if ((a[k]->flags & UNK) || may_flush_input(a[k], mn[k], nmn[k]))
+			return false;
+	if (op->op == USC_HLO_OP_NEGATE) {
+		/* exact_unary and apply1's CLIP, which it has already. */
+		(void)exact_unary(s, op, r, a[0]);
+		r->flags |= a[0]->flags & CLIP;
+		return true;
+	}
+	maxmin(s, r, op->op == USC_HLO_OP_MAXIMUM, a[0], a[1]);
+	return true;
 }
 
 static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
@@ -1088,7 +1139,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 	usc__mpfr_range range;
 	usc_status st = USC_OK;
 	unsigned char done[USC__ENV_CHUNK];
-	bool widened = false;
+	bool widened = false, shortcut;
 	size_t i;
 	unsigned k, rounds;
 
@@ -1099,6 +1150,7 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		nmn[k] = input_flush_edges(s, op, k, mn[k]);
 	/* The fast path decides once what it needs of op. */
 	usc__env_fast_plan(s, op);
+	shortcut = exact_shortcut_op(s, op);
 	for (i = 0; i < n && st == USC_OK; i++) {
 		/*
 		 * A chunk's plain elements through the array loops
@@ -1121,23 +1173,29 @@ static usc_status env_apply(void *state, const usc__dom_op *op, size_t n,
 		/* Complete, taints and count included. */
 		if (done[i % USC__ENV_CHUNK])
 			continue;
-		/*
-		 * MPFR's exponent range widened for the per-element code only,
-		 * when it first runs: the loops use no MPFR, and the range is
-		 * thread-local state that costs a lookup to save and restore.
-		 */
-		if (!widened) {
-			usc__mpfr_range_widen(&range);
-			widened = true;
-		}
 		for (k = 0; k < op->nargs; k++) {
 			const value *v = args[k];
 
 			a[k] = (scalar_args >> k) & 1 ? &v[0] : &v[i];
 		}
-		/* Finite operands of a planned op: the fast path directly. */
-		if (!usc__env_fast_elem(s, op, &o[i], a))
-			st = apply1(s, op, &o[i], a, err);
+		/* Negate, maximum, minimum: no dispatch, no MPFR range. */
+		if (shortcut && exact_shortcut(s, op, &o[i], a, mn, nmn)) {
+			s->looped++;
+		} else {
+			/*
+			 * MPFR's exponent range widened for the per-element
+			 * code only, when it first runs: the loops use no
+			 * MPFR, and the range is thread-local state that
+			 * costs a lookup to save and restore.
+			 */
+			if (!widened) {
+				usc__mpfr_range_widen(&range);
+				widened = true;
+			}
+			/* Finite operands of a planned op: the fast path. */
+			if (!usc__env_fast_elem(s, op, &o[i], a))
+				st = apply1(s, op, &o[i], a, err);
+		}
 		/*
 		 * Whatever a flush touched taints what is computed from it:
 		 * an operand already touched, or one this op may read as 0.

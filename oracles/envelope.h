@@ -128,13 +128,18 @@ void usc__envelope_counts(const void *state, uint64_t *fast,
 void usc__envelope_set_mpfr_only(void *state, bool on);
 
 /*
- * The fast path's array loops (docs/envelope.md, "The array loops") on
- * (the default) or off: every element then goes through the per-element
- * code.  The sets are the same either way; tests compare the two.
+ * The fast path's array loops (docs/envelope.md, "The array loops") and
+ * the shortcut of the exact ops on (the default) or off: every element
+ * then goes through the per-element code.  The sets are the same either
+ * way; tests compare the two.
  */
 void usc__envelope_set_loops(void *state, bool on);
 
-/* How many elements the array loops completed since the state was made. */
+/*
+ * How many elements the array loops completed since the state was made,
+ * with the exact ops env_apply completes without the per-element
+ * dispatch (negate, maximum, minimum; docs/envelope.md).
+ */
 uint64_t usc__envelope_looped(const void *state);
 
 /* v = the finite interval [lo, hi] of a float type (zeros of both signs). */

@@ -128,18 +128,19 @@ typedef struct env_state {
 	/* The array loops (envelope_loops.c) off: tests compare with them. */
 	bool no_loops;
 	uint64_t fast, escalated;
-	uint64_t looped; /* the elements the array loops completed */
+	/* The elements the array loops and the exact ops' shortcut completed. */
+	uint64_t looped;
 	env_plan plan;
 	/*
 	 * The last plan made and the op it was made for (usc__env_fast_plan):
 	 * a kernel applies the same op to tile after tile and row after row,
 	 * and a plan depends only on the op's fields and on the profile and
 	 * switches above, so an equal op takes it back instead of deciding
-	 * again.  Whatever changes those switches clears plan_cached.
+	 * again.  Whatever changes those switches clears plan_cached.  The
+	 * plan itself stays in plan (its op cleared between apply calls).
 	 */
 	bool plan_cached;
 	usc__dom_op plan_key;
-	env_plan plan_saved;
 } env_state;
 
 /*

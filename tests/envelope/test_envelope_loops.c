@@ -301,6 +301,21 @@ static void test_loops_match_per_element(void **state)
 				looped += got;
 				compared += n;
 			}
+			/*
+			 * The exact ops env_apply completes without apply1
+			 * (negate, maximum, minimum), counted with the loops.
+			 */
+			for (int k = 0; k < 3; k++) {
+				op.op = k == 0	 ? USC_HLO_OP_NEGATE
+					: k == 1 ? USC_HLO_OP_MAXIMUM
+						 : USC_HLO_OP_MINIMUM;
+				op.nargs = k == 0 ? 1 : 2;
+				got = compare(st, &op, n, profiles[pi]);
+				assert_true(got > n / 10);
+				looped += got;
+				compared += n;
+			}
+			op.nargs = 1;
 			op.op = USC_HLO_OP_CONVERT;
 			for (size_t u = 0; u < sizeof types / sizeof *types;
 			     u++) {
@@ -538,6 +553,74 @@ static void test_plan_forgotten(void **state)
 	test_free(r3);
 }
 
+/*
+ * The plan kept between apply calls (usc__env_fast_plan keeps the last
+ * plan in place and clears only its op at the end of a call): one state
+ * applying different ops in turn, through one op struct changed in place
+ * and through a copy of it, gives every op what a fresh state gives it,
+ * bit for bit.
+ */
+static void test_plan_kept(void **state)
+{
+	enum { N = 600, STEPS = 7 };
+	static const usc_hlo_opcode ops[STEPS] = {
+		USC_HLO_OP_EXPONENTIAL, USC_HLO_OP_ADD, USC_HLO_OP_EXPONENTIAL,
+		USC_HLO_OP_MULTIPLY, USC_HLO_OP_TANH, USC_HLO_OP_CONVERT,
+		USC_HLO_OP_EXPONENTIAL};
+	static const usc_dtype res[STEPS] = {USC_F32, USC_F32, USC_BF16,
+					     USC_F32, USC_F16, USC_BF16,
+					     USC_F32};
+	usc__envelope_value *x = test_calloc(N, sizeof *x);
+	usc__envelope_value *r1 = test_calloc(N, sizeof *r1);
+	usc__envelope_value *r2 = test_calloc(N, sizeof *r2);
+	void *st = state_under("xla-cpu");
+	usc__dom_op op, copy;
+	usc_error err;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		double v = to_type(USC_BF16, ldexp(1 + unif(), -3) *
+						     (rnd() & 1 ? 1 : -1));
+
+		usc__envelope_value_set(&x[i], v, v);
+	}
+	for (int k = 0; k < 2 * STEPS; k++) {
+		const void *args[2] = {x, x};
+		void *fresh = state_under("xla-cpu");
+		const usc__dom_op *use = &op;
+		int j = k % STEPS;
+
+		memset(&op, 0, sizeof op);
+		op.op = ops[j];
+		op.result = res[j];
+		op.arg[0] = op.arg[1] = USC_F32;
+		op.nargs = ops[j] == USC_HLO_OP_ADD ||
+					   ops[j] == USC_HLO_OP_MULTIPLY
+				   ? 2
+				   : 1;
+		if (k >= STEPS) {
+			/* The same fields at another address. */
+			copy = op;
+			use = &copy;
+		}
+		assert_int_equal(usc__domain_envelope.apply(st, use, N, r1,
+							     args, 0, &err),
+				 USC_OK);
+		assert_int_equal(usc__domain_envelope.apply(fresh, use, N, r2,
+							     args, 0, &err),
+				 USC_OK);
+		for (size_t i = 0; i < N; i++)
+			assert_true(same_value(&r1[i], &r2[i]));
+		usc__domain_envelope.destroy(fresh);
+	}
+	/* Some of it went through the loops, with the plan taken back. */
+	assert_true(usc__envelope_looped(st) > (uint64_t)N * STEPS);
+	usc__domain_envelope.destroy(st);
+	test_free(x);
+	test_free(r1);
+	test_free(r2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_load_array_matches_load),
 		cmocka_unit_test(test_to_output_matches),
 		cmocka_unit_test(test_plan_forgotten),
+		cmocka_unit_test(test_plan_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
