@@ -9,10 +9,12 @@
  * array sets (slots); the calling thread alone folds the pieces into the
  * report and the result file, strictly in piece order, and between folds
  * computes pieces like the others.  Everything a fold adds up or keeps
- * (the statistics accumulators, the worst lists, the verdict's element,
- * the result file's rows) therefore sees the same pieces in the same
- * order as on one thread, and the report and the result file are the
- * same bit for bit.  Only the calling thread touches the result file
+ * (the counts, the worst lists, the verdict's element, the result file's
+ * rows) therefore sees the same pieces in the same order as on one
+ * thread, and the report and the result file are the same bit for bit.
+ * The statistics' accumulators, whose figures do not depend on the order
+ * of their values, are fed by the run that computed the piece instead,
+ * one run at a time (stats_mu).  Only the calling thread touches the result file
  * (and so HDF5, which is not built thread-safe here) and the report's
  * outputs.
  *
@@ -93,6 +95,7 @@ typedef struct pool {
 	bool halt;   /* no more pieces are taken */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_mutex_t stats_mu; /* the calling run's accumulators */
 } pool;
 
 /* Sets up and computes piece k on a run, into slot s. */
@@ -109,6 +112,17 @@ static void compute(worker *w, slot *s, size_t k)
 	s->restart = c->restart;
 	s->serial = k == 0 && (c->tier_off != tier_off ||
 			       c->env_refused != env_refused);
+	/*
+	 * The piece's errors into the statistics, here rather than in the
+	 * fold: their figures do not depend on the order of the pieces
+	 * (src/analyze/check_fold.c), and so the calling thread's folds stay
+	 * short.
+	 */
+	if (s->st == USC_OK && !s->restart && !s->serial) {
+		pthread_mutex_lock(&w->pool->stats_mu);
+		s->st = usc__check_part_stats(w->pool->c, s->parts, &s->err);
+		pthread_mutex_unlock(&w->pool->stats_mu);
+	}
 }
 
 /*
@@ -360,6 +374,7 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 	if (st == USC_OK) {
 		pthread_mutex_init(&pl.mu, NULL);
 		pthread_cond_init(&pl.cv, NULL);
+		pthread_mutex_init(&pl.stats_mu, NULL);
 		for (size_t i = 1; i < pl.nruns; i++) {
 			pl.w[i].started = pthread_create(&pl.w[i].thread, NULL,
 							 work, &pl.w[i]) == 0;
@@ -382,6 +397,7 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 				pthread_join(pl.w[i].thread, NULL);
 		pthread_mutex_destroy(&pl.mu);
 		pthread_cond_destroy(&pl.cv);
+		pthread_mutex_destroy(&pl.stats_mu);
 	}
 	/*
 	 * The calling thread's run: its evaluators, and their counts (none
