@@ -89,6 +89,12 @@ typedef struct worker {
 typedef struct pool {
 	usc__check_run *c; /* the calling thread's run, which folds */
 	size_t nruns, npieces, nslots;
+	/*
+	 * The cut of a loop kernel's output (c->ranges): nbig pieces of
+	 * c->piece elements, then pieces of `small` elements to the end;
+	 * nbig = npieces and small = 0 otherwise (cut_init).
+	 */
+	size_t nbig, small;
 	worker *w;
 	slot *slots;
 	size_t next; /* the next piece to take */
@@ -98,6 +104,66 @@ typedef struct pool {
 	pthread_mutex_t stats_mu; /* the calling run's accumulators */
 } pool;
 
+/*
+ * The pieces of a loop kernel end smaller.  Threads take whole pieces, so
+ * the check ends when the last piece does, while the other threads have
+ * nothing left to take: on average half a piece of idle time per thread.
+ * So the output's last 2N pieces' worth of elements (N runs) is cut into
+ * pieces a quarter as long, or as near as the tile allows (`small`, which
+ * divides the piece), and the threads end within a quarter piece of each
+ * other.  For a loop kernel the cut changes nothing in the output: every
+ * domain evaluates the piece tile by tile, the oracle only the tiles that
+ * hold an undecided element, the fold merges pieces of any length to the
+ * same result (src/analyze/check_fold.c) and the rows go to the file in
+ * order; test_check_fold compares every count and figure with one
+ * thread's at several cuts.  A kernel of rows keeps one block size (a
+ * value every row shares is computed once per block, so the work counts
+ * would differ).
+ */
+static void cut_init(pool *pl)
+{
+	const usc__check_run *c = pl->c;
+	uint64_t full, tail;
+	size_t tiles, d = 4;
+
+	pl->npieces = usc__check_piece_count(c);
+	pl->nbig = pl->npieces;
+	pl->small = 0;
+	if (!c->ranges || c->threads < 2 || c->tile == 0 ||
+	    c->piece % c->tile != 0)
+		return;
+	/* The smallest divisor of the piece's tiles from 4 up. */
+	tiles = c->piece / c->tile;
+	while (d < tiles && tiles % d != 0)
+		d++;
+	if (tiles < 4)
+		return;
+	full = c->total / c->piece;
+	pl->small = c->piece / d;
+	pl->nbig = full > 2 * (uint64_t)c->threads
+			   ? (size_t)(full - 2 * (uint64_t)c->threads)
+			   : 0;
+	tail = c->total - (uint64_t)pl->nbig * c->piece;
+	pl->npieces = pl->nbig + (size_t)((tail + pl->small - 1) / pl->small);
+}
+
+/*
+ * Sets a run's piece length for piece k of the pool's cut; returns the
+ * index usc__check_piece_setup takes for it (its first element over that
+ * length, which divides it).
+ */
+static size_t cut_piece(const pool *pl, usc__check_run *c, size_t k)
+{
+	uint64_t first;
+
+	if (k < pl->nbig || pl->small == 0)
+		return k;
+	first = (uint64_t)pl->nbig * pl->c->piece +
+		(uint64_t)(k - pl->nbig) * pl->small;
+	c->piece = pl->small;
+	return (size_t)(first / pl->small);
+}
+
 /* Sets up and computes piece k on a run, into slot s. */
 static void compute(worker *w, slot *s, size_t k)
 {
@@ -105,8 +171,9 @@ static void compute(worker *w, slot *s, size_t k)
 	bool tier_off = c->tier_off, env_refused = c->env_refused;
 
 	c->parts = s->parts;
+	c->piece = w->pool->c->piece;
 	memset(&s->err, 0, sizeof s->err);
-	s->st = usc__check_piece_setup(c, k, &s->err);
+	s->st = usc__check_piece_setup(c, cut_piece(w->pool, c, k), &s->err);
 	if (s->st == USC_OK)
 		s->st = usc__check_piece_compute(c, k == 0, &s->err);
 	s->restart = c->restart;
@@ -357,7 +424,7 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 
 	memset(&pl, 0, sizeof pl);
 	pl.c = c;
-	pl.npieces = usc__check_piece_count(c);
+	cut_init(&pl);
 	pl.nruns = c->threads < pl.npieces ? c->threads : pl.npieces;
 	pl.nslots = pl.nruns + SLOTS_EXTRA;
 	pl.w = usc__calloc(pl.nruns, sizeof *pl.w);
