@@ -380,6 +380,7 @@ static usc_status fold_all(pool *pl, usc_error *err)
 	usc__check_run *c = pl->c;
 	usc_status st = USC_OK;
 	size_t k = 0;
+	bool evals_done = false;
 
 	pthread_mutex_lock(&pl->mu);
 	while (st == USC_OK && k < pl->npieces) {
@@ -407,10 +408,21 @@ static usc_status fold_all(pool *pl, usc_error *err)
 			continue;
 		}
 		s = take(pl);
-		if (s)
+		if (s) {
 			run_piece(pl, &pl->w[0], s);
-		else
+		} else if (pl->next >= pl->npieces && !evals_done) {
+			/*
+			 * Every piece is taken: while the last ones are
+			 * computed, this run's evaluators go (their counts to
+			 * its report copy), which would else wait until after.
+			 */
+			pthread_mutex_unlock(&pl->mu);
+			usc__check_evals_clear(&pl->w[0].run);
+			evals_done = true;
+			pthread_mutex_lock(&pl->mu);
+		} else {
 			pthread_cond_wait(&pl->cv, &pl->mu);
+		}
 	}
 	pl->halt = true;
 	pthread_cond_broadcast(&pl->cv);
