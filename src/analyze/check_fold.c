@@ -29,7 +29,8 @@
  * piece adds its errors (usc__check_part_stats, under a lock) and the
  * fold skips them.  That takes the largest share of the fold (a pass
  * over every element, and the first touch of the accumulators' memory)
- * off the calling thread (test_check_fold holds the order-freedom).
+ * off the calling thread (test_check_stats_order holds the
+ * order-freedom).
  */
 #include "internal.h"
 

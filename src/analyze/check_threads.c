@@ -14,9 +14,9 @@
  * thread, and the report and the result file are the same bit for bit.
  * The statistics' accumulators, whose figures do not depend on the order
  * of their values, are fed by the run that computed the piece instead,
- * one run at a time (stats_mu).  Only the calling thread touches the result file
- * (and so HDF5, which is not built thread-safe here) and the report's
- * outputs.
+ * one run at a time (stats_mu).  Only the calling thread touches the
+ * result file (and so HDF5, which is not built thread-safe here) and the
+ * report's outputs.
  *
  * Why the calling thread computes too: with N workers besides it, N + 1
  * threads shared N cores, and the fold (the result file's rows above
@@ -134,10 +134,10 @@ static void cut_init(pool *pl)
 		return;
 	/* The smallest divisor of the piece's tiles from 4 up. */
 	tiles = c->piece / c->tile;
-	while (d < tiles && tiles % d != 0)
-		d++;
 	if (tiles < 4)
 		return;
+	while (d < tiles && tiles % d != 0)
+		d++;
 	full = c->total / c->piece;
 	pl->small = c->piece / d;
 	pl->nbig = full > 2 * (uint64_t)c->threads

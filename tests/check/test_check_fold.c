@@ -280,13 +280,14 @@ static void test_fold(void **state)
 				run(cl, N + 10, true, pieces[p], 1);
 
 			for (size_t t = 0; t < 3; t++) {
+				size_t pc = pieces[p], th = threads[t];
 				usc_check_report *s;
 
-				s = run(cl, N + 10, true, pieces[p], threads[t]);
+				s = run(cl, N + 10, true, pc, th);
 				same_fold(all, s);
 				same_work(one, s);
 				usc_check_report_destroy(s);
-				s = run(cl, 6, true, pieces[p], threads[t]);
+				s = run(cl, 6, true, pc, th);
 				same_fold(few, s);
 				same_work(one, s);
 				usc_check_report_destroy(s);

@@ -72,7 +72,8 @@ static void add_pieces(usc_results_stats_acc *a, const double *x, size_t n,
 		else if (order == 1)
 			k = np - 1 - i;
 		else
-			k = i < (np + 1) / 2 ? 2 * i : 2 * (i - (np + 1) / 2) + 1;
+			k = i < (np + 1) / 2 ? 2 * i
+					     : 2 * (i - (np + 1) / 2) + 1;
 		len = n - k * piece < piece ? n - k * piece : piece;
 
 		assert_int_equal(usc_results_stats_acc_add(a, x + k * piece,
@@ -112,7 +113,8 @@ static void check_orders(size_t n, size_t piece)
 		assert_int_equal(s.count, count);
 		assert_int_equal(s.nan_count, nans);
 		assert_true(s.max_abs == max && !signbit(s.max_abs));
-		assert_true(s.median_abs == rank_value(hist, rank_of(50, count)));
+		assert_true(s.median_abs ==
+			    rank_value(hist, rank_of(50, count)));
 		assert_true(s.p99_abs == rank_value(hist, rank_of(99, count)));
 	}
 	free(x);
