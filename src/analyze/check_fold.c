@@ -21,6 +21,16 @@
  * worst element, which is the first worst among the parts' first worst.
  * The counts are sums.  So the report and the result file stay the same
  * bit for bit (test_check_threads, test_check_stream).
+ *
+ * The statistics' accumulators are the exception to the order: each of
+ * their figures (the count, the NaN count, the largest |error|, the
+ * median and p99 as ranks of the values) is the same for the same values
+ * added in any order, so on several threads the thread that computed a
+ * piece adds its errors (usc__check_part_stats, under a lock) and the
+ * fold skips them.  That takes the largest share of the fold (a pass
+ * over every element, and the first touch of the accumulators' memory)
+ * off the calling thread (test_check_stats_order holds the
+ * order-freedom).
  */
 #include "internal.h"
 
@@ -131,6 +141,7 @@ void usc__check_part_summarize(const usc__check_run *c, usc__check_part *p,
 		und += p->undecided[j] != 0;
 	p->undecided_count = und;
 	p->worst_count = 0;
+	p->stats_added = false;
 	memset(&p->why, 0, sizeof p->why);
 	for (size_t j = 0; j < p->len; j++) {
 		offer_worst(p, j, cl);
@@ -164,6 +175,25 @@ static usc_status write_piece(usc__check_run *c, const usc__check_part *p,
 	return usc_results_write_rows(c->w, i, p->len, &rows, err);
 }
 
+usc_status usc__check_part_stats(usc__check_run *c, usc__check_part *parts,
+				 usc_error *err)
+{
+	usc_status st = USC_OK;
+
+	for (size_t i = 0; st == USC_OK && i < c->r->output_count; i++) {
+		usc__check_part *p = &parts[i];
+
+		st = usc_results_stats_acc_add(c->acc[2 * i], p->ulp_oracle,
+					       p->len, err);
+		if (st == USC_OK)
+			st = usc_results_stats_acc_add(c->acc[2 * i + 1],
+						       p->ulp_reference, p->len,
+						       err);
+		p->stats_added = st == USC_OK;
+	}
+	return st;
+}
+
 usc_status usc__check_piece_fold(usc__check_run *c, usc__check_part *parts,
 				 usc_error *err)
 {
@@ -175,12 +205,16 @@ usc_status usc__check_piece_fold(usc__check_run *c, usc__check_part *parts,
 		usc__check_part *p = &parts[i];
 		usc_check_output *o = p->o;
 
-		st = usc_results_stats_acc_add(c->acc[2 * i], p->ulp_oracle,
-					       p->len, err);
-		if (st == USC_OK)
-			st = usc_results_stats_acc_add(c->acc[2 * i + 1],
-						       p->ulp_reference, p->len,
+		if (!p->stats_added) {
+			st = usc_results_stats_acc_add(c->acc[2 * i],
+						       p->ulp_oracle, p->len,
 						       err);
+			if (st == USC_OK)
+				st = usc_results_stats_acc_add(
+					c->acc[2 * i + 1], p->ulp_reference,
+					p->len, err);
+		}
+		p->stats_added = false;
 		if (st != USC_OK)
 			break;
 		o->summary.bit_exact_count += p->bit_exact;

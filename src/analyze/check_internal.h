@@ -68,6 +68,12 @@ typedef struct usc__check_part {
 	usc__check_reason why;
 	double *col_lo, *col_hi;
 	uint8_t *col_flags;
+	/*
+	 * The part's errors are in the statistics' accumulators already
+	 * (usc__check_part_stats, by the thread that computed it): the fold
+	 * leaves them out.
+	 */
+	bool stats_added;
 } usc__check_part;
 
 /*
@@ -272,6 +278,16 @@ usc_status usc__check_piece_compute(usc__check_run *c, bool first_piece,
  * and the result file.
  */
 usc_status usc__check_piece_fold(usc__check_run *c, usc__check_part *parts,
+				 usc_error *err);
+
+/*
+ * Adds the errors of a computed piece's parts to c's statistics'
+ * accumulators and marks the parts so (stats_added).  Every figure of
+ * the accumulators is a count, a maximum or a rank of the values added,
+ * none depends on their order: on several threads each piece's thread
+ * adds them, in any order of pieces, one thread at a time.
+ */
+usc_status usc__check_part_stats(usc__check_run *c, usc__check_part *parts,
 				 usc_error *err);
 
 /*

@@ -9,12 +9,14 @@
  * array sets (slots); the calling thread alone folds the pieces into the
  * report and the result file, strictly in piece order, and between folds
  * computes pieces like the others.  Everything a fold adds up or keeps
- * (the statistics accumulators, the worst lists, the verdict's element,
- * the result file's rows) therefore sees the same pieces in the same
- * order as on one thread, and the report and the result file are the
- * same bit for bit.  Only the calling thread touches the result file
- * (and so HDF5, which is not built thread-safe here) and the report's
- * outputs.
+ * (the counts, the worst lists, the verdict's element, the result file's
+ * rows) therefore sees the same pieces in the same order as on one
+ * thread, and the report and the result file are the same bit for bit.
+ * The statistics' accumulators, whose figures do not depend on the order
+ * of their values, are fed by the run that computed the piece instead,
+ * one run at a time (stats_mu).  Only the calling thread touches the
+ * result file (and so HDF5, which is not built thread-safe here) and the
+ * report's outputs.
  *
  * Why the calling thread computes too: with N workers besides it, N + 1
  * threads shared N cores, and the fold (the result file's rows above
@@ -87,13 +89,80 @@ typedef struct worker {
 typedef struct pool {
 	usc__check_run *c; /* the calling thread's run, which folds */
 	size_t nruns, npieces, nslots;
+	/*
+	 * The cut of a loop kernel's output (c->ranges): nbig pieces of
+	 * c->piece elements, then pieces of `small` elements to the end;
+	 * nbig = npieces and small = 0 otherwise (cut_init).
+	 */
+	size_t nbig, small;
 	worker *w;
 	slot *slots;
 	size_t next; /* the next piece to take */
 	bool halt;   /* no more pieces are taken */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_mutex_t stats_mu; /* the calling run's accumulators */
 } pool;
+
+/*
+ * The pieces of a loop kernel end smaller.  Threads take whole pieces, so
+ * the check ends when the last piece does, while the other threads have
+ * nothing left to take: on average half a piece of idle time per thread.
+ * So the output's last 2N pieces' worth of elements (N runs) is cut into
+ * pieces a quarter as long, or as near as the tile allows (`small`, which
+ * divides the piece), and the threads end within a quarter piece of each
+ * other.  For a loop kernel the cut changes nothing in the output: every
+ * domain evaluates the piece tile by tile, the oracle only the tiles that
+ * hold an undecided element, the fold merges pieces of any length to the
+ * same result (src/analyze/check_fold.c) and the rows go to the file in
+ * order; test_check_fold compares every count and figure with one
+ * thread's at several cuts.  A kernel of rows keeps one block size (a
+ * value every row shares is computed once per block, so the work counts
+ * would differ).
+ */
+static void cut_init(pool *pl)
+{
+	const usc__check_run *c = pl->c;
+	uint64_t full, tail;
+	size_t tiles, d = 4;
+
+	pl->npieces = usc__check_piece_count(c);
+	pl->nbig = pl->npieces;
+	pl->small = 0;
+	if (!c->ranges || c->threads < 2 || c->tile == 0 ||
+	    c->piece % c->tile != 0)
+		return;
+	/* The smallest divisor of the piece's tiles from 4 up. */
+	tiles = c->piece / c->tile;
+	if (tiles < 4)
+		return;
+	while (d < tiles && tiles % d != 0)
+		d++;
+	full = c->total / c->piece;
+	pl->small = c->piece / d;
+	pl->nbig = full > 2 * (uint64_t)c->threads
+			   ? (size_t)(full - 2 * (uint64_t)c->threads)
+			   : 0;
+	tail = c->total - (uint64_t)pl->nbig * c->piece;
+	pl->npieces = pl->nbig + (size_t)((tail + pl->small - 1) / pl->small);
+}
+
+/*
+ * Sets a run's piece length for piece k of the pool's cut; returns the
+ * index usc__check_piece_setup takes for it (its first element over that
+ * length, which divides it).
+ */
+static size_t cut_piece(const pool *pl, usc__check_run *c, size_t k)
+{
+	uint64_t first;
+
+	if (k < pl->nbig || pl->small == 0)
+		return k;
+	first = (uint64_t)pl->nbig * pl->c->piece +
+		(uint64_t)(k - pl->nbig) * pl->small;
+	c->piece = pl->small;
+	return (size_t)(first / pl->small);
+}
 
 /* Sets up and computes piece k on a run, into slot s. */
 static void compute(worker *w, slot *s, size_t k)
@@ -102,13 +171,25 @@ static void compute(worker *w, slot *s, size_t k)
 	bool tier_off = c->tier_off, env_refused = c->env_refused;
 
 	c->parts = s->parts;
+	c->piece = w->pool->c->piece;
 	memset(&s->err, 0, sizeof s->err);
-	s->st = usc__check_piece_setup(c, k, &s->err);
+	s->st = usc__check_piece_setup(c, cut_piece(w->pool, c, k), &s->err);
 	if (s->st == USC_OK)
 		s->st = usc__check_piece_compute(c, k == 0, &s->err);
 	s->restart = c->restart;
 	s->serial = k == 0 && (c->tier_off != tier_off ||
 			       c->env_refused != env_refused);
+	/*
+	 * The piece's errors into the statistics, here rather than in the
+	 * fold: their figures do not depend on the order of the pieces
+	 * (src/analyze/check_fold.c), and so the calling thread's folds stay
+	 * short.
+	 */
+	if (s->st == USC_OK && !s->restart && !s->serial) {
+		pthread_mutex_lock(&w->pool->stats_mu);
+		s->st = usc__check_part_stats(w->pool->c, s->parts, &s->err);
+		pthread_mutex_unlock(&w->pool->stats_mu);
+	}
 }
 
 /*
@@ -299,6 +380,7 @@ static usc_status fold_all(pool *pl, usc_error *err)
 	usc__check_run *c = pl->c;
 	usc_status st = USC_OK;
 	size_t k = 0;
+	bool evals_done = false;
 
 	pthread_mutex_lock(&pl->mu);
 	while (st == USC_OK && k < pl->npieces) {
@@ -326,10 +408,21 @@ static usc_status fold_all(pool *pl, usc_error *err)
 			continue;
 		}
 		s = take(pl);
-		if (s)
+		if (s) {
 			run_piece(pl, &pl->w[0], s);
-		else
+		} else if (pl->next >= pl->npieces && !evals_done) {
+			/*
+			 * Every piece is taken: while the last ones are
+			 * computed, this run's evaluators go (their counts to
+			 * its report copy), which would else wait until after.
+			 */
+			pthread_mutex_unlock(&pl->mu);
+			usc__check_evals_clear(&pl->w[0].run);
+			evals_done = true;
+			pthread_mutex_lock(&pl->mu);
+		} else {
 			pthread_cond_wait(&pl->cv, &pl->mu);
+		}
 	}
 	pl->halt = true;
 	pthread_cond_broadcast(&pl->cv);
@@ -343,7 +436,7 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 
 	memset(&pl, 0, sizeof pl);
 	pl.c = c;
-	pl.npieces = usc__check_piece_count(c);
+	cut_init(&pl);
 	pl.nruns = c->threads < pl.npieces ? c->threads : pl.npieces;
 	pl.nslots = pl.nruns + SLOTS_EXTRA;
 	pl.w = usc__calloc(pl.nruns, sizeof *pl.w);
@@ -360,6 +453,7 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 	if (st == USC_OK) {
 		pthread_mutex_init(&pl.mu, NULL);
 		pthread_cond_init(&pl.cv, NULL);
+		pthread_mutex_init(&pl.stats_mu, NULL);
 		for (size_t i = 1; i < pl.nruns; i++) {
 			pl.w[i].started = pthread_create(&pl.w[i].thread, NULL,
 							 work, &pl.w[i]) == 0;
@@ -382,6 +476,7 @@ usc_status usc__check_pieces_threaded(usc__check_run *c, usc_error *err)
 				pthread_join(pl.w[i].thread, NULL);
 		pthread_mutex_destroy(&pl.mu);
 		pthread_cond_destroy(&pl.cv);
+		pthread_mutex_destroy(&pl.stats_mu);
 	}
 	/*
 	 * The calling thread's run: its evaluators, and their counts (none

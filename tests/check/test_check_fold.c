@@ -14,7 +14,8 @@
  * envelope: defects, which rank by their steps outside) on others, and a
  * NaN on a few (NaN mismatches).  Every element is kept (worst larger than
  * the output) as well as a short list, under the profile and without,
- * streamed in pieces of 64 and 192 elements on 1, 2 and 3 threads.
+ * streamed in pieces of 64 to 768 elements on 1, 2 and 3 threads, whose
+ * work counts must also be one thread's.
  *
  * Independently of the code under test, the complete unclassified list
  * must be the elements ordered by |error against the oracle|, NaN first,
@@ -176,6 +177,25 @@ static void same_fold(const usc_check_report *w, const usc_check_report *s)
 	assert_string_equal(w->reason, s->reason);
 }
 
+/*
+ * The work counts of two streamed checks of the same piece size, on one
+ * thread and on several: on several the last pieces of this loop kernel
+ * are cut smaller (src/analyze/check_threads.c, cut_init), which must
+ * change no count either.
+ */
+static void same_work(const usc_check_report *a, const usc_check_report *b)
+{
+	assert_int_equal(a->oracle_precision, b->oracle_precision);
+	assert_int_equal(a->reference_functions, b->reference_functions);
+	assert_int_equal(a->reference_escalated, b->reference_escalated);
+	assert_int_equal(a->envelope_fast, b->envelope_fast);
+	assert_int_equal(a->envelope_escalated, b->envelope_escalated);
+	assert_int_equal(a->outputs[0].oracle_elements,
+			 b->outputs[0].oracle_elements);
+	assert_int_equal(a->outputs[0].tier_decided,
+			 b->outputs[0].tier_decided);
+}
+
 static int class_rank(usc_class c)
 {
 	switch (c) {
@@ -234,7 +254,12 @@ static void ordered(const usc_check_report *r, bool classified)
 
 static void test_fold(void **state)
 {
-	static const size_t pieces[] = {64, 192};
+	/*
+	 * Pieces of 1, 3, 4, 10 and 12 tiles of 64 elements: on threads the
+	 * last three are cut smaller at the end (pieces of 1, 2 and 3 tiles,
+	 * the last of 768's a shorter one).
+	 */
+	static const size_t pieces[] = {64, 192, 256, 640, 768};
 	static const size_t threads[] = {1, 2, 3};
 
 	(void)state;
@@ -250,17 +275,25 @@ static void test_fold(void **state)
 				all->outputs[0].counts.n[USC_CLASS_NAN_MISMATCH] > 0);
 			assert_true(all->outputs[0].counts.n[USC_CLASS_EXACT] > 0);
 		}
-		for (size_t p = 0; p < 2; p++)
+		for (size_t p = 0; p < 5; p++) {
+			usc_check_report *one =
+				run(cl, N + 10, true, pieces[p], 1);
+
 			for (size_t t = 0; t < 3; t++) {
+				size_t pc = pieces[p], th = threads[t];
 				usc_check_report *s;
 
-				s = run(cl, N + 10, true, pieces[p], threads[t]);
+				s = run(cl, N + 10, true, pc, th);
 				same_fold(all, s);
+				same_work(one, s);
 				usc_check_report_destroy(s);
-				s = run(cl, 6, true, pieces[p], threads[t]);
+				s = run(cl, 6, true, pc, th);
 				same_fold(few, s);
+				same_work(one, s);
 				usc_check_report_destroy(s);
 			}
+			usc_check_report_destroy(one);
+		}
 		usc_check_report_destroy(all);
 		usc_check_report_destroy(few);
 	}

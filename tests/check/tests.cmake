@@ -31,3 +31,5 @@ add_test(NAME cli_check_threads
 usc_add_test(test_check_classify_fast check/test_check_classify_fast.c)
 # The fold of a streamed check's pieces against the whole check, ties included.
 usc_add_test(test_check_fold check/test_check_fold.c)
+# The statistics' figures whatever the order of the pieces (threads add them).
+usc_add_test(test_check_stats_order check/test_check_stats_order.c)
