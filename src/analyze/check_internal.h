@@ -376,4 +376,20 @@ usc_status usc__check_reference_errors(usc__check_part *p, usc_error *err);
 void usc__check_set_enclosure(usc__check_part *p, size_t j,
 			      const struct usc__oracle_enclosure *e);
 
+/*
+ * The tier's decisions for the n values v of part p's elements [j0, j0 +
+ * n) (all in the part) of float type t, at resolution res: each element
+ * decided takes its error, its enclosure (as usc__check_set_enclosure
+ * records usc__tier_enclosure's) and leaves the undecided ones, counted
+ * in p->tier_decided; the same figures, bit for bit, as deciding each
+ * element with usc__tier_decide_ulp_error_rn.
+ */
+struct usc__tier_value;
+struct usc__oracle_resolution;
+usc_status usc__check_tier_decide(usc__check_part *p, size_t j0,
+				  const struct usc__tier_value *v, size_t n,
+				  usc_dtype t,
+				  const struct usc__oracle_resolution *res,
+				  usc_error *err);
+
 #endif /* USC_ANALYZE_CHECK_INTERNAL_H */

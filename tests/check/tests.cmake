@@ -31,3 +31,7 @@ add_test(NAME cli_check_threads
 usc_add_test(test_check_classify_fast check/test_check_classify_fast.c)
 # The fold of a streamed check's pieces against the whole check, ties included.
 usc_add_test(test_check_fold check/test_check_fold.c)
+# The tier's ULP-error decision over arrays and the check's merge of it
+# against the per-element decision and enclosure, bit for bit.
+usc_add_test(test_check_tier_decide check/test_check_tier_decide.c)
+target_include_directories(test_check_tier_decide PRIVATE ${PROJECT_SOURCE_DIR})
