@@ -242,15 +242,81 @@ static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
 	return USC_OK;
 }
 
+/*
+ * Makes room in memory for one more value: the array doubled up to
+ * MEM_MAX values, then every value moved to the temporary file.
+ */
+static usc_status mem_room(usc_results_stats_acc *a, usc_error *err)
+{
+	if (a->mem_cap < MEM_MAX) {
+		size_t cap = a->mem_cap ? 2 * a->mem_cap : 1024;
+		double *m = usc__reallocarray(a->mem, cap, sizeof *m);
+
+		if (!m)
+			return usc__fail(err, USC_ENOMEM,
+					 "statistics: out of memory");
+		a->mem = m;
+		a->mem_cap = cap;
+		return USC_OK;
+	}
+	return spill_start(a, err);
+}
+
+/*
+ * Takes values of x from *i on into memory while it has room: the
+ * figures of every value, which the check adds a piece at a time, in a
+ * loop that keeps the counts in registers (through the accumulator's
+ * fields, each histogram increment could be a store to them, and the
+ * compiler reloads them after it).
+ */
+static void mem_take(usc_results_stats_acc *a, const double *x, size_t n,
+		     size_t *i)
+{
+	uint64_t count = a->count, nans = a->nan_count;
+	uint64_t *hist = a->hist;
+	double max = a->max, *mem = a->mem;
+	size_t len = a->mem_len, cap = a->mem_cap, k = *i;
+
+	for (; k < n && len < cap; k++) {
+		double v;
+
+		if (isnan(x[k])) {
+			nans++;
+			continue;
+		}
+		v = fabs(x[k]);
+		if (count == 0 || v > max)
+			max = v;
+		count++;
+		hist[bits_of(v) >> 48]++;
+		mem[len++] = v;
+	}
+	a->count = count;
+	a->nan_count = nans;
+	a->max = max;
+	a->mem_len = len;
+	*i = k;
+}
+
 usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
 				     const double *x, size_t n,
 				     usc_error *err)
 {
 	double buf[SPILL_BUF];
-	size_t nb = 0;
+	size_t nb = 0, i = 0;
 	usc_status st;
 
-	for (size_t i = 0; i < n; i++) {
+	while (i < n && !a->spill) {
+		mem_take(a, x, n, &i);
+		/* A NaN at the end leaves nothing to make room for. */
+		while (i < n && isnan(x[i])) {
+			a->nan_count++;
+			i++;
+		}
+		if (i < n && (st = mem_room(a, err)) != USC_OK)
+			return st;
+	}
+	for (; i < n; i++) {
 		double v;
 
 		if (isnan(x[i])) {
@@ -262,28 +328,8 @@ usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
 			a->max = v;
 		a->count++;
 		a->hist[bits_of(v) >> 48]++;
-		if (!a->spill && a->mem_len == a->mem_cap) {
-			if (a->mem_cap < MEM_MAX) {
-				size_t cap = a->mem_cap ? 2 * a->mem_cap : 1024;
-				double *m = usc__reallocarray(a->mem, cap,
-							      sizeof *m);
-
-				if (!m)
-					return usc__fail(err, USC_ENOMEM,
-							 "statistics: out of "
-							 "memory");
-				a->mem = m;
-				a->mem_cap = cap;
-			} else if ((st = spill_start(a, err)) != USC_OK) {
-				return st;
-			}
-		}
-		if (!a->spill) {
-			a->mem[a->mem_len++] = v;
-			continue;
-		}
 		buf[nb++] = v;
-		if (nb == SPILL_BUF || i + 1 == n) {
+		if (nb == SPILL_BUF) {
 			if (fwrite(buf, sizeof *buf, nb, a->spill) != nb)
 				return usc__fail(err, USC_EIO,
 						 "statistics: cannot write the "
