@@ -126,8 +126,29 @@ void usc__check_element(const usc__check_part *p, size_t j, bool classified,
 bool usc__check_worse(const usc_check_element *a, const usc_check_element *b,
 		      bool classified);
 
-/* How heavily a class weighs in the worst list and the reason (0..4). */
-int usc__check_class_rank(usc_class c);
+/*
+ * How heavily a class weighs in the worst list and the reason (0..4): in
+ * line, for the loops that rank every element.
+ */
+static inline int usc__check_class_rank(usc_class c)
+{
+	switch (c) {
+	case USC_CLASS_NAN_MISMATCH:
+	case USC_CLASS_INF_MISMATCH:
+	case USC_CLASS_SIGN_MISMATCH:
+	case USC_CLASS_DEFECT:
+		return 4;
+	case USC_CLASS_SUSPICIOUS:
+		return 3;
+	case USC_CLASS_UNDECIDED:
+		return 2;
+	case USC_CLASS_ENVELOPE:
+	case USC_CLASS_ROUNDING:
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 /* Offers element j of a part to the reason's candidate. */
 void usc__check_reason_offer(usc__check_reason *why, size_t output,
