@@ -157,6 +157,13 @@ struct usc_results_stats_acc {
 	double max;
 	double *mem;  /* up to MEM_MAX values while there is no file */
 	size_t mem_len, mem_cap;
+	/*
+	 * While there is no file, zeros are counted here instead of being
+	 * stored in mem and counted in hist (the smallest magnitudes, they
+	 * are what most errors against the reference are: the pages of mem
+	 * that would hold them are never touched).
+	 */
+	uint64_t mem_zeros;
 	FILE *spill;  /* every value once it exists */
 	uint64_t *hist; /* 65536 buckets of the top 16 bits */
 };
@@ -221,9 +228,14 @@ usc_status usc__results_stats_acc_reserve(usc_results_stats_acc *a,
 	return USC_OK;
 }
 
-/* Moves the values held in memory to a new temporary file. */
+/*
+ * Moves the values held in memory, and the zeros counted, to a new
+ * temporary file, where every value is stored and histogrammed.
+ */
 static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
 {
+	static const double zeros[SPILL_BUF];
+
 	a->spill = tmpfile();
 	if (!a->spill)
 		return usc__fail(err, USC_EIO,
@@ -236,6 +248,18 @@ static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
 				 "statistics: cannot write the temporary "
 				 "file: %s",
 				 strerror(errno));
+	a->hist[0] += a->mem_zeros;
+	while (a->mem_zeros > 0) {
+		size_t k = a->mem_zeros < SPILL_BUF ? (size_t)a->mem_zeros
+						     : SPILL_BUF;
+
+		if (fwrite(zeros, sizeof *zeros, k, a->spill) != k)
+			return usc__fail(err, USC_EIO,
+					 "statistics: cannot write the "
+					 "temporary file: %s",
+					 strerror(errno));
+		a->mem_zeros -= k;
+	}
 	usc__free(a->mem);
 	a->mem = NULL;
 	a->mem_len = a->mem_cap = 0;
@@ -263,21 +287,21 @@ static usc_status mem_room(usc_results_stats_acc *a, usc_error *err)
 }
 
 /*
- * Takes values of x from *i on into memory while it has room: the
- * figures of every value, which the check adds a piece at a time, in a
- * loop that keeps the counts in registers (through the accumulator's
- * fields, each histogram increment could be a store to them, and the
- * compiler reloads them after it).
+ * Takes values of x from *i on into memory until one needs room that
+ * memory lacks (*i is then its index): the figures of every value, which
+ * the check adds a piece at a time, in a loop that keeps the counts in
+ * registers (through the accumulator's fields, each histogram increment
+ * could be a store to them, and the compiler reloads them after it).
  */
 static void mem_take(usc_results_stats_acc *a, const double *x, size_t n,
 		     size_t *i)
 {
-	uint64_t count = a->count, nans = a->nan_count;
+	uint64_t count = a->count, nans = a->nan_count, zeros = a->mem_zeros;
 	uint64_t *hist = a->hist;
 	double max = a->max, *mem = a->mem;
 	size_t len = a->mem_len, cap = a->mem_cap, k = *i;
 
-	for (; k < n && len < cap; k++) {
+	for (; k < n; k++) {
 		double v;
 
 		if (isnan(x[k])) {
@@ -285,14 +309,21 @@ static void mem_take(usc_results_stats_acc *a, const double *x, size_t n,
 			continue;
 		}
 		v = fabs(x[k]);
+		if (v != 0 && len == cap)
+			break;
 		if (count == 0 || v > max)
 			max = v;
 		count++;
+		if (v == 0) {
+			zeros++;
+			continue;
+		}
 		hist[bits_of(v) >> 48]++;
 		mem[len++] = v;
 	}
 	a->count = count;
 	a->nan_count = nans;
+	a->mem_zeros = zeros;
 	a->max = max;
 	a->mem_len = len;
 	*i = k;
@@ -308,11 +339,6 @@ usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
 
 	while (i < n && !a->spill) {
 		mem_take(a, x, n, &i);
-		/* A NaN at the end leaves nothing to make room for. */
-		while (i < n && isnan(x[i])) {
-			a->nan_count++;
-			i++;
-		}
 		if (i < n && (st = mem_room(a, err)) != USC_OK)
 			return st;
 	}
@@ -517,9 +543,25 @@ usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
 	rm = nearest_rank(50, a->count);
 	rp = nearest_rank(99, a->count);
 	if (!a->spill) {
+		/*
+		 * The zeros counted apart are the smallest values: a rank
+		 * among them is +0 (what fabs stored would have been), a
+		 * later one that rank less the zeros among the stored.
+		 */
+		uint64_t z = a->mem_zeros;
+		bool median_zero = rm <= z;
+
+		if (rp <= z) {
+			out->median_abs = out->p99_abs = 0.0;
+			return USC_OK;
+		}
+		rp -= z;
+		rm = median_zero ? rp : rm - z;
 		if (!mem_select(a, rm, rp, &out->median_abs, &out->p99_abs))
 			select_ranks(a->mem, a->mem_len, rm, rp,
 				     &out->median_abs, &out->p99_abs);
+		if (median_zero)
+			out->median_abs = 0.0;
 		return USC_OK;
 	}
 	st = spill_select(a, rm, &out->median_abs, err);
