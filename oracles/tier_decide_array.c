@@ -29,18 +29,29 @@
  * tier_convert.c's div_pow2, which takes this product for exactly these
  * divisors.
  */
-USC_FP_INLINE double inv_ulp(const usc__rn_format *f, double x)
+USC_FP_INLINE int binade(const usc__rn_format *f, double x)
 {
 	uint64_t b;
 	int e;
-	double s;
 
 	memcpy(&b, &x, sizeof b);
 	e = (int)((b >> 52) & 0x7ff) - 1023;
-	e = e < f->emin ? f->emin : e > f->emax ? f->emax : e;
-	b = (uint64_t)(f->man_bits - e + 1023) << 52;
+	return e < f->emin ? f->emin : e > f->emax ? f->emax : e;
+}
+
+/* 2^k for an exponent k of a normal double. */
+USC_FP_INLINE double pow2(int k)
+{
+	uint64_t b = (uint64_t)(k + 1023) << 52;
+	double s;
+
 	memcpy(&s, &b, sizeof s);
 	return s;
+}
+
+USC_FP_INLINE double inv_ulp(const usc__rn_format *f, double x)
+{
+	return pow2(f->man_bits - binade(f, x));
 }
 
 /*
@@ -96,6 +107,7 @@ USC_FP_INLINE bool decide_one(const usc__rn_format *f, const value *v,
 {
 	double lo, hi, nlo, nhi, m, M, imin, imax, umin, umax, d0, d1, d2, d3;
 	double e1 = 0, e2 = 0, elo, ehi;
+	int em, eM;
 
 	bounds(v, &lo, &hi);
 	*blo = lo;
@@ -116,24 +128,33 @@ USC_FP_INLINE bool decide_one(const usc__rn_format *f, const value *v,
 	m = lo > 0 ? lo : 0.0;
 	m = -hi > m ? -hi : m;
 	M = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
-	imin = inv_ulp(f, m);
-	imax = inv_ulp(f, M);
-	umin = usc__rn_ulp(f, m);
-	umax = usc__rn_ulp(f, M);
+	/*
+	 * The ULPs at m and M (usc__rn_ulp's, 2^(e - man_bits) for the
+	 * clamped binade e) and their inverses.
+	 */
+	em = binade(f, m);
+	eM = binade(f, M);
+	imin = pow2(f->man_bits - em);
+	umin = pow2(em - f->man_bits);
 	d0 = quot_down(nlo, imin, umin);
 	d2 = quot_up(nhi, imin, umin);
-	/*
-	 * A ball within one binade (the common case) has one ULP: the
-	 * other two quotients are these on the same operands.
-	 */
-	if (imin == imax) {
+	if (em == eM) {
+		/*
+		 * A ball within one binade (the common case) has one ULP:
+		 * the other two quotients are these on the same operands,
+		 * and the midpoint (m <= |mid| <= M, and the clamped
+		 * binade is monotone in the magnitude) has it too.
+		 */
 		d1 = d0;
 		d3 = d2;
+		*mid = (yv - v->mid) * imin;
 	} else {
+		imax = pow2(f->man_bits - eM);
+		umax = pow2(eM - f->man_bits);
 		d1 = quot_down(nlo, imax, umax);
 		d3 = quot_up(nhi, imax, umax);
+		*mid = (yv - v->mid) * inv_ulp(f, v->mid);
 	}
-	*mid = (yv - v->mid) * inv_ulp(f, v->mid);
 	if (d0 != d0 || d1 != d1 || d2 != d2 || d3 != d3)
 		return false;
 	/*
