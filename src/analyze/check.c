@@ -459,7 +459,7 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 			     const void *values, usc_dtype t, usc_error *err)
 {
 	check_run *c = ctx;
-	const usc__rn_format *rf = usc__rn_format_of(t);
+	const usc__rn_format *rf;
 	size_t w = 0; /* the device tensor's container bytes */
 	size_t j0;
 	usc__check_part *p0;
@@ -475,6 +475,7 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 	if (p0 && j0 + count <= p0->len)
 		return usc__check_tier_decide(p0, j0, values, count, t,
 					      &resolution, err);
+	rf = usc__rn_format_of(t);
 	for (size_t n = 0; n < count; n++) {
 		const usc__tier_value *v =
 			(const usc__tier_value *)((const unsigned char *)values +

@@ -223,10 +223,24 @@ bool usc__check_classify_fast(const usc__rn_format *rf,
 		return false;
 	ulp = usc__rn_ulp(rf, d);
 	w = (e->hi - e->lo) / 2 / ulp;
-	if (isfinite(exact) && exact >= e->lo && exact <= e->hi)
-		w = fmax(exact - e->lo, e->hi - exact) / ulp;
+	/*
+	 * fmax and fmin without their libm calls: the operands here are
+	 * never NaN (exact and the bounds finite, exact inside them; lambda
+	 * and n positive) and never zeros of both signs (exact - lo and
+	 * hi - exact are +0 or positive), so the larger and the smaller
+	 * are theirs.
+	 */
+	if (isfinite(exact) && exact >= e->lo && exact <= e->hi) {
+		double a = exact - e->lo, b = e->hi - exact;
+
+		w = (a > b ? a : b) / ulp;
+	}
 	n = e->roundings > 1 ? e->roundings : 1;
-	*expected = 1 + w * fmin(1, lambda / sqrt(n));
+	{
+		double f = lambda / sqrt(n);
+
+		*expected = 1 + w * (f < 1 ? f : 1);
+	}
 	od = (dev & rf->sign_bit) ? -(int64_t)(dev & rf->mag_mask)
 				  : (int64_t)(dev & rf->mag_mask);
 	orf = (ref & rf->sign_bit) ? -(int64_t)(ref & rf->mag_mask)
