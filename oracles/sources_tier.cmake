@@ -3,6 +3,7 @@ list(APPEND USC_LIB_SOURCES
   oracles/tier.c
   oracles/tier_arith.c
   oracles/tier_convert.c
+  oracles/tier_decide_array.c
   oracles/tier_loops.c
   oracles/tier_dot.c
   oracles/f64.c)

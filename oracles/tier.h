@@ -151,4 +151,24 @@ usc_status usc__tier_decide_ulp_error_rn(const usc__tier_value *v,
 					 usc__oracle_ulp_error *out,
 					 usc_error *err);
 
+/*
+ * usc__tier_decide_ulp_error_rn over n values v against n device codes y
+ * (stored as a usc_tensor stores its data, w bytes each: usc__dom_get_enc),
+ * in oracles/tier_decide_array.c: for every i, mid[i] and decided[i]
+ * receive the result's mid and decided, bit for bit, lo[i] and hi[i] the
+ * outward bounds usc__tier_bounds gives a FINITE v[i] (NaN for any other
+ * kind), and *count how many were decided.  The common element (a finite
+ * ball, a finite code of a format rf covers, an absolute resolution) is
+ * decided in line; the rest per element.  A failure is the per-element
+ * function's.
+ */
+usc_status usc__tier_decide_ulp_error_array(const usc__tier_value *v,
+					    size_t n, usc_dtype t,
+					    const struct usc__rn_format *rf,
+					    const void *y, size_t w,
+					    const usc__oracle_resolution *res,
+					    double *mid, uint8_t *decided,
+					    double *lo, double *hi,
+					    size_t *count, usc_error *err);
+
 #endif /* USC_ORACLES_TIER_H */

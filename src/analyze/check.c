@@ -459,12 +459,23 @@ static usc_status tier_visit(void *ctx, size_t i, size_t first, size_t count,
 			     const void *values, usc_dtype t, usc_error *err)
 {
 	check_run *c = ctx;
-	const usc__rn_format *rf = usc__rn_format_of(t);
+	const usc__rn_format *rf;
 	size_t w = 0; /* the device tensor's container bytes */
+	size_t j0;
+	usc__check_part *p0;
 	usc_status st;
 
 	if (!usc_dtype_is_float(t))
 		return USC_OK;
+	/*
+	 * A run of values that lies in the part whole (a tile, or a whole
+	 * output) is decided over arrays: no call per element.
+	 */
+	p0 = count ? part_of(c, i, first, &j0) : NULL;
+	if (p0 && j0 + count <= p0->len)
+		return usc__check_tier_decide(p0, j0, values, count, t,
+					      &resolution, err);
+	rf = usc__rn_format_of(t);
 	for (size_t n = 0; n < count; n++) {
 		const usc__tier_value *v =
 			(const usc__tier_value *)((const unsigned char *)values +

@@ -30,31 +30,67 @@ typedef struct env_ctx {
 	usc_eval *ev;
 } env_ctx;
 
+/*
+ * The envelope's flags are the public ones bit for bit (oracles/envelope.h
+ * and include/ulpscope/classify.h), so that env_visit gives an element
+ * its public form (usc__envelope_public) by a mask instead of a call and
+ * a walk over the flags per element.
+ */
+_Static_assert((unsigned)USC__ENV_FINITE == (unsigned)USC_ENV_FINITE &&
+		       (unsigned)USC__ENV_NAN == (unsigned)USC_ENV_NAN &&
+		       (unsigned)USC__ENV_POS_INF == (unsigned)USC_ENV_POS_INF &&
+		       (unsigned)USC__ENV_NEG_INF == (unsigned)USC_ENV_NEG_INF &&
+		       (unsigned)USC__ENV_UNKNOWN == (unsigned)USC_ENV_UNKNOWN &&
+		       (unsigned)USC__ENV_RANGE_CLIPPED == (unsigned)USC_ENV_RANGE_CLIPPED &&
+		       (unsigned)USC__ENV_FLUSHED == (unsigned)USC_ENV_FLUSHED &&
+		       (unsigned)USC__ENV_APPROX == (unsigned)USC_ENV_APPROX &&
+		       (unsigned)USC__ENV_NO_SUBNORMAL == (unsigned)USC_ENV_NO_SUBNORMAL,
+	       "the envelope's flags are the public ones");
+#define ENV_PUBLIC_FLAGS                                                   \
+	(USC_ENV_FINITE | USC_ENV_NAN | USC_ENV_POS_INF | USC_ENV_NEG_INF |   \
+	 USC_ENV_UNKNOWN | USC_ENV_RANGE_CLIPPED | USC_ENV_FLUSHED |          \
+	 USC_ENV_APPROX | USC_ENV_NO_SUBNORMAL)
+
 /* One tile (or one whole output) of the envelope: its public form. */
 static usc_status env_visit(void *ctx, size_t i, size_t first, size_t count,
 			    const void *values, usc_dtype t, usc_error *err)
 {
 	env_ctx *c = ctx;
-	usc__check_part *p = &c->parts[i];
-	usc_status st = USC_OK;
+	usc__check_part *p;
+	usc_status (*to_output)(void *, usc_dtype, const void *, uint64_t *,
+				void *, usc_error *) =
+		usc__domain_envelope.to_output;
+	void *state;
+	size_t size = usc__domain_envelope.value_size;
+	uint64_t k0, lo, hi;
 
 	if (i >= c->nparts)
 		return USC_OK;
-	for (size_t j = 0; st == USC_OK && j < count; j++) {
-		const void *v = (const unsigned char *)values +
-				j * usc__domain_envelope.value_size;
-		uint64_t k = first + j + p->visit_base;
+	p = &c->parts[i];
+	state = usc__eval_domain_state(c->ev);
+	/* The values' elements that lie in the part: [lo, hi) of the run. */
+	k0 = first + p->visit_base;
+	lo = p->base > k0 ? p->base - k0 : 0;
+	hi = p->base + p->len > k0 ? p->base + p->len - k0 : 0;
+	if (hi > count)
+		hi = count;
+	for (uint64_t j = lo; j < hi; j++) {
 		usc__envelope_elem e;
+		usc_envelope *out = &p->envelope[k0 + j - p->base];
 		uint64_t bits;
+		usc_status st = to_output(state, t,
+					  (const unsigned char *)values +
+						  j * size,
+					  &bits, &e, err);
 
-		if (k < p->base || k - p->base >= p->len)
-			continue;
-		st = usc__domain_envelope.to_output(
-			usc__eval_domain_state(c->ev), t, v, &bits, &e, err);
-		if (st == USC_OK)
-			p->envelope[k - p->base] = usc__envelope_public(&e);
+		if (st != USC_OK)
+			return st;
+		out->lo = e.lo;
+		out->hi = e.hi;
+		out->roundings = e.roundings;
+		out->flags = e.flags & ENV_PUBLIC_FLAGS;
 	}
-	return st;
+	return USC_OK;
 }
 
 void usc__check_envelope_unknown(usc__check_part *parts, size_t nparts)
@@ -187,10 +223,24 @@ bool usc__check_classify_fast(const usc__rn_format *rf,
 		return false;
 	ulp = usc__rn_ulp(rf, d);
 	w = (e->hi - e->lo) / 2 / ulp;
-	if (isfinite(exact) && exact >= e->lo && exact <= e->hi)
-		w = fmax(exact - e->lo, e->hi - exact) / ulp;
+	/*
+	 * fmax and fmin without their libm calls: the operands here are
+	 * never NaN (exact and the bounds finite, exact inside them; lambda
+	 * and n positive) and never zeros of both signs (exact - lo and
+	 * hi - exact are +0 or positive), so the larger and the smaller
+	 * are theirs.
+	 */
+	if (isfinite(exact) && exact >= e->lo && exact <= e->hi) {
+		double a = exact - e->lo, b = e->hi - exact;
+
+		w = (a > b ? a : b) / ulp;
+	}
 	n = e->roundings > 1 ? e->roundings : 1;
-	*expected = 1 + w * fmin(1, lambda / sqrt(n));
+	{
+		double f = lambda / sqrt(n);
+
+		*expected = 1 + w * (f < 1 ? f : 1);
+	}
 	od = (dev & rf->sign_bit) ? -(int64_t)(dev & rf->mag_mask)
 				  : (int64_t)(dev & rf->mag_mask);
 	orf = (ref & rf->sign_bit) ? -(int64_t)(ref & rf->mag_mask)
@@ -279,26 +329,6 @@ usc_status usc__check_classify_part(const usc_check_request *req,
 		counts[c]++;
 	}
 	return USC_OK;
-}
-
-int usc__check_class_rank(usc_class c)
-{
-	switch (c) {
-	case USC_CLASS_NAN_MISMATCH:
-	case USC_CLASS_INF_MISMATCH:
-	case USC_CLASS_SIGN_MISMATCH:
-	case USC_CLASS_DEFECT:
-		return 4;
-	case USC_CLASS_SUSPICIOUS:
-		return 3;
-	case USC_CLASS_UNDECIDED:
-		return 2;
-	case USC_CLASS_ENVELOPE:
-	case USC_CLASS_ROUNDING:
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 /* Steps outside the envelope of element j (0 inside), for ordering. */

@@ -132,8 +132,29 @@ void usc__check_element(const usc__check_part *p, size_t j, bool classified,
 bool usc__check_worse(const usc_check_element *a, const usc_check_element *b,
 		      bool classified);
 
-/* How heavily a class weighs in the worst list and the reason (0..4). */
-int usc__check_class_rank(usc_class c);
+/*
+ * How heavily a class weighs in the worst list and the reason (0..4): in
+ * line, for the loops that rank every element.
+ */
+static inline int usc__check_class_rank(usc_class c)
+{
+	switch (c) {
+	case USC_CLASS_NAN_MISMATCH:
+	case USC_CLASS_INF_MISMATCH:
+	case USC_CLASS_SIGN_MISMATCH:
+	case USC_CLASS_DEFECT:
+		return 4;
+	case USC_CLASS_SUSPICIOUS:
+		return 3;
+	case USC_CLASS_UNDECIDED:
+		return 2;
+	case USC_CLASS_ENVELOPE:
+	case USC_CLASS_ROUNDING:
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 /* Offers element j of a part to the reason's candidate. */
 void usc__check_reason_offer(usc__check_reason *why, size_t output,
@@ -391,5 +412,21 @@ struct usc__oracle_enclosure;
 usc_status usc__check_reference_errors(usc__check_part *p, usc_error *err);
 void usc__check_set_enclosure(usc__check_part *p, size_t j,
 			      const struct usc__oracle_enclosure *e);
+
+/*
+ * The tier's decisions for the n values v of part p's elements [j0, j0 +
+ * n) (all in the part) of float type t, at resolution res: each element
+ * decided takes its error, its enclosure (as usc__check_set_enclosure
+ * records usc__tier_enclosure's) and leaves the undecided ones, counted
+ * in p->tier_decided; the same figures, bit for bit, as deciding each
+ * element with usc__tier_decide_ulp_error_rn.
+ */
+struct usc__tier_value;
+struct usc__oracle_resolution;
+usc_status usc__check_tier_decide(usc__check_part *p, size_t j0,
+				  const struct usc__tier_value *v, size_t n,
+				  usc_dtype t,
+				  const struct usc__oracle_resolution *res,
+				  usc_error *err);
 
 #endif /* USC_ANALYZE_CHECK_INTERNAL_H */

@@ -157,6 +157,13 @@ struct usc_results_stats_acc {
 	double max;
 	double *mem;  /* up to MEM_MAX values while there is no file */
 	size_t mem_len, mem_cap;
+	/*
+	 * While there is no file, zeros are counted here instead of being
+	 * stored in mem and counted in hist (the smallest magnitudes, they
+	 * are what most errors against the reference are: the pages of mem
+	 * that would hold them are never touched).
+	 */
+	uint64_t mem_zeros;
 	FILE *spill;  /* every value once it exists */
 	uint64_t *hist; /* 65536 buckets of the top 16 bits */
 };
@@ -221,9 +228,14 @@ usc_status usc__results_stats_acc_reserve(usc_results_stats_acc *a,
 	return USC_OK;
 }
 
-/* Moves the values held in memory to a new temporary file. */
+/*
+ * Moves the values held in memory, and the zeros counted, to a new
+ * temporary file, where every value is stored and histogrammed.
+ */
 static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
 {
+	static const double zeros[SPILL_BUF];
+
 	a->spill = tmpfile();
 	if (!a->spill)
 		return usc__fail(err, USC_EIO,
@@ -236,10 +248,85 @@ static usc_status spill_start(usc_results_stats_acc *a, usc_error *err)
 				 "statistics: cannot write the temporary "
 				 "file: %s",
 				 strerror(errno));
+	a->hist[0] += a->mem_zeros;
+	while (a->mem_zeros > 0) {
+		size_t k = a->mem_zeros < SPILL_BUF ? (size_t)a->mem_zeros
+						     : SPILL_BUF;
+
+		if (fwrite(zeros, sizeof *zeros, k, a->spill) != k)
+			return usc__fail(err, USC_EIO,
+					 "statistics: cannot write the "
+					 "temporary file: %s",
+					 strerror(errno));
+		a->mem_zeros -= k;
+	}
 	usc__free(a->mem);
 	a->mem = NULL;
 	a->mem_len = a->mem_cap = 0;
 	return USC_OK;
+}
+
+/*
+ * Makes room in memory for one more value: the array doubled up to
+ * MEM_MAX values, then every value moved to the temporary file.
+ */
+static usc_status mem_room(usc_results_stats_acc *a, usc_error *err)
+{
+	if (a->mem_cap < MEM_MAX) {
+		size_t cap = a->mem_cap ? 2 * a->mem_cap : 1024;
+		double *m = usc__reallocarray(a->mem, cap, sizeof *m);
+
+		if (!m)
+			return usc__fail(err, USC_ENOMEM,
+					 "statistics: out of memory");
+		a->mem = m;
+		a->mem_cap = cap;
+		return USC_OK;
+	}
+	return spill_start(a, err);
+}
+
+/*
+ * Takes values of x from *i on into memory until one needs room that
+ * memory lacks (*i is then its index): the figures of every value, which
+ * the check adds a piece at a time, in a loop that keeps the counts in
+ * registers (through the accumulator's fields, each histogram increment
+ * could be a store to them, and the compiler reloads them after it).
+ */
+static void mem_take(usc_results_stats_acc *a, const double *x, size_t n,
+		     size_t *i)
+{
+	uint64_t count = a->count, nans = a->nan_count, zeros = a->mem_zeros;
+	uint64_t *hist = a->hist;
+	double max = a->max, *mem = a->mem;
+	size_t len = a->mem_len, cap = a->mem_cap, k = *i;
+
+	for (; k < n; k++) {
+		double v;
+
+		if (isnan(x[k])) {
+			nans++;
+			continue;
+		}
+		v = fabs(x[k]);
+		if (v != 0 && len == cap)
+			break;
+		if (count == 0 || v > max)
+			max = v;
+		count++;
+		if (v == 0) {
+			zeros++;
+			continue;
+		}
+		hist[bits_of(v) >> 48]++;
+		mem[len++] = v;
+	}
+	a->count = count;
+	a->nan_count = nans;
+	a->mem_zeros = zeros;
+	a->max = max;
+	a->mem_len = len;
+	*i = k;
 }
 
 usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
@@ -247,10 +334,15 @@ usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
 				     usc_error *err)
 {
 	double buf[SPILL_BUF];
-	size_t nb = 0;
+	size_t nb = 0, i = 0;
 	usc_status st;
 
-	for (size_t i = 0; i < n; i++) {
+	while (i < n && !a->spill) {
+		mem_take(a, x, n, &i);
+		if (i < n && (st = mem_room(a, err)) != USC_OK)
+			return st;
+	}
+	for (; i < n; i++) {
 		double v;
 
 		if (isnan(x[i])) {
@@ -262,28 +354,8 @@ usc_status usc_results_stats_acc_add(usc_results_stats_acc *a,
 			a->max = v;
 		a->count++;
 		a->hist[bits_of(v) >> 48]++;
-		if (!a->spill && a->mem_len == a->mem_cap) {
-			if (a->mem_cap < MEM_MAX) {
-				size_t cap = a->mem_cap ? 2 * a->mem_cap : 1024;
-				double *m = usc__reallocarray(a->mem, cap,
-							      sizeof *m);
-
-				if (!m)
-					return usc__fail(err, USC_ENOMEM,
-							 "statistics: out of "
-							 "memory");
-				a->mem = m;
-				a->mem_cap = cap;
-			} else if ((st = spill_start(a, err)) != USC_OK) {
-				return st;
-			}
-		}
-		if (!a->spill) {
-			a->mem[a->mem_len++] = v;
-			continue;
-		}
 		buf[nb++] = v;
-		if (nb == SPILL_BUF || i + 1 == n) {
+		if (nb == SPILL_BUF) {
 			if (fwrite(buf, sizeof *buf, nb, a->spill) != nb)
 				return usc__fail(err, USC_EIO,
 						 "statistics: cannot write the "
@@ -471,9 +543,25 @@ usc_status usc_results_stats_acc_finish(usc_results_stats_acc *a,
 	rm = nearest_rank(50, a->count);
 	rp = nearest_rank(99, a->count);
 	if (!a->spill) {
+		/*
+		 * The zeros counted apart are the smallest values: a rank
+		 * among them is +0 (what fabs stored would have been), a
+		 * later one that rank less the zeros among the stored.
+		 */
+		uint64_t z = a->mem_zeros;
+		bool median_zero = rm <= z;
+
+		if (rp <= z) {
+			out->median_abs = out->p99_abs = 0.0;
+			return USC_OK;
+		}
+		rp -= z;
+		rm = median_zero ? rp : rm - z;
 		if (!mem_select(a, rm, rp, &out->median_abs, &out->p99_abs))
 			select_ranks(a->mem, a->mem_len, rm, rp,
 				     &out->median_abs, &out->p99_abs);
+		if (median_zero)
+			out->median_abs = 0.0;
 		return USC_OK;
 	}
 	st = spill_select(a, rm, &out->median_abs, err);

@@ -33,3 +33,7 @@ usc_add_test(test_check_classify_fast check/test_check_classify_fast.c)
 usc_add_test(test_check_fold check/test_check_fold.c)
 # The statistics' figures whatever the order of the pieces (threads add them).
 usc_add_test(test_check_stats_order check/test_check_stats_order.c)
+# The tier's ULP-error decision over arrays and the check's merge of it
+# against the per-element decision and enclosure, bit for bit.
+usc_add_test(test_check_tier_decide check/test_check_tier_decide.c)
+target_include_directories(test_check_tier_decide PRIVATE ${PROJECT_SOURCE_DIR})

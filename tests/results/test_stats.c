@@ -199,6 +199,112 @@ static void test_acc_memory_ranks(void **state)
 }
 
 /*
+ * Pieces of every size from 1 to 700 values (so that the memory's
+ * growth, 1024 values doubled, falls inside pieces and at their ends),
+ * with runs of NaN at the starts and ends of pieces and a sign change
+ * every few values: the figures of the whole, the NaN count and the
+ * largest magnitude by hand (the values are 1 to m, each once), the
+ * ranks by the direct computation (a full selection, not the histogram).
+ */
+static void test_acc_piece_edges(void **state)
+{
+	const uint64_t m = 70000;
+	uint64_t n = 0, nans = 0, seed = 0x243f6a8885a308d3u;
+	double *x = malloc(2 * m * sizeof *x);
+	usc_results_stats_acc *a = NULL;
+	usc_results_stats s, direct;
+	usc_error err;
+	size_t piece = 1, start = 0;
+
+	(void)state;
+	assert_non_null(x);
+	for (uint64_t v = 1; v <= m; v++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		if ((seed >> 60) == 0) {
+			x[n++] = NAN;
+			nans++;
+		}
+		x[n++] = (v % 3 == 0) ? -(double)v : (double)v;
+	}
+	x[n++] = NAN;
+	nans++;
+	assert_int_equal(usc_results_stats_acc_new(&a, &err), USC_OK);
+	while (start < n) {
+		size_t len = n - start < piece ? n - start : piece;
+
+		assert_int_equal(usc_results_stats_acc_add(a, x + start, len,
+							   &err),
+				 USC_OK);
+		start += len;
+		piece = piece % 700 + 1;
+	}
+	assert_int_equal(usc_results_stats_acc_finish(a, &s, &err), USC_OK);
+	usc_results_stats_acc_free(a);
+	assert_int_equal(s.count, m);
+	assert_int_equal(s.nan_count, nans);
+	assert_true(s.max_abs == (double)m);
+	assert_int_equal(usc_results_stats_compute(x, n, &direct, &err),
+			 USC_OK);
+	same_stats(&s, &direct);
+	/* Ranks 35000 and 69300 of 1..70000. */
+	assert_true(s.median_abs == 35000.0 && s.p99_abs == 69300.0);
+	free(x);
+}
+
+/*
+ * Zeros, which the accumulator counts instead of storing while it holds
+ * its values in memory: both ranks among them (995 zeros of 1000), the
+ * median among them and the p99 above (600 of 1000: ranks 500 and 990,
+ * the p99 the 390th of the values 1..400), neither (100 of 1000), and
+ * zeros in memory when the values move to the temporary file (2^20 + 5
+ * non-zero values, 3 zeros between each two: the file must hold the zeros
+ * counted before it existed).  Each against the direct computation and,
+ * where stated, the value by hand.
+ */
+static void test_acc_zeros(void **state)
+{
+	const uint64_t big = ((uint64_t)1 << 20) + 5;
+	double *x = malloc(4 * big * sizeof *x);
+	usc_results_stats s, direct;
+	usc_error err;
+	uint64_t zeros[] = {995, 600, 100};
+
+	(void)state;
+	assert_non_null(x);
+	for (size_t k = 0; k < 3; k++) {
+		uint64_t v = 0;
+
+		/* The zeros spread among the values, -0 among them. */
+		for (uint64_t i = 0; i < 1000; i++)
+			x[i] = (i * zeros[k]) / 1000 != ((i + 1) * zeros[k]) / 1000
+				       ? ((i & 1) ? -0.0 : 0.0)
+				       : (double)++v;
+		s = acc_stats(x, 1000, 37);
+		assert_int_equal(usc_results_stats_compute(x, 1000, &direct,
+							   &err),
+				 USC_OK);
+		same_stats(&s, &direct);
+		assert_true(s.max_abs == (double)(1000 - zeros[k]));
+		if (k < 2)
+			assert_true(s.median_abs == 0.0 &&
+				    !signbit(s.median_abs));
+		if (k == 0)
+			assert_true(s.p99_abs == 0.0 && !signbit(s.p99_abs));
+		if (k == 1)
+			assert_true(s.p99_abs == 390.0);
+	}
+	for (uint64_t i = 0; i < 4 * big; i++)
+		x[i] = (i & 3) ? 0.0 : (double)(i / 4 + 1);
+	s = acc_stats(x, 4 * big, 65536);
+	assert_int_equal(usc_results_stats_compute(x, 4 * big, &direct, &err),
+			 USC_OK);
+	same_stats(&s, &direct);
+	assert_int_equal(s.count, 4 * big);
+	assert_true(s.median_abs == 0.0 && s.max_abs == (double)big);
+	free(x);
+}
+
+/*
  * More values than the accumulator holds in memory, so they go to its
  * temporary file: a shuffled arithmetic sequence, whose ranks are known
  * by construction (value of rank r: (r - 1) / 4), with NaNs between.
@@ -271,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_ranks),
 		cmocka_unit_test(test_acc_small),
 		cmocka_unit_test(test_acc_memory_ranks),
+		cmocka_unit_test(test_acc_piece_edges),
+		cmocka_unit_test(test_acc_zeros),
 		cmocka_unit_test(test_acc_spilled_ranks),
 		cmocka_unit_test(test_acc_spilled_repeats),
 	};
