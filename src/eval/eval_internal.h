@@ -345,6 +345,7 @@ typedef struct usc__reduce_map {
 	size_t nk, nr, m;
 	int64_t kd[USC_TENSOR_MAX_RANK], rd[USC_TENSOR_MAX_RANK];
 	int64_t kdims[USC_TENSOR_MAX_RANK], rdims[USC_TENSOR_MAX_RANK];
+	size_t kstride[USC_TENSOR_MAX_RANK], rstride[USC_TENSOR_MAX_RANK];
 } usc__reduce_map;
 
 usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
@@ -362,6 +363,13 @@ typedef struct usc__window_map {
 	const usc_hlo_attr *w;
 	size_t rank, m;
 	int64_t wdims[USC_TENSOR_MAX_RANK];
+	/*
+	 * plain: no padding, no lhs dilation, every window inside the input,
+	 * so that position (o, w) is at flat sum_k (o_k ostep_k + w_k
+	 * wstep_k), with no test.
+	 */
+	bool plain;
+	size_t ostep[USC_TENSOR_MAX_RANK], wstep[USC_TENSOR_MAX_RANK];
 } usc__window_map;
 
 usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,

@@ -30,6 +30,16 @@ static size_t list_count(const usc_hlo_attr *a)
 	return a ? a->count : 0;
 }
 
+/* The row-major stride of dimension d of array shape s, in elements. */
+static size_t row_stride(const usc_hlo_shape *s, size_t d)
+{
+	size_t stride = 1, e;
+
+	for (e = d + 1; e < s->rank; e++)
+		stride *= (size_t)s->dims[e];
+	return stride;
+}
+
 /* A scratch array of n domain values, initialized and cleared. */
 typedef struct scratch {
 	size_t n;
@@ -280,31 +290,221 @@ static void summer_free(usc_eval *ev, summer *sm)
 		scratch_free(ev, &sm->sv);
 }
 
+/*
+ * The domain's sum of the n elements at flats into dst, when sm offers
+ * one; *done tells whether it took them.
+ */
+static usc_status offer_sum(usc_eval *ev, summer *sm, const usc__ebuf *input,
+			    const void *init, const size_t *flats, size_t n,
+			    void *dst, bool *done, usc_error *err)
+{
+	usc_status st;
+
+	*done = false;
+	if (!sm->use || n == 0)
+		return USC_OK;
+	st = domain_sum(ev, &sm->add, input, init, flats, n, &sm->sv, dst,
+			done, err);
+	if (st != USC_OK)
+		return st;
+	/*
+	 * A decline holds for the instruction unless the domain's declines
+	 * follow the values (domain.h): then the next element is offered
+	 * again, so that no element's value depends on whether an element
+	 * before it in the same call was declined.
+	 */
+	if (!ev->dom->sum_declines_by_value)
+		sm->use = *done;
+	return USC_OK;
+}
+
 /* The n elements at flats reduced into dst: the domain's sum, or c. */
 static usc_status reduce_elements(usc_eval *ev, summer *sm, combiner *c,
 				  const usc__ebuf *input, const void *init,
 				  const size_t *flats, size_t n,
 				  void *const *dst, usc_error *err)
 {
-	bool done = false;
+	bool done;
 	usc_status st;
 
-	if (sm->use && n > 0) {
-		st = domain_sum(ev, &sm->add, input, init, flats, n, &sm->sv,
-				dst[0], &done, err);
+	st = offer_sum(ev, sm, input, init, flats, n, dst[0], &done, err);
+	if (st != USC_OK)
+		return st;
+	return done ? USC_OK : combine(c, flats, n, dst, err);
+}
+
+/*
+ * The sequential combination of many output elements at once, for a
+ * reduce or reduce-window of one input whose body is one plain add: the
+ * elements of a batch take their k-th terms together, in one call of the
+ * domain's apply over the whole batch, instead of one call of the body
+ * per term and element.  Each element still gets exactly the additions
+ * combine() makes, in the same order and with the same operands (the
+ * init first, then its terms by index), because the domains' apply is
+ * elementwise: an element's value is the same whichever elements share
+ * its batch.  The elements of a batch have the same number of terms (a
+ * reduce-window's padding can vary it; a change of count flushes the
+ * batch).
+ */
+#define BATCH_MAX 512           /* elements per batch */
+#define BATCH_FLATS (1u << 15)  /* the batch's term indices, at most */
+
+typedef struct batch {
+	bool on;
+	bool acc_first;   /* the add's first operand is the accumulator */
+	usc__dom_op add;
+	size_t cap, m;    /* elements per batch; terms per element, at most */
+	size_t n, cnt;    /* elements pending; their count of terms */
+	size_t *flats;    /* cap rows of m term indices */
+	void **dst;       /* the pending elements' destinations */
+	scratch acc, col, out;
+} batch;
+
+/*
+ * Sets b up for in (N inputs, at most m terms per element, `elements`
+ * output elements to compute); b->on stays false where batching does not
+ * apply (pairwise order, several inputs, another body, few elements).
+ */
+static usc_status batch_init(usc_eval *ev, const usc_hlo_instr *in, size_t N,
+			     size_t m, size_t elements, batch *b,
+			     usc_error *err)
+{
+	usc_status st;
+
+	memset(b, 0, sizeof *b);
+	if (N != 1 || m == 0 || elements < 2 ||
+	    ev->opts.reduce_order == USC_REDUCE_PAIRWISE ||
+	    !body_is_add(in, &b->add))
+		return USC_OK;
+	b->cap = BATCH_FLATS / m;
+	if (b->cap > BATCH_MAX)
+		b->cap = BATCH_MAX;
+	if (b->cap > elements)
+		b->cap = elements;
+	if (b->cap < 2)
+		return USC_OK;
+	b->m = m;
+	/* The body's first parameter is the accumulator (combine()). */
+	b->acc_first =
+		in->called[0]->root->operands[0]->parameter_number == 0;
+	b->flats = usc__calloc(b->cap * m, sizeof *b->flats);
+	b->dst = usc__calloc(b->cap, sizeof *b->dst);
+	if (!b->flats || !b->dst)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	st = scratch_new(ev, &b->acc, b->cap, err);
+	if (st == USC_OK)
+		st = scratch_new(ev, &b->col, b->cap, err);
+	if (st == USC_OK)
+		st = scratch_new(ev, &b->out, b->cap, err);
+	b->on = true;
+	return st;
+}
+
+static void batch_free(usc_eval *ev, batch *b)
+{
+	if (b->acc.v)
+		scratch_free(ev, &b->acc);
+	if (b->col.v)
+		scratch_free(ev, &b->col);
+	if (b->out.v)
+		scratch_free(ev, &b->out);
+	usc__free(b->flats);
+	usc__free(b->dst);
+	b->flats = NULL;
+	b->dst = NULL;
+}
+
+/* Where the next pending element's term indices go. */
+static size_t *batch_slot(batch *b)
+{
+	return b->flats + b->n * b->m;
+}
+
+/*
+ * Combines the pending elements: acc = init + term 0 (the init a
+ * broadcast scalar operand), then acc = acc + term k for every next k,
+ * each step one apply over the batch; then every acc to its destination.
+ */
+static usc_status batch_flush(usc_eval *ev, batch *b, const usc__ebuf *input,
+			      const void *init, usc_error *err)
+{
+	size_t n = b->n, j, p, vs = ev->dom->value_size;
+	usc_status st = USC_OK;
+
+	b->n = 0;
+	for (j = 0; j < b->cnt && n > 0; j++) {
+		const void *args[2];
+		bool first = j == 0;
+		void *t;
+
+		for (p = 0; p < n; p++)
+			usc__copy_values(ev, SV(ev, &b->col, p),
+					 USC__VAL(ev, input,
+						  b->flats[p * b->m + j]),
+					 1);
+		args[b->acc_first ? 0 : 1] = first ? init : b->acc.v;
+		args[b->acc_first ? 1 : 0] = b->col.v;
+		st = ev->dom->apply(ev->dstate, &b->add, n, b->out.v, args,
+				    first ? (b->acc_first ? 1u : 2u) : 0u,
+				    err);
 		if (st != USC_OK)
 			return st;
-		/*
-		 * A decline holds for the instruction unless the domain's
-		 * declines follow the values (domain.h): then the next
-		 * element is offered again, so that no element's value
-		 * depends on whether an element before it in the same call
-		 * was declined.
-		 */
-		if (!ev->dom->sum_declines_by_value)
-			sm->use = done;
+		t = b->acc.v;
+		b->acc.v = b->out.v;
+		b->out.v = t;
 	}
-	return done ? USC_OK : combine(c, flats, n, dst, err);
+	for (p = 0; p < n; p++)
+		usc__copy_values(ev, b->dst[p],
+				 (unsigned char *)b->acc.v + p * vs, 1);
+	return st;
+}
+
+/*
+ * Element dst, whose cnt term indices batch_slot(b) holds, joins the
+ * batch (after the pending ones are combined when its count differs or
+ * the batch is full).
+ */
+static usc_status batch_add(usc_eval *ev, batch *b, const usc__ebuf *input,
+			    const void *init, size_t cnt, void *dst,
+			    usc_error *err)
+{
+	usc_status st;
+
+	if (cnt == 0) {
+		usc__copy_values(ev, dst, init, 1);
+		return USC_OK;
+	}
+	if (b->n > 0 && cnt != b->cnt) {
+		/* Its indices move to the first row after the flush. */
+		size_t *slot = batch_slot(b);
+
+		st = batch_flush(ev, b, input, init, err);
+		if (st != USC_OK)
+			return st;
+		memmove(b->flats, slot, cnt * sizeof *slot);
+	}
+	b->cnt = cnt;
+	b->dst[b->n++] = dst;
+	return b->n == b->cap ? batch_flush(ev, b, input, init, err) : USC_OK;
+}
+
+/*
+ * One element of a batched reduce or reduce-window (its cnt term indices
+ * at fl, batch_slot(b)): the domain's sum when it takes them, else the
+ * batch.
+ */
+static usc_status reduce_batched(usc_eval *ev, summer *sm, batch *b,
+				 const usc__ebuf *input, const void *init,
+				 const size_t *fl, size_t cnt, void *dst,
+				 usc_error *err)
+{
+	bool done;
+	usc_status st;
+
+	st = offer_sum(ev, sm, input, init, fl, cnt, dst, &done, err);
+	if (st != USC_OK || done)
+		return st;
+	return batch_add(ev, b, input, init, cnt, dst, err);
 }
 
 /* ------------------------------------------------------------- reduce */
@@ -332,34 +532,56 @@ usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
 	/* Reduced dimensions in ascending order: row-major over them. */
 	r->m = 1;
 	for (i = 0; i < rank; i++) {
+		size_t stride = row_stride(r->s, i);
+
 		if (in_list(dims, (int64_t)i)) {
 			r->rd[r->nr] = (int64_t)i;
+			r->rstride[r->nr] = stride;
 			r->rdims[r->nr++] = r->s->dims[i];
 			r->m *= (size_t)r->s->dims[i];
 		} else {
 			r->kd[r->nk] = (int64_t)i;
+			r->kstride[r->nk] = stride;
 			r->kdims[r->nk++] = r->s->dims[i];
 		}
 	}
 	return USC_OK;
 }
 
+/*
+ * The flats of element i: its kept coordinates' offset, then the reduced
+ * positions row-major, the last reduced dimension in an inner loop of
+ * constant step (this runs once per output element of every reduce).
+ */
 void usc__reduce_map_at(const usc__reduce_map *r, size_t i, size_t *flats)
 {
-	int64_t idx[MAXR], ridx[MAXR], oidx[MAXR];
-	size_t j = 0, k;
+	int64_t ridx[MAXR];
+	size_t base = 0, j = 0, k, last, inner, step;
 
-	usc__unravel(i, r->kdims, r->nk, oidx);
-	for (k = 0; k < r->nk; k++)
-		idx[r->kd[k]] = oidx[k];
-	memset(ridx, 0, sizeof(int64_t) * (r->nr ? r->nr : 1));
 	if (r->m == 0)
 		return;
+	for (k = r->nk; k-- > 0;) {
+		size_t d = (size_t)r->kdims[k];
+
+		base += (i % d) * r->kstride[k];
+		i /= d;
+	}
+	if (r->nr == 0) {
+		flats[0] = base;
+		return;
+	}
+	last = r->nr - 1;
+	inner = (size_t)r->rdims[last];
+	step = r->rstride[last];
+	memset(ridx, 0, sizeof ridx);
 	do {
-		for (k = 0; k < r->nr; k++)
-			idx[r->rd[k]] = ridx[k];
-		flats[j++] = usc__ravel(idx, r->s->dims, r->s->rank);
-	} while (usc__next_index(ridx, r->rdims, r->nr));
+		size_t off = base, w;
+
+		for (k = 0; k < last; k++)
+			off += (size_t)ridx[k] * r->rstride[k];
+		for (w = 0; w < inner; w++)
+			flats[j++] = off + w * step;
+	} while (usc__next_index(ridx, r->rdims, last));
 }
 
 usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
@@ -374,6 +596,7 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 	usc__reduce_map rm;
 	combiner c;
 	summer sm;
+	batch b;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -392,15 +615,21 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 		scratch_free(ev, &c.tmp);
 		return st;
 	}
-	for (i = begin; i < end; i++) {
-		usc__reduce_map_at(&rm, i, flats);
+	st = batch_init(ev, in, N, rm.m, end - begin, &b, err);
+	for (i = begin; st == USC_OK && i < end; i++) {
+		size_t *fl = b.on ? batch_slot(&b) : flats;
+
+		usc__reduce_map_at(&rm, i, fl);
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
-				     rm.m, dst, err);
-		if (st != USC_OK)
-			break;
+		st = b.on ? reduce_batched(ev, &sm, &b, inputs[0], inits[0],
+					   fl, rm.m, dst[0], err)
+			  : reduce_elements(ev, &sm, &c, inputs[0], inits[0],
+					    flats, rm.m, dst, err);
 	}
+	if (st == USC_OK && b.on)
+		st = batch_flush(ev, &b, inputs[0], inits[0], err);
+	batch_free(ev, &b);
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
 	summer_free(ev, &sm);
@@ -408,6 +637,22 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 }
 
 /* ------------------------------------------------------ reduce-window */
+
+/*
+ * Whether the last of o windows of size ws (stride st, dilation rd) ends
+ * before n: (o - 1) st + (ws - 1) rd <= n - 1, without overflow.
+ */
+static bool window_inside(int64_t o, int64_t st, int64_t ws, int64_t rd,
+			  int64_t n)
+{
+	int64_t x;
+
+	if (o < 1 || ws < 1 || n < 1 || st < 1 || rd < 1 ||
+	    o - 1 > (n - 1) / st)
+		return false;
+	x = (o - 1) * st;
+	return ws - 1 <= (n - 1 - x) / rd;
+}
 
 usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,
 				usc_error *err)
@@ -442,7 +687,56 @@ usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "bad window in dimension %zu", i);
 	}
+	/*
+	 * plain when the output has the input's rank, nothing is padded on
+	 * the low side or dilated, and the last window of every dimension
+	 * ends inside the input: then no position is ever skipped.
+	 */
+	w->plain = w->rank > 0 && w->os->kind == USC_HLO_SHAPE_ARRAY &&
+		   w->os->rank == w->rank;
+	for (i = 0; w->plain && i < w->rank; i++) {
+		const usc_hlo_window_dim *d = &wa->window[i];
+		size_t stride = row_stride(w->s, i);
+
+		if (d->pad_lo != 0 || d->lhs_dilate != 1 ||
+		    !window_inside(w->os->dims[i], d->stride, w->wdims[i],
+				   d->rhs_dilate, w->s->dims[i]))
+			w->plain = false;
+		w->ostep[i] = (size_t)d->stride * stride;
+		w->wstep[i] = (size_t)d->rhs_dilate * stride;
+	}
 	return USC_OK;
+}
+
+/*
+ * A plain window's flats (usc__window_map.plain): the output position's
+ * offset plus the window positions', row-major, the last dimension in an
+ * inner loop of constant step.
+ */
+static size_t plain_window_at(const usc__window_map *w, size_t i,
+			      size_t *flats)
+{
+	int64_t widx[MAXR];
+	size_t base = 0, j = 0, k, last = w->rank - 1, inner, step;
+
+	for (k = w->rank; k-- > 0;) {
+		size_t d = (size_t)w->os->dims[k];
+
+		base += (i % d) * w->ostep[k];
+		i /= d;
+	}
+	inner = (size_t)w->wdims[last];
+	step = w->wstep[last];
+	memset(widx, 0, sizeof widx);
+	do {
+		size_t off = base, p;
+
+		for (k = 0; k < last; k++)
+			off += (size_t)widx[k] * w->wstep[k];
+		for (p = 0; p < inner; p++)
+			flats[j++] = off + p * step;
+	} while (usc__next_index(widx, w->wdims, last));
+	return j;
 }
 
 size_t usc__window_map_at(const usc__window_map *w, size_t i, size_t *flats)
@@ -452,6 +746,8 @@ size_t usc__window_map_at(const usc__window_map *w, size_t i, size_t *flats)
 
 	if (w->m == 0)
 		return 0;
+	if (w->plain)
+		return plain_window_at(w, i, flats);
 	usc__unravel(i, w->os->dims, w->rank, oidx);
 	memset(widx, 0, sizeof widx);
 	do {
@@ -493,6 +789,7 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 	usc__window_map wm;
 	combiner c;
 	summer sm;
+	batch b;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -512,16 +809,21 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 		scratch_free(ev, &c.tmp);
 		return st;
 	}
-	for (i = begin; i < end; i++) {
-		size_t j = usc__window_map_at(&wm, i, flats);
+	st = batch_init(ev, in, N, wm.m, end - begin, &b, err);
+	for (i = begin; st == USC_OK && i < end; i++) {
+		size_t *fl = b.on ? batch_slot(&b) : flats;
+		size_t j = usc__window_map_at(&wm, i, fl);
 
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
-				     j, dst, err);
-		if (st != USC_OK)
-			break;
+		st = b.on ? reduce_batched(ev, &sm, &b, inputs[0], inits[0],
+					   fl, j, dst[0], err)
+			  : reduce_elements(ev, &sm, &c, inputs[0], inits[0],
+					    flats, j, dst, err);
 	}
+	if (st == USC_OK && b.on)
+		st = batch_flush(ev, &b, inputs[0], inits[0], err);
+	batch_free(ev, &b);
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
 	summer_free(ev, &sm);
