@@ -51,6 +51,7 @@ void usc_eval_destroy(usc_eval *ev)
 	usc__free(ev->keep);
 	usc__free(ev->keep_vals);
 	usc__sfn_free_all(ev);
+	usc__ebuf_spares_free(ev);
 	usc__ctl_free(ev);
 	usc__cone_detach(ev);
 	if (ev->dom && ev->dstate)

@@ -88,6 +88,18 @@ struct usc_eval {
 	struct usc__ctl *ctl;
 	/* Its cone (cone.h): recording the base or serving from it. */
 	struct usc__cone_map *cone;
+	/*
+	 * Large value arrays of released buffers, kept for the next buffer
+	 * of about their size (buffers.c, "spares"); freed by destroy.
+	 */
+	struct usc__spare {
+		void *p;
+		size_t bytes;
+	} spare[8];
+	size_t nspare;
+	size_t spare_bytes; /* their sizes' sum */
+	size_t live_bytes;  /* the same kind of arrays held by buffers */
+	size_t peak_bytes;  /* the most live_bytes has been */
 };
 
 #define USC__VAL(ev, buf, i)                                                 \
@@ -119,6 +131,8 @@ void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n);
  */
 usc_status usc__ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
 			       usc__ebuf **out, usc_error *err);
+/* Frees the spare value arrays that released buffers left (buffers.c). */
+void usc__ebuf_spares_free(usc_eval *ev);
 
 /* Values: n leaves allocated, released, or shared (references taken). */
 usc_status usc__evalue_alloc(usc__evalue *v, size_t n, usc_error *err);

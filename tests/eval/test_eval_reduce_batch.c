@@ -311,6 +311,69 @@ static void test_reduce_as_chain(void **state)
 	free(chain);
 }
 
+/*
+ * An evaluator run again on other inputs reuses the large value arrays
+ * of its first run (buffers.c, "spares"): the second run's values must
+ * be its own.  y = reverse(x * x) + x over 2^18 f32 values (megabytes
+ * of values; the reverse keeps the run from streaming in tiles), each op
+ * rounded to f32 in the reference, as C's float arithmetic rounds it.
+ */
+static void test_rerun_reuses_arrays(void **state)
+{
+	static const char *text =
+		"ENTRY main {\n"
+		"  x = f32[262144] parameter(0)\n"
+		"  s = f32[262144] multiply(x, x)\n"
+		"  v = f32[262144] reverse(s), dimensions={0}\n"
+		"  ROOT y = f32[262144] add(v, x)\n"
+		"}\n";
+	const size_t n = 262144;
+	usc_hlo_file *f;
+	usc_eval *ev;
+	usc_error err;
+	int run;
+
+	(void)state;
+	ev = tcreate(text, &f, NULL);
+	for (run = 0; run < 2; run++) {
+		const usc_tensor *y;
+		usc_tensor *in;
+		float *x;
+		size_t i;
+
+		in = make_input(1, D((int64_t)n), &x);
+		/* The second run's inputs: every value negated and halved. */
+		for (i = 0; run == 1 && i < n; i++) {
+			uint64_t bits;
+
+			x[i] = -x[i] / 2;
+			assert_int_equal(usc_encode_double(USC_F32, x[i], NULL,
+							   &bits, NULL),
+					 USC_OK);
+			assert_int_equal(usc_tensor_set_bits(in, i, bits),
+					 USC_OK);
+		}
+		assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
+		assert_int_equal(usc_eval_run(ev, &err), USC_OK);
+		assert_int_equal(usc_eval_output(ev, 0, &y, &err), USC_OK);
+		for (i = 0; i < n; i++) {
+			volatile float sq = x[n - 1 - i] * x[n - 1 - i];
+			float want = sq + x[i];
+			double got;
+
+			assert_int_equal(usc_tensor_get_double(y, i, &got),
+					 USC_OK);
+			if (got != (double)want)
+				fail_msg("run %d element %zu: got %a, want %a",
+					 run, i, got, (double)want);
+		}
+		usc_tensor_destroy(in);
+		free(x);
+	}
+	usc_eval_destroy(ev);
+	usc_hlo_file_destroy(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_reduce_strided),
 		cmocka_unit_test(test_reduce_window),
 		cmocka_unit_test(test_reduce_as_chain),
+		cmocka_unit_test(test_rerun_reuses_arrays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
