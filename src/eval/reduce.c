@@ -69,6 +69,24 @@ static void scratch_free(usc_eval *ev, scratch *s)
 #define SV(ev, s, i) ((void *)((s)->v + (size_t)(i) * (ev)->dom->value_size))
 
 /*
+ * One value copied, in line for the usual sizes of plain-bytes values
+ * (the inner loops of the sums copy one value per term).
+ */
+static inline void copy_one(usc_eval *ev, void *dst, const void *src)
+{
+	size_t vs = ev->dom->value_size;
+
+	if (ev->dom->copy)
+		ev->dom->copy(ev->dstate, dst, src, 1);
+	else if (vs == 8)
+		memcpy(dst, src, 8);
+	else if (vs == 32)
+		memcpy(dst, src, 32);
+	else
+		memcpy(dst, src, vs);
+}
+
+/*
  * Combines the elements at flats[0..m) of the N inputs with body fn,
  * starting from the N init values, into dst (N values, stride 1 in dst
  * pointers).  Sequential: acc = f(acc, x_j) for j in order.  Pairwise:
@@ -248,11 +266,24 @@ static usc_status domain_sum(usc_eval *ev, const usc__dom_op *add,
 	size_t j;
 	usc_status st;
 
+	const void *values;
+
 	*done = false;
-	for (j = 0; j < m; j++)
-		usc__copy_values(ev, SV(ev, tmp, j), USC__VAL(ev, input, flats[j]),
-				 1);
-	st = ev->dom->sum(ev->dstate, add, m, tmp->v, init, dst, err);
+	/*
+	 * Terms at consecutive flats (a row, a window of the last
+	 * dimension) are consecutive values already: no copy.
+	 */
+	for (j = 1; j < m && flats[j] == flats[0] + j; j++)
+		;
+	if (j == m) {
+		values = USC__VAL(ev, input, flats[0]);
+	} else {
+		for (j = 0; j < m; j++)
+			copy_one(ev, SV(ev, tmp, j),
+				 USC__VAL(ev, input, flats[j]));
+		values = tmp->v;
+	}
+	st = ev->dom->sum(ev->dstate, add, m, values, init, dst, err);
 	if (st == USC_EUNSUPPORTED) {
 		if (err) {
 			err->code = USC_OK;
@@ -438,10 +469,8 @@ static usc_status batch_flush(usc_eval *ev, batch *b, const usc__ebuf *input,
 		void *t;
 
 		for (p = 0; p < n; p++)
-			usc__copy_values(ev, SV(ev, &b->col, p),
-					 USC__VAL(ev, input,
-						  b->flats[p * b->m + j]),
-					 1);
+			copy_one(ev, SV(ev, &b->col, p),
+				 USC__VAL(ev, input, b->flats[p * b->m + j]));
 		args[b->acc_first ? 0 : 1] = first ? init : b->acc.v;
 		args[b->acc_first ? 1 : 0] = b->col.v;
 		st = ev->dom->apply(ev->dstate, &b->add, n, b->out.v, args,
@@ -454,8 +483,7 @@ static usc_status batch_flush(usc_eval *ev, batch *b, const usc__ebuf *input,
 		b->out.v = t;
 	}
 	for (p = 0; p < n; p++)
-		usc__copy_values(ev, b->dst[p],
-				 (unsigned char *)b->acc.v + p * vs, 1);
+		copy_one(ev, b->dst[p], (unsigned char *)b->acc.v + p * vs);
 	return st;
 }
 
