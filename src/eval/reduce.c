@@ -228,12 +228,11 @@ static usc_status combiner_init(combiner *c, usc_eval *ev,
 }
 
 /*
- * Whether in's body is one add of its two parameters (either order), so
- * that a domain's sum entry may reduce in an order of its choosing
- * (domain.h).  Only the plain add: a body that converts or does more
- * keeps the interpreter's combination.
+ * Whether in's body is one add, multiply, maximum, minimum, and or or of
+ * its two parameters (either order), of their type, and nothing else; op
+ * receives it.
  */
-static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
+static bool body_is_binary(const usc_hlo_instr *in, usc__dom_op *op)
 {
 	const usc_hlo_computation *c;
 	const usc_hlo_instr *r;
@@ -243,15 +242,42 @@ static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
 		return false;
 	c = in->called[0];
 	r = c->root;
-	if (!r || r->opcode != USC_HLO_OP_ADD || r->operand_count != 2 ||
-	    c->instr_count != 3)
+	if (!r || r->operand_count != 2 || c->instr_count != 3)
 		return false;
+	switch (r->opcode) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_MAXIMUM:
+	case USC_HLO_OP_MINIMUM:
+	case USC_HLO_OP_AND:
+	case USC_HLO_OP_OR:
+		break;
+	default:
+		return false;
+	}
 	if (r->operands[0]->opcode != USC_HLO_OP_PARAMETER ||
 	    r->operands[1]->opcode != USC_HLO_OP_PARAMETER ||
 	    r->operands[0]->parameter_number ==
-		    r->operands[1]->parameter_number)
+		    r->operands[1]->parameter_number ||
+	    r->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    r->operands[0]->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    r->operands[1]->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    r->shape.dtype != r->operands[0]->shape.dtype ||
+	    r->shape.dtype != r->operands[1]->shape.dtype)
 		return false;
 	return usc__build_op(r, op, &e) == USC_OK;
+}
+
+/*
+ * Whether in's body is one add of its two parameters (either order), so
+ * that a domain's sum entry may reduce in an order of its choosing
+ * (domain.h).  Only the plain add: a body that converts or does more
+ * keeps the interpreter's combination.
+ */
+static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
+{
+	return body_is_binary(in, op) && in->called[0]->root->opcode ==
+						 USC_HLO_OP_ADD;
 }
 
 /*
@@ -366,7 +392,8 @@ static usc_status reduce_elements(usc_eval *ev, summer *sm, combiner *c,
 
 /*
  * The sequential combination of many output elements at once, for a
- * reduce or reduce-window of one input whose body is one plain add: the
+ * reduce or reduce-window of one input whose body is one binary op of
+ * its parameters (body_is_binary: add, multiply, maximum...): the
  * elements of a batch take their k-th terms together, in one call of the
  * domain's apply over the whole batch, instead of one call of the body
  * per term and element.  Each element still gets exactly the additions
@@ -405,7 +432,7 @@ static usc_status batch_init(usc_eval *ev, const usc_hlo_instr *in, size_t N,
 	memset(b, 0, sizeof *b);
 	if (N != 1 || m == 0 || elements < 2 ||
 	    ev->opts.reduce_order == USC_REDUCE_PAIRWISE ||
-	    !body_is_add(in, &b->add))
+	    !body_is_binary(in, &b->add))
 		return USC_OK;
 	b->cap = BATCH_FLATS / m;
 	if (b->cap > BATCH_MAX)

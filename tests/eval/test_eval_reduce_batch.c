@@ -2,7 +2,8 @@
  * reduce and reduce-window whose body is one add combine many output
  * elements per call of the domain (src/eval/reduce.c, "batch"): every
  * element must still get exactly its own additions in the stated order.
- * The expected values are sequential float additions written out in C
+ * Bodies of one maximum or multiply are batched the same way.
+ * The expected values are sequential float operations written out in C
  * (f32 addition in C is IEEE's, correctly rounded, as the reference's),
  * over more rows than one batch holds, with reduced dimensions that are
  * not the last, a body whose operands are swapped, a non-zero init,
@@ -225,6 +226,68 @@ static void test_reduce_window(void **state)
 }
 
 /*
+ * Bodies of one other binary op are batched too: a maximum over rows
+ * (init -inf) and a product over windows of four (init 1), against C's
+ * float comparisons and products.
+ */
+static void test_reduce_other_bodies(void **state)
+{
+	float *x, want[ROWS * 4];
+	usc_tensor *in;
+	char *text;
+
+	(void)state;
+	in = make_input(2, D(ROWS, 40), &x);
+	for (size_t r = 0; r < ROWS; r++) {
+		float acc = -INFINITY;
+
+		for (size_t j = 0; j < 40; j++)
+			acc = x[r * 40 + j] > acc ? x[r * 40 + j] : acc;
+		want[r] = acc;
+	}
+	text = module_text("max {\n"
+			   "  a = f32[] parameter(0)\n"
+			   "  b = f32[] parameter(1)\n"
+			   "  ROOT m = f32[] maximum(a, b)\n"
+			   "}\n"
+			   "ENTRY main {\n"
+			   "  p = f32[%d,40] parameter(0)\n"
+			   "  z = f32[] constant(-inf)\n"
+			   "  ROOT r = f32[%d] reduce(p, z), dimensions={1}, "
+			   "to_apply=max\n"
+			   "}\n",
+			   ROWS, ROWS);
+	run_expect(text, in, ROWS, want);
+	free(text);
+	free(x);
+
+	in = make_input(2, D(ROWS, 16), &x);
+	for (size_t r = 0; r < ROWS; r++)
+		for (size_t o = 0; o < 4; o++) {
+			float acc = 1;
+
+			for (size_t k = 0; k < 4; k++)
+				acc = acc * x[r * 16 + o * 4 + k];
+			want[r * 4 + o] = acc;
+		}
+	text = module_text("mul {\n"
+			   "  a = f32[] parameter(0)\n"
+			   "  b = f32[] parameter(1)\n"
+			   "  ROOT m = f32[] multiply(a, b)\n"
+			   "}\n"
+			   "ENTRY main {\n"
+			   "  p = f32[%d,16] parameter(0)\n"
+			   "  one = f32[] constant(1)\n"
+			   "  ROOT r = f32[%d,4] reduce-window(p, one), "
+			   "window={size=1x4 stride=1x4}, to_apply=mul\n"
+			   "}\n",
+			   ROWS, ROWS);
+	run_expect(text, in, ROWS * 4, want);
+	free(text);
+	free(x);
+}
+
+/*
  * In every domain but the envelope (which needs a profile), a reduce of
  * balls (p times 0.1, inexact in the tier and the oracle) and the same
  * sum written out as elementwise adds of slices give the same bits.
@@ -380,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_reduce_rows),
 		cmocka_unit_test(test_reduce_strided),
 		cmocka_unit_test(test_reduce_window),
+		cmocka_unit_test(test_reduce_other_bodies),
 		cmocka_unit_test(test_reduce_as_chain),
 		cmocka_unit_test(test_rerun_reuses_arrays),
 	};
