@@ -134,7 +134,11 @@ static void *spare_take(usc_eval *ev, size_t bytes)
 /* Keeps p (bytes long, a released buffer's array) as a spare, or frees it. */
 static void spare_put(usc_eval *ev, void *p, size_t bytes)
 {
-	if (!spare_kind(ev, bytes)) {
+	/*
+	 * An array this evaluator's count does not hold (another
+	 * evaluator's, as a cone's may be) is freed, the count untouched.
+	 */
+	if (!spare_kind(ev, bytes) || ev->live_bytes < bytes) {
 		usc__free(p);
 		return;
 	}
