@@ -70,6 +70,23 @@ const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name)
 	return a && a->kind == USC_HLO_ATTR_INTS ? a : NULL;
 }
 
+bool usc__attr_has(const usc_hlo_attr *a, int64_t d)
+{
+	size_t i;
+
+	if (!a)
+		return false;
+	for (i = 0; i < a->count; i++)
+		if (a->ints[i] == d)
+			return true;
+	return false;
+}
+
+size_t usc__attr_count(const usc_hlo_attr *a)
+{
+	return a ? a->count : 0;
+}
+
 bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
 {
 	const usc_hlo_attr *a = usc_hlo_instr_attr(in, name);

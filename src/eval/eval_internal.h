@@ -264,6 +264,9 @@ usc_status usc__eval_check_computation(usc_eval *ev,
 /* Attributes. */
 const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name);
 bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out);
+/* Whether the ints attribute a (NULL: none) lists d; how many it lists. */
+bool usc__attr_has(const usc_hlo_attr *a, int64_t d);
+size_t usc__attr_count(const usc_hlo_attr *a);
 
 /* Scalar computations. */
 usc_status usc__sfn_get(usc_eval *ev, const usc_hlo_computation *c,
