@@ -70,6 +70,23 @@ const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name)
 	return a && a->kind == USC_HLO_ATTR_INTS ? a : NULL;
 }
 
+bool usc__attr_has(const usc_hlo_attr *a, int64_t d)
+{
+	size_t i;
+
+	if (!a)
+		return false;
+	for (i = 0; i < a->count; i++)
+		if (a->ints[i] == d)
+			return true;
+	return false;
+}
+
+size_t usc__attr_count(const usc_hlo_attr *a)
+{
+	return a ? a->count : 0;
+}
+
 bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
 {
 	const usc_hlo_attr *a = usc_hlo_instr_attr(in, name);
@@ -83,6 +100,77 @@ bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
 /* ------------------------------------------------------------ buffers */
 
 /*
+ * Spares.  The value arrays of a whole-array evaluation are large (2^20
+ * tier values are 32 MB), and the C library serves blocks that large
+ * from fresh pages of the system, so that each run of an evaluator
+ * pays a page fault per 4 KB of every array of every instruction again:
+ * the larger part of the tier's time on layer norm.  So a released
+ * buffer's array of at least SPARE_MIN bytes of a plain-bytes domain
+ * (no init or clear) is kept, up to eight of them, when the spares'
+ * total stays within the most bytes of such arrays that buffers of this
+ * evaluator have held at once (so that spares never more than double
+ * the memory an evaluator holds at its peak), and the next buffer that
+ * needs between 4/5 of a spare's size and its size takes it (zeroed
+ * again where the caller needs zeros).  Destroy frees them.
+ */
+#define SPARE_MIN ((size_t)1 << 20)
+#define SPARE_MAX (sizeof ((usc_eval *)0)->spare / \
+		   sizeof ((usc_eval *)0)->spare[0])
+
+void usc__ebuf_spares_free(usc_eval *ev)
+{
+	while (ev->nspare > 0)
+		usc__free(ev->spare[--ev->nspare].p);
+	ev->spare_bytes = 0;
+}
+
+static bool spare_kind(const usc_eval *ev, size_t bytes)
+{
+	return !ev->dom->init && !ev->dom->clear && bytes >= SPARE_MIN;
+}
+
+/* A spare of between its size and 4/5 of it, or NULL. */
+static void *spare_take(usc_eval *ev, size_t bytes)
+{
+	size_t k;
+
+	for (k = 0; k < ev->nspare; k++) {
+		const struct usc__spare *s = &ev->spare[k];
+
+		if (s->bytes >= bytes && s->bytes - s->bytes / 5 <= bytes) {
+			void *p = s->p;
+
+			ev->spare_bytes -= s->bytes;
+			ev->spare[k] = ev->spare[--ev->nspare];
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* Keeps p (bytes long, a released buffer's array) as a spare, or frees it. */
+static void spare_put(usc_eval *ev, void *p, size_t bytes)
+{
+	/*
+	 * An array this evaluator's count does not hold (another
+	 * evaluator's, as a cone's may be) is freed, the count untouched.
+	 */
+	if (!spare_kind(ev, bytes) || ev->live_bytes < bytes) {
+		usc__free(p);
+		return;
+	}
+	ev->live_bytes -= bytes;
+	if (ev->nspare == SPARE_MAX ||
+	    ev->spare_bytes + bytes > ev->peak_bytes) {
+		usc__free(p);
+		return;
+	}
+	ev->spare[ev->nspare].p = p;
+	ev->spare[ev->nspare++].bytes = bytes;
+	ev->spare_bytes += bytes;
+}
+
+/*
  * A buffer of len values for count elements: zeroed and initialized by
  * the domain when zero, else left unset (the caller writes every value
  * before anything reads one).
@@ -92,11 +180,25 @@ static usc_status ebuf_alloc(usc_eval *ev, usc_dtype t, size_t count,
 			     usc_error *err)
 {
 	usc__ebuf *b = usc__calloc(1, sizeof *b);
+	size_t vs = ev->dom->value_size, bytes = (len ? len : 1) * vs;
 
 	if (!b)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
-	b->values = zero ? usc__calloc(len ? len : 1, ev->dom->value_size)
-			 : usc__reallocarray(NULL, len, ev->dom->value_size);
+	b->values = NULL;
+	/* len * vs does not overflow when len <= SIZE_MAX / vs. */
+	if (len <= SIZE_MAX / vs && spare_kind(ev, bytes)) {
+		b->values = spare_take(ev, bytes);
+		if (b->values && zero)
+			memset(b->values, 0, bytes);
+	}
+	if (!b->values)
+		b->values = zero ? usc__calloc(len ? len : 1, vs)
+				 : usc__reallocarray(NULL, len, vs);
+	if (b->values && spare_kind(ev, bytes)) {
+		ev->live_bytes += bytes;
+		if (ev->live_bytes > ev->peak_bytes)
+			ev->peak_bytes = ev->live_bytes;
+	}
 	if (!b->values) {
 		usc__free(b);
 		return usc__fail(err, USC_ENOMEM,
@@ -178,7 +280,8 @@ void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
 		if (!owner) {
 			if (ev->dom->clear)
 				ev->dom->clear(ev->dstate, b->values, b->len);
-			usc__free(b->values);
+			spare_put(ev, b->values,
+				  (b->len ? b->len : 1) * ev->dom->value_size);
 		}
 		usc__free(b);
 		b = owner;

@@ -53,6 +53,8 @@ void usc_eval_destroy(usc_eval *ev)
 	usc__sfn_free_all(ev);
 	usc__ctl_free(ev);
 	usc__cone_detach(ev);
+	/* Last: releasing a buffer above may have left a spare. */
+	usc__ebuf_spares_free(ev);
 	if (ev->dom && ev->dstate)
 		ev->dom->destroy(ev->dstate);
 	usc__free(ev->params);

@@ -88,6 +88,18 @@ struct usc_eval {
 	struct usc__ctl *ctl;
 	/* Its cone (cone.h): recording the base or serving from it. */
 	struct usc__cone_map *cone;
+	/*
+	 * Large value arrays of released buffers, kept for the next buffer
+	 * of about their size (buffers.c, "spares"); freed by destroy.
+	 */
+	struct usc__spare {
+		void *p;
+		size_t bytes;
+	} spare[8];
+	size_t nspare;
+	size_t spare_bytes; /* their sizes' sum */
+	size_t live_bytes;  /* the same kind of arrays held by buffers */
+	size_t peak_bytes;  /* the most live_bytes has been */
 };
 
 #define USC__VAL(ev, buf, i)                                                 \
@@ -119,6 +131,8 @@ void usc__copy_values(usc_eval *ev, void *dst, const void *src, size_t n);
  */
 usc_status usc__ebuf_new_unset(usc_eval *ev, usc_dtype t, size_t count,
 			       usc__ebuf **out, usc_error *err);
+/* Frees the spare value arrays that released buffers left (buffers.c). */
+void usc__ebuf_spares_free(usc_eval *ev);
 
 /* Values: n leaves allocated, released, or shared (references taken). */
 usc_status usc__evalue_alloc(usc__evalue *v, size_t n, usc_error *err);
@@ -250,6 +264,9 @@ usc_status usc__eval_check_computation(usc_eval *ev,
 /* Attributes. */
 const usc_hlo_attr *usc__attr_ints(const usc_hlo_instr *in, const char *name);
 bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out);
+/* Whether the ints attribute a (NULL: none) lists d; how many it lists. */
+bool usc__attr_has(const usc_hlo_attr *a, int64_t d);
+size_t usc__attr_count(const usc_hlo_attr *a);
 
 /* Scalar computations. */
 usc_status usc__sfn_get(usc_eval *ev, const usc_hlo_computation *c,
@@ -345,6 +362,7 @@ typedef struct usc__reduce_map {
 	size_t nk, nr, m;
 	int64_t kd[USC_TENSOR_MAX_RANK], rd[USC_TENSOR_MAX_RANK];
 	int64_t kdims[USC_TENSOR_MAX_RANK], rdims[USC_TENSOR_MAX_RANK];
+	size_t kstride[USC_TENSOR_MAX_RANK], rstride[USC_TENSOR_MAX_RANK];
 } usc__reduce_map;
 
 usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
@@ -362,6 +380,13 @@ typedef struct usc__window_map {
 	const usc_hlo_attr *w;
 	size_t rank, m;
 	int64_t wdims[USC_TENSOR_MAX_RANK];
+	/*
+	 * plain: no padding, no lhs dilation, every window inside the input,
+	 * so that position (o, w) is at flat sum_k (o_k ostep_k + w_k
+	 * wstep_k), with no test.
+	 */
+	bool plain;
+	size_t ostep[USC_TENSOR_MAX_RANK], wstep[USC_TENSOR_MAX_RANK];
 } usc__window_map;
 
 usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,

@@ -1,9 +1,8 @@
 /*
- * Reductions and linear algebra: reduce, reduce-window, dot, convolution;
- * and the ops that index with data or apply a body per element: gather,
- * scatter, map.  The order of every sum is stated here and in
- * docs/evaluator.md: sequential by index in row-major order of the
- * reduced positions, or pairwise over the same sequence.
+ * Reductions and linear algebra: reduce, reduce-window, dot, convolution
+ * (gather, scatter and map are in gather.c).  The order of every sum is
+ * stated here and in docs/evaluator.md: sequential by index in row-major
+ * order of the reduced positions, or pairwise over the same sequence.
  */
 #include "eval_internal.h"
 
@@ -13,21 +12,15 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static bool in_list(const usc_hlo_attr *a, int64_t d)
-{
-	size_t i;
 
-	if (!a)
-		return false;
-	for (i = 0; i < a->count; i++)
-		if (a->ints[i] == d)
-			return true;
-	return false;
-}
-
-static size_t list_count(const usc_hlo_attr *a)
+/* The row-major stride of dimension d of array shape s, in elements. */
+static size_t row_stride(const usc_hlo_shape *s, size_t d)
 {
-	return a ? a->count : 0;
+	size_t stride = 1, e;
+
+	for (e = d + 1; e < s->rank; e++)
+		stride *= (size_t)s->dims[e];
+	return stride;
 }
 
 /* A scratch array of n domain values, initialized and cleared. */
@@ -57,6 +50,24 @@ static void scratch_free(usc_eval *ev, scratch *s)
 }
 
 #define SV(ev, s, i) ((void *)((s)->v + (size_t)(i) * (ev)->dom->value_size))
+
+/*
+ * One value copied, in line for the usual sizes of plain-bytes values
+ * (the inner loops of the sums copy one value per term).
+ */
+static inline void copy_one(usc_eval *ev, void *dst, const void *src)
+{
+	size_t vs = ev->dom->value_size;
+
+	if (ev->dom->copy)
+		ev->dom->copy(ev->dstate, dst, src, 1);
+	else if (vs == 8)
+		memcpy(dst, src, 8);
+	else if (vs == 32)
+		memcpy(dst, src, 32);
+	else
+		memcpy(dst, src, vs);
+}
 
 /*
  * Combines the elements at flats[0..m) of the N inputs with body fn,
@@ -200,12 +211,11 @@ static usc_status combiner_init(combiner *c, usc_eval *ev,
 }
 
 /*
- * Whether in's body is one add of its two parameters (either order), so
- * that a domain's sum entry may reduce in an order of its choosing
- * (domain.h).  Only the plain add: a body that converts or does more
- * keeps the interpreter's combination.
+ * Whether in's body is one add, multiply, maximum, minimum, and or or of
+ * its two parameters (either order), of their type, and nothing else; op
+ * receives it.
  */
-static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
+static bool body_is_binary(const usc_hlo_instr *in, usc__dom_op *op)
 {
 	const usc_hlo_computation *c;
 	const usc_hlo_instr *r;
@@ -215,15 +225,42 @@ static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
 		return false;
 	c = in->called[0];
 	r = c->root;
-	if (!r || r->opcode != USC_HLO_OP_ADD || r->operand_count != 2 ||
-	    c->instr_count != 3)
+	if (!r || r->operand_count != 2 || c->instr_count != 3)
 		return false;
+	switch (r->opcode) {
+	case USC_HLO_OP_ADD:
+	case USC_HLO_OP_MULTIPLY:
+	case USC_HLO_OP_MAXIMUM:
+	case USC_HLO_OP_MINIMUM:
+	case USC_HLO_OP_AND:
+	case USC_HLO_OP_OR:
+		break;
+	default:
+		return false;
+	}
 	if (r->operands[0]->opcode != USC_HLO_OP_PARAMETER ||
 	    r->operands[1]->opcode != USC_HLO_OP_PARAMETER ||
 	    r->operands[0]->parameter_number ==
-		    r->operands[1]->parameter_number)
+		    r->operands[1]->parameter_number ||
+	    r->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    r->operands[0]->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    r->operands[1]->shape.kind != USC_HLO_SHAPE_ARRAY ||
+	    r->shape.dtype != r->operands[0]->shape.dtype ||
+	    r->shape.dtype != r->operands[1]->shape.dtype)
 		return false;
 	return usc__build_op(r, op, &e) == USC_OK;
+}
+
+/*
+ * Whether in's body is one add of its two parameters (either order), so
+ * that a domain's sum entry may reduce in an order of its choosing
+ * (domain.h).  Only the plain add: a body that converts or does more
+ * keeps the interpreter's combination.
+ */
+static bool body_is_add(const usc_hlo_instr *in, usc__dom_op *op)
+{
+	return body_is_binary(in, op) && in->called[0]->root->opcode ==
+						 USC_HLO_OP_ADD;
 }
 
 /*
@@ -238,11 +275,24 @@ static usc_status domain_sum(usc_eval *ev, const usc__dom_op *add,
 	size_t j;
 	usc_status st;
 
+	const void *values;
+
 	*done = false;
-	for (j = 0; j < m; j++)
-		usc__copy_values(ev, SV(ev, tmp, j), USC__VAL(ev, input, flats[j]),
-				 1);
-	st = ev->dom->sum(ev->dstate, add, m, tmp->v, init, dst, err);
+	/*
+	 * Terms at consecutive flats (a row, a window of the last
+	 * dimension) are consecutive values already: no copy.
+	 */
+	for (j = 1; j < m && flats[j] == flats[0] + j; j++)
+		;
+	if (j == m) {
+		values = USC__VAL(ev, input, flats[0]);
+	} else {
+		for (j = 0; j < m; j++)
+			copy_one(ev, SV(ev, tmp, j),
+				 USC__VAL(ev, input, flats[j]));
+		values = tmp->v;
+	}
+	st = ev->dom->sum(ev->dstate, add, m, values, init, dst, err);
 	if (st == USC_EUNSUPPORTED) {
 		if (err) {
 			err->code = USC_OK;
@@ -280,31 +330,219 @@ static void summer_free(usc_eval *ev, summer *sm)
 		scratch_free(ev, &sm->sv);
 }
 
+/*
+ * The domain's sum of the n elements at flats into dst, when sm offers
+ * one; *done tells whether it took them.
+ */
+static usc_status offer_sum(usc_eval *ev, summer *sm, const usc__ebuf *input,
+			    const void *init, const size_t *flats, size_t n,
+			    void *dst, bool *done, usc_error *err)
+{
+	usc_status st;
+
+	*done = false;
+	if (!sm->use || n == 0)
+		return USC_OK;
+	st = domain_sum(ev, &sm->add, input, init, flats, n, &sm->sv, dst,
+			done, err);
+	if (st != USC_OK)
+		return st;
+	/*
+	 * A decline holds for the instruction unless the domain's declines
+	 * follow the values (domain.h): then the next element is offered
+	 * again, so that no element's value depends on whether an element
+	 * before it in the same call was declined.
+	 */
+	if (!ev->dom->sum_declines_by_value)
+		sm->use = *done;
+	return USC_OK;
+}
+
 /* The n elements at flats reduced into dst: the domain's sum, or c. */
 static usc_status reduce_elements(usc_eval *ev, summer *sm, combiner *c,
 				  const usc__ebuf *input, const void *init,
 				  const size_t *flats, size_t n,
 				  void *const *dst, usc_error *err)
 {
-	bool done = false;
+	bool done;
 	usc_status st;
 
-	if (sm->use && n > 0) {
-		st = domain_sum(ev, &sm->add, input, init, flats, n, &sm->sv,
-				dst[0], &done, err);
+	st = offer_sum(ev, sm, input, init, flats, n, dst[0], &done, err);
+	if (st != USC_OK)
+		return st;
+	return done ? USC_OK : combine(c, flats, n, dst, err);
+}
+
+/*
+ * The sequential combination of many output elements at once, for a
+ * reduce or reduce-window of one input whose body is one binary op of
+ * its parameters (body_is_binary: add, multiply, maximum...): the
+ * elements of a batch take their k-th terms together, in one call of the
+ * domain's apply over the whole batch, instead of one call of the body
+ * per term and element.  Each element still gets exactly the additions
+ * combine() makes, in the same order and with the same operands (the
+ * init first, then its terms by index), because the domains' apply is
+ * elementwise: an element's value is the same whichever elements share
+ * its batch.  The elements of a batch have the same number of terms (a
+ * reduce-window's padding can vary it; a change of count flushes the
+ * batch).
+ */
+#define BATCH_MAX 512           /* elements per batch */
+#define BATCH_FLATS (1u << 15)  /* the batch's term indices, at most */
+
+typedef struct batch {
+	bool on;
+	bool acc_first;   /* the add's first operand is the accumulator */
+	usc__dom_op add;
+	size_t cap, m;    /* elements per batch; terms per element, at most */
+	size_t n, cnt;    /* elements pending; their count of terms */
+	size_t *flats;    /* cap rows of m term indices */
+	void **dst;       /* the pending elements' destinations */
+	scratch acc, col, out;
+} batch;
+
+/*
+ * Sets b up for in (N inputs, at most m terms per element, `elements`
+ * output elements to compute); b->on stays false where batching does not
+ * apply (pairwise order, several inputs, another body, few elements).
+ */
+static usc_status batch_init(usc_eval *ev, const usc_hlo_instr *in, size_t N,
+			     size_t m, size_t elements, batch *b,
+			     usc_error *err)
+{
+	usc_status st;
+
+	memset(b, 0, sizeof *b);
+	if (N != 1 || m == 0 || elements < 2 ||
+	    ev->opts.reduce_order == USC_REDUCE_PAIRWISE ||
+	    !body_is_binary(in, &b->add))
+		return USC_OK;
+	b->cap = BATCH_FLATS / m;
+	if (b->cap > BATCH_MAX)
+		b->cap = BATCH_MAX;
+	if (b->cap > elements)
+		b->cap = elements;
+	if (b->cap < 2)
+		return USC_OK;
+	b->m = m;
+	/* The body's first parameter is the accumulator (combine()). */
+	b->acc_first =
+		in->called[0]->root->operands[0]->parameter_number == 0;
+	b->flats = usc__calloc(b->cap * m, sizeof *b->flats);
+	b->dst = usc__calloc(b->cap, sizeof *b->dst);
+	if (!b->flats || !b->dst)
+		return usc__fail(err, USC_ENOMEM, "out of memory");
+	st = scratch_new(ev, &b->acc, b->cap, err);
+	if (st == USC_OK)
+		st = scratch_new(ev, &b->col, b->cap, err);
+	if (st == USC_OK)
+		st = scratch_new(ev, &b->out, b->cap, err);
+	b->on = true;
+	return st;
+}
+
+static void batch_free(usc_eval *ev, batch *b)
+{
+	if (b->acc.v)
+		scratch_free(ev, &b->acc);
+	if (b->col.v)
+		scratch_free(ev, &b->col);
+	if (b->out.v)
+		scratch_free(ev, &b->out);
+	usc__free(b->flats);
+	usc__free(b->dst);
+	b->flats = NULL;
+	b->dst = NULL;
+}
+
+/* Where the next pending element's term indices go. */
+static size_t *batch_slot(batch *b)
+{
+	return b->flats + b->n * b->m;
+}
+
+/*
+ * Combines the pending elements: acc = init + term 0 (the init a
+ * broadcast scalar operand), then acc = acc + term k for every next k,
+ * each step one apply over the batch; then every acc to its destination.
+ */
+static usc_status batch_flush(usc_eval *ev, batch *b, const usc__ebuf *input,
+			      const void *init, usc_error *err)
+{
+	size_t n = b->n, j, p, vs = ev->dom->value_size;
+	usc_status st = USC_OK;
+
+	b->n = 0;
+	for (j = 0; j < b->cnt && n > 0; j++) {
+		const void *args[2];
+		bool first = j == 0;
+		void *t;
+
+		for (p = 0; p < n; p++)
+			copy_one(ev, SV(ev, &b->col, p),
+				 USC__VAL(ev, input, b->flats[p * b->m + j]));
+		args[b->acc_first ? 0 : 1] = first ? init : b->acc.v;
+		args[b->acc_first ? 1 : 0] = b->col.v;
+		st = ev->dom->apply(ev->dstate, &b->add, n, b->out.v, args,
+				    first ? (b->acc_first ? 1u : 2u) : 0u,
+				    err);
 		if (st != USC_OK)
 			return st;
-		/*
-		 * A decline holds for the instruction unless the domain's
-		 * declines follow the values (domain.h): then the next
-		 * element is offered again, so that no element's value
-		 * depends on whether an element before it in the same call
-		 * was declined.
-		 */
-		if (!ev->dom->sum_declines_by_value)
-			sm->use = done;
+		t = b->acc.v;
+		b->acc.v = b->out.v;
+		b->out.v = t;
 	}
-	return done ? USC_OK : combine(c, flats, n, dst, err);
+	for (p = 0; p < n; p++)
+		copy_one(ev, b->dst[p], (unsigned char *)b->acc.v + p * vs);
+	return st;
+}
+
+/*
+ * Element dst, whose cnt term indices batch_slot(b) holds, joins the
+ * batch (after the pending ones are combined when its count differs or
+ * the batch is full).
+ */
+static usc_status batch_add(usc_eval *ev, batch *b, const usc__ebuf *input,
+			    const void *init, size_t cnt, void *dst,
+			    usc_error *err)
+{
+	usc_status st;
+
+	if (cnt == 0) {
+		usc__copy_values(ev, dst, init, 1);
+		return USC_OK;
+	}
+	if (b->n > 0 && cnt != b->cnt) {
+		/* Its indices move to the first row after the flush. */
+		size_t *slot = batch_slot(b);
+
+		st = batch_flush(ev, b, input, init, err);
+		if (st != USC_OK)
+			return st;
+		memmove(b->flats, slot, cnt * sizeof *slot);
+	}
+	b->cnt = cnt;
+	b->dst[b->n++] = dst;
+	return b->n == b->cap ? batch_flush(ev, b, input, init, err) : USC_OK;
+}
+
+/*
+ * One element of a batched reduce or reduce-window (its cnt term indices
+ * at fl, batch_slot(b)): the domain's sum when it takes them, else the
+ * batch.
+ */
+static usc_status reduce_batched(usc_eval *ev, summer *sm, batch *b,
+				 const usc__ebuf *input, const void *init,
+				 const size_t *fl, size_t cnt, void *dst,
+				 usc_error *err)
+{
+	bool done;
+	usc_status st;
+
+	st = offer_sum(ev, sm, input, init, fl, cnt, dst, &done, err);
+	if (st != USC_OK || done)
+		return st;
+	return batch_add(ev, b, input, init, cnt, dst, err);
 }
 
 /* ------------------------------------------------------------- reduce */
@@ -324,7 +562,7 @@ usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
 	rank = r->s->rank;
 	if (rank > MAXR)
 		return usc__eval_fail(err, USC_EUNSUPPORTED, in, "rank");
-	for (i = 0; i < list_count(dims); i++)
+	for (i = 0; i < usc__attr_count(dims); i++)
 		if (dims->ints[i] < 0 || (size_t)dims->ints[i] >= rank)
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "bad reduce dimension %lld",
@@ -332,34 +570,56 @@ usc_status usc__reduce_map_init(const usc_hlo_instr *in, usc__reduce_map *r,
 	/* Reduced dimensions in ascending order: row-major over them. */
 	r->m = 1;
 	for (i = 0; i < rank; i++) {
-		if (in_list(dims, (int64_t)i)) {
+		size_t stride = row_stride(r->s, i);
+
+		if (usc__attr_has(dims, (int64_t)i)) {
 			r->rd[r->nr] = (int64_t)i;
+			r->rstride[r->nr] = stride;
 			r->rdims[r->nr++] = r->s->dims[i];
 			r->m *= (size_t)r->s->dims[i];
 		} else {
 			r->kd[r->nk] = (int64_t)i;
+			r->kstride[r->nk] = stride;
 			r->kdims[r->nk++] = r->s->dims[i];
 		}
 	}
 	return USC_OK;
 }
 
+/*
+ * The flats of element i: its kept coordinates' offset, then the reduced
+ * positions row-major, the last reduced dimension in an inner loop of
+ * constant step (this runs once per output element of every reduce).
+ */
 void usc__reduce_map_at(const usc__reduce_map *r, size_t i, size_t *flats)
 {
-	int64_t idx[MAXR], ridx[MAXR], oidx[MAXR];
-	size_t j = 0, k;
+	int64_t ridx[MAXR];
+	size_t base = 0, j = 0, k, last, inner, step;
 
-	usc__unravel(i, r->kdims, r->nk, oidx);
-	for (k = 0; k < r->nk; k++)
-		idx[r->kd[k]] = oidx[k];
-	memset(ridx, 0, sizeof(int64_t) * (r->nr ? r->nr : 1));
 	if (r->m == 0)
 		return;
+	for (k = r->nk; k-- > 0;) {
+		size_t d = (size_t)r->kdims[k];
+
+		base += (i % d) * r->kstride[k];
+		i /= d;
+	}
+	if (r->nr == 0) {
+		flats[0] = base;
+		return;
+	}
+	last = r->nr - 1;
+	inner = (size_t)r->rdims[last];
+	step = r->rstride[last];
+	memset(ridx, 0, sizeof ridx);
 	do {
-		for (k = 0; k < r->nr; k++)
-			idx[r->rd[k]] = ridx[k];
-		flats[j++] = usc__ravel(idx, r->s->dims, r->s->rank);
-	} while (usc__next_index(ridx, r->rdims, r->nr));
+		size_t off = base, w;
+
+		for (k = 0; k < last; k++)
+			off += (size_t)ridx[k] * r->rstride[k];
+		for (w = 0; w < inner; w++)
+			flats[j++] = off + w * step;
+	} while (usc__next_index(ridx, r->rdims, last));
 }
 
 usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
@@ -374,6 +634,7 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 	usc__reduce_map rm;
 	combiner c;
 	summer sm;
+	batch b;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -392,15 +653,21 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 		scratch_free(ev, &c.tmp);
 		return st;
 	}
-	for (i = begin; i < end; i++) {
-		usc__reduce_map_at(&rm, i, flats);
+	st = batch_init(ev, in, N, rm.m, end - begin, &b, err);
+	for (i = begin; st == USC_OK && i < end; i++) {
+		size_t *fl = b.on ? batch_slot(&b) : flats;
+
+		usc__reduce_map_at(&rm, i, fl);
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
-				     rm.m, dst, err);
-		if (st != USC_OK)
-			break;
+		st = b.on ? reduce_batched(ev, &sm, &b, inputs[0], inits[0],
+					   fl, rm.m, dst[0], err)
+			  : reduce_elements(ev, &sm, &c, inputs[0], inits[0],
+					    flats, rm.m, dst, err);
 	}
+	if (st == USC_OK && b.on)
+		st = batch_flush(ev, &b, inputs[0], inits[0], err);
+	batch_free(ev, &b);
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
 	summer_free(ev, &sm);
@@ -408,6 +675,22 @@ usc_status usc__eval_reduce(usc_eval *ev, const usc_hlo_instr *in,
 }
 
 /* ------------------------------------------------------ reduce-window */
+
+/*
+ * Whether the last of o windows of size ws (stride st, dilation rd) ends
+ * before n: (o - 1) st + (ws - 1) rd <= n - 1, without overflow.
+ */
+static bool window_inside(int64_t o, int64_t st, int64_t ws, int64_t rd,
+			  int64_t n)
+{
+	int64_t x;
+
+	if (o < 1 || ws < 1 || n < 1 || st < 1 || rd < 1 ||
+	    o - 1 > (n - 1) / st)
+		return false;
+	x = (o - 1) * st;
+	return ws - 1 <= (n - 1 - x) / rd;
+}
 
 usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,
 				usc_error *err)
@@ -442,7 +725,56 @@ usc_status usc__window_map_init(const usc_hlo_instr *in, usc__window_map *w,
 			return usc__eval_fail(err, USC_EINVAL, in,
 					      "bad window in dimension %zu", i);
 	}
+	/*
+	 * plain when the output has the input's rank, nothing is padded on
+	 * the low side or dilated, and the last window of every dimension
+	 * ends inside the input: then no position is ever skipped.
+	 */
+	w->plain = w->rank > 0 && w->os->kind == USC_HLO_SHAPE_ARRAY &&
+		   w->os->rank == w->rank;
+	for (i = 0; w->plain && i < w->rank; i++) {
+		const usc_hlo_window_dim *d = &wa->window[i];
+		size_t stride = row_stride(w->s, i);
+
+		if (d->pad_lo != 0 || d->lhs_dilate != 1 ||
+		    !window_inside(w->os->dims[i], d->stride, w->wdims[i],
+				   d->rhs_dilate, w->s->dims[i]))
+			w->plain = false;
+		w->ostep[i] = (size_t)d->stride * stride;
+		w->wstep[i] = (size_t)d->rhs_dilate * stride;
+	}
 	return USC_OK;
+}
+
+/*
+ * A plain window's flats (usc__window_map.plain): the output position's
+ * offset plus the window positions', row-major, the last dimension in an
+ * inner loop of constant step.
+ */
+static size_t plain_window_at(const usc__window_map *w, size_t i,
+			      size_t *flats)
+{
+	int64_t widx[MAXR];
+	size_t base = 0, j = 0, k, last = w->rank - 1, inner, step;
+
+	for (k = w->rank; k-- > 0;) {
+		size_t d = (size_t)w->os->dims[k];
+
+		base += (i % d) * w->ostep[k];
+		i /= d;
+	}
+	inner = (size_t)w->wdims[last];
+	step = w->wstep[last];
+	memset(widx, 0, sizeof widx);
+	do {
+		size_t off = base, p;
+
+		for (k = 0; k < last; k++)
+			off += (size_t)widx[k] * w->wstep[k];
+		for (p = 0; p < inner; p++)
+			flats[j++] = off + p * step;
+	} while (usc__next_index(widx, w->wdims, last));
+	return j;
 }
 
 size_t usc__window_map_at(const usc__window_map *w, size_t i, size_t *flats)
@@ -452,6 +784,8 @@ size_t usc__window_map_at(const usc__window_map *w, size_t i, size_t *flats)
 
 	if (w->m == 0)
 		return 0;
+	if (w->plain)
+		return plain_window_at(w, i, flats);
 	usc__unravel(i, w->os->dims, w->rank, oidx);
 	memset(widx, 0, sizeof widx);
 	do {
@@ -493,6 +827,7 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 	usc__window_map wm;
 	combiner c;
 	summer sm;
+	batch b;
 	usc_status st;
 
 	if (in->operand_count % 2 || N == 0 || N > 64)
@@ -512,16 +847,21 @@ usc_status usc__eval_reduce_window(usc_eval *ev, const usc_hlo_instr *in,
 		scratch_free(ev, &c.tmp);
 		return st;
 	}
-	for (i = begin; i < end; i++) {
-		size_t j = usc__window_map_at(&wm, i, flats);
+	st = batch_init(ev, in, N, wm.m, end - begin, &b, err);
+	for (i = begin; st == USC_OK && i < end; i++) {
+		size_t *fl = b.on ? batch_slot(&b) : flats;
+		size_t j = usc__window_map_at(&wm, i, fl);
 
 		for (k = 0; k < N; k++)
 			dst[k] = USC__VAL(ev, outs[k], i);
-		st = reduce_elements(ev, &sm, &c, inputs[0], inits[0], flats,
-				     j, dst, err);
-		if (st != USC_OK)
-			break;
+		st = b.on ? reduce_batched(ev, &sm, &b, inputs[0], inits[0],
+					   fl, j, dst[0], err)
+			  : reduce_elements(ev, &sm, &c, inputs[0], inits[0],
+					    flats, j, dst, err);
 	}
+	if (st == USC_OK && b.on)
+		st = batch_flush(ev, &b, inputs[0], inits[0], err);
+	batch_free(ev, &b);
 	usc__free(flats);
 	scratch_free(ev, &c.tmp);
 	summer_free(ev, &sm);
@@ -878,10 +1218,10 @@ usc_status usc__dot_map_init(const usc_hlo_instr *in, usc__dot_map *d,
 	d->rb = usc__attr_ints(in, "rhs_batch_dims");
 	d->lc = usc__attr_ints(in, "lhs_contracting_dims");
 	d->rc = usc__attr_ints(in, "rhs_contracting_dims");
-	d->nb = list_count(d->lb);
-	d->nc = list_count(d->lc);
+	d->nb = usc__attr_count(d->lb);
+	d->nc = usc__attr_count(d->lc);
 	if (ls->rank > MAXR || rs->rank > MAXR ||
-	    list_count(d->rb) != d->nb || list_count(d->rc) != d->nc)
+	    usc__attr_count(d->rb) != d->nb || usc__attr_count(d->rc) != d->nc)
 		return usc__eval_fail(err, USC_EINVAL, in,
 				      "dot needs matching batch and "
 				      "contracting dimension lists");
@@ -903,10 +1243,10 @@ usc_status usc__dot_map_init(const usc_hlo_instr *in, usc__dot_map *d,
 		d->m *= (size_t)d->cdims[k];
 	}
 	for (i = 0; i < ls->rank; i++)
-		if (!in_list(d->lb, (int64_t)i) && !in_list(d->lc, (int64_t)i))
+		if (!usc__attr_has(d->lb, (int64_t)i) && !usc__attr_has(d->lc, (int64_t)i))
 			d->lfree[d->nlf++] = (int64_t)i;
 	for (i = 0; i < rs->rank; i++)
-		if (!in_list(d->rb, (int64_t)i) && !in_list(d->rc, (int64_t)i))
+		if (!usc__attr_has(d->rb, (int64_t)i) && !usc__attr_has(d->rc, (int64_t)i))
 			d->rfree[d->nrf++] = (int64_t)i;
 	if (d->nb + d->nlf + d->nrf != in->shape.rank)
 		return usc__eval_fail(err, USC_EINVAL, in,
@@ -1098,287 +1438,4 @@ usc_status usc__eval_conv(usc_eval *ev, const usc_hlo_instr *in,
 	}
 	sop_free(&p);
 	return st;
-}
-
-/* ------------------------------------------------------------- gather */
-
-/*
- * The start index vector for batch position G (the indices tensor's
- * index with index_vector_dim left out), mapped into operand dims and
- * clamped (gather) or left as is (scatter); read gives the indices
- * tensor, operand k of in.
- */
-static usc_status start_vector(const usc_hlo_instr *in,
-			       usc__index_read_fn read, void *ctx, size_t ko,
-			       const usc_hlo_shape *is, int64_t ivd,
-			       const int64_t *G, const usc_hlo_attr *map,
-			       int64_t *S, usc_error *err)
-{
-	int64_t idx[MAXR];
-	size_t k, d, g = 0;
-	usc_status st;
-
-	for (k = 0; k < list_count(map); k++) {
-		int64_t v;
-
-		for (d = 0, g = 0; d < is->rank; d++)
-			idx[d] = (int64_t)d == ivd ? (int64_t)k : G[g++];
-		st = read(ctx, ko, usc__ravel(idx, is->dims, is->rank), &v,
-			  err);
-		if (st != USC_OK)
-			return usc__eval_fail(err, st, in, "bad index");
-		S[map->ints[k]] = v;
-	}
-	return USC_OK;
-}
-
-usc_status usc__gather_map_init(const usc_hlo_instr *in, usc__gather_map *g,
-				usc_error *err)
-{
-	const usc_hlo_shape *s, *is, *os = &in->shape;
-	const usc_hlo_attr *obd = usc__attr_ints(in, "operand_batching_dims");
-	size_t i, j, k;
-
-	memset(g, 0, sizeof *g);
-	if (in->operand_count != 2)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "gather needs an operand and indices");
-	s = &in->operands[0]->shape;
-	is = &in->operands[1]->shape;
-	g->in = in;
-	g->offd = usc__attr_ints(in, "offset_dims");
-	g->coll = usc__attr_ints(in, "collapsed_slice_dims");
-	g->sim = usc__attr_ints(in, "start_index_map");
-	g->ss = usc__attr_ints(in, "slice_sizes");
-	if (!usc__attr_int(in, "index_vector_dim", &g->ivd))
-		g->ivd = (int64_t)is->rank;
-	if (list_count(obd) > 0)
-		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
-				      "gather with operand_batching_dims");
-	if (!g->ss || g->ss->count != s->rank || !g->sim || s->rank > MAXR ||
-	    os->rank > MAXR || is->rank > MAXR || g->ivd < 0 ||
-	    (size_t)g->ivd > is->rank)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "gather needs slice_sizes, "
-				      "start_index_map and a valid "
-				      "index_vector_dim");
-	/* The operand dimension each offset dim of the output walks. */
-	for (i = 0, j = 0; i < s->rank; i++)
-		if (!in_list(g->coll, (int64_t)i)) {
-			if (j >= list_count(g->offd))
-				return usc__eval_fail(err, USC_EINVAL, in,
-						      "offset_dims too short");
-			g->odim_of_off[j++] = (int64_t)i;
-		}
-	for (k = 0; k < g->sim->count; k++)
-		if (g->sim->ints[k] < 0 || (size_t)g->sim->ints[k] >= s->rank)
-			return usc__eval_fail(err, USC_EINVAL, in,
-					      "bad start_index_map");
-	return USC_OK;
-}
-
-usc_status usc__gather_map_at(const usc__gather_map *g, size_t i,
-			      usc__index_read_fn read, void *ctx,
-			      size_t *flat, usc_error *err)
-{
-	const usc_hlo_instr *in = g->in;
-	const usc_hlo_shape *s = &in->operands[0]->shape;
-	const usc_hlo_shape *is = &in->operands[1]->shape;
-	const usc_hlo_shape *os = &in->shape;
-	int64_t G[MAXR], S[MAXR], oidx[MAXR], idx[MAXR];
-	size_t gi = 0, off = 0, k;
-	usc_status st;
-
-	usc__unravel(i, os->dims, os->rank, oidx);
-	for (k = 0; k < os->rank; k++)
-		if (!in_list(g->offd, (int64_t)k))
-			G[gi++] = oidx[k];
-	for (k = 0; k < s->rank; k++)
-		S[k] = 0;
-	st = start_vector(in, read, ctx, 1, is, g->ivd, G, g->sim, S, err);
-	if (st != USC_OK)
-		return st;
-	for (k = 0; k < s->rank; k++) {
-		/* XLA clamps the start so the slice fits. */
-		if (S[k] > s->dims[k] - g->ss->ints[k])
-			S[k] = s->dims[k] - g->ss->ints[k];
-		if (S[k] < 0)
-			S[k] = 0;
-		idx[k] = S[k];
-	}
-	for (k = 0; k < os->rank; k++)
-		if (in_list(g->offd, (int64_t)k))
-			idx[g->odim_of_off[off++]] += oidx[k];
-	*flat = usc__ravel(idx, s->dims, s->rank);
-	return USC_OK;
-}
-
-usc_status usc__eval_gather(usc_eval *ev, const usc_hlo_instr *in,
-			    const usc__evalue *ops, usc__ebuf *out,
-			    size_t begin, size_t end, usc_error *err)
-{
-	usc__operand_reader rd = {ev, ops};
-	usc__gather_map g;
-	size_t i;
-	usc_status st;
-
-	st = usc__gather_map_init(in, &g, err);
-	if (st != USC_OK)
-		return st;
-	for (i = begin; i < end; i++) {
-		size_t flat;
-
-		st = usc__gather_map_at(&g, i, usc__read_operand_index, &rd,
-					&flat, err);
-		if (st != USC_OK)
-			return st;
-		usc__copy_values(ev, USC__VAL(ev, out, i),
-				 USC__VAL(ev, ops[0].leaves[0], flat), 1);
-	}
-	return USC_OK;
-}
-
-/* ------------------------------------------------------------ scatter */
-
-usc_status usc__eval_scatter(usc_eval *ev, const usc_hlo_instr *in,
-			     const usc__evalue *ops, usc__ebuf **outs,
-			     usc_error *err)
-{
-	size_t N = (in->operand_count - 1) / 2, i, k, j;
-	const usc_hlo_shape *s, *is, *us;
-	const usc_hlo_attr *uwd = usc__attr_ints(in, "update_window_dims");
-	const usc_hlo_attr *iwd = usc__attr_ints(in, "inserted_window_dims");
-	const usc_hlo_attr *sdo =
-		usc__attr_ints(in, "scatter_dims_to_operand_dims");
-	const usc_hlo_attr *ibd = usc__attr_ints(in, "input_batching_dims");
-	int64_t ivd, odim_of_win[MAXR], wsize[MAXR], G[MAXR], S[MAXR];
-	int64_t uidx[MAXR], idx[MAXR];
-	const void *args[128];
-	void *dst[64];
-	usc__operand_reader rd = {ev, ops};
-	usc__sfn *fn;
-	usc_status st;
-
-	if (in->operand_count < 3 || in->operand_count % 2 == 0 || N > 64 ||
-	    in->called_count < 1)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "scatter needs N operands, indices, N "
-				      "updates and to_apply");
-	s = &in->operands[0]->shape;
-	is = &in->operands[N]->shape;
-	us = &in->operands[N + 1]->shape;
-	if (!usc__attr_int(in, "index_vector_dim", &ivd))
-		ivd = (int64_t)is->rank;
-	if (list_count(ibd) > 0)
-		return usc__eval_fail(err, USC_EUNSUPPORTED, in,
-				      "scatter with input_batching_dims");
-	if (!sdo || s->rank > MAXR || us->rank > MAXR || ivd < 0 ||
-	    (size_t)ivd > is->rank)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "scatter needs "
-				      "scatter_dims_to_operand_dims and a "
-				      "valid index_vector_dim");
-	st = usc__sfn_get(ev, in->called[0], &fn, err);
-	if (st != USC_OK)
-		return st;
-	if (fn->nparams != 2 * N || fn->nresults != N)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "scatter body has the wrong arity");
-	/* The result starts as a copy of the operands. */
-	for (k = 0; k < N; k++)
-		usc__copy_values(ev, outs[k]->values,
-				 ops[k].leaves[0]->values, outs[k]->count);
-	for (i = 0, j = 0; i < s->rank; i++) {
-		if (in_list(iwd, (int64_t)i)) {
-			wsize[i] = 1;
-			continue;
-		}
-		if (j >= list_count(uwd))
-			return usc__eval_fail(err, USC_EINVAL, in,
-					      "update_window_dims too short");
-		odim_of_win[j] = (int64_t)i;
-		wsize[i] = us->dims[uwd->ints[j]];
-		j++;
-	}
-	if (ops[N + 1].leaves[0]->count == 0)
-		return USC_OK;
-	memset(uidx, 0, sizeof uidx);
-	do {
-		size_t g = 0, w = 0;
-		bool ok = true;
-
-		for (k = 0; k < us->rank; k++)
-			if (!in_list(uwd, (int64_t)k))
-				G[g++] = uidx[k];
-		for (k = 0; k < s->rank; k++)
-			S[k] = 0;
-		st = start_vector(in, usc__read_operand_index, &rd, N, is, ivd,
-				  G, sdo, S, err);
-		if (st != USC_OK)
-			return st;
-		/*
-		 * An update whose whole window does not fit the operand is
-		 * skipped, as XLA's evaluator does (the semantics leave it
-		 * implementation-defined).
-		 */
-		for (k = 0; k < s->rank; k++) {
-			if (S[k] < 0 || S[k] + wsize[k] > s->dims[k])
-				ok = false;
-			idx[k] = S[k];
-		}
-		if (ok) {
-			size_t flat, uf;
-
-			for (k = 0; k < us->rank; k++)
-				if (in_list(uwd, (int64_t)k))
-					idx[odim_of_win[w++]] += uidx[k];
-			flat = usc__ravel(idx, s->dims, s->rank);
-			uf = usc__ravel(uidx, us->dims, us->rank);
-			for (k = 0; k < N; k++) {
-				dst[k] = USC__VAL(ev, outs[k], flat);
-				args[k] = dst[k];
-				args[N + k] =
-					USC__VAL(ev, ops[N + 1 + k].leaves[0],
-						 uf);
-			}
-			st = usc__sfn_call(ev, fn, args, dst, err);
-			if (st != USC_OK)
-				return st;
-		}
-	} while (usc__next_index(uidx, us->dims, us->rank));
-	return USC_OK;
-}
-
-/* ---------------------------------------------------------------- map */
-
-usc_status usc__eval_map(usc_eval *ev, const usc_hlo_instr *in,
-			 const usc__evalue *ops, usc__ebuf *out,
-			 size_t begin, size_t end, usc_error *err)
-{
-	const void *args[64];
-	void *dst[1];
-	usc__sfn *fn;
-	size_t i, k, n = in->operand_count;
-	usc_status st;
-
-	if (n > 64 || in->called_count < 1)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "map needs to_apply and at most 64 "
-				      "operands");
-	st = usc__sfn_get(ev, in->called[0], &fn, err);
-	if (st != USC_OK)
-		return st;
-	if (fn->nparams != n || fn->nresults != 1)
-		return usc__eval_fail(err, USC_EINVAL, in,
-				      "map body has the wrong arity");
-	for (i = begin; i < end; i++) {
-		for (k = 0; k < n; k++)
-			args[k] = USC__VAL(ev, ops[k].leaves[0],
-					   ops[k].leaves[0]->count == 1 ? 0 : i);
-		dst[0] = USC__VAL(ev, out, i);
-		st = usc__sfn_call(ev, fn, args, dst, err);
-		if (st != USC_OK)
-			return st;
-	}
-	return USC_OK;
 }

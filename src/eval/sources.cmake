@@ -10,5 +10,6 @@ list(APPEND USC_LIB_SOURCES
   src/eval/scalar.c
   src/eval/data.c
   src/eval/reduce.c
+  src/eval/gather.c
   src/eval/control.c
   src/eval/sort.c)

@@ -4,6 +4,10 @@ usc_add_test(test_eval_interp eval/test_eval_interp.c)
 usc_add_test(test_eval_reference eval/test_eval_reference.c)
 target_include_directories(test_eval_reference PRIVATE ${PROJECT_SOURCE_DIR})
 usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
+# reduce and reduce-window with a one-add body, combined a batch of
+# output elements at a time: the same bits as sequential C float sums and
+# as the same sum written out as elementwise adds, in every domain.
+usc_add_test(test_eval_reduce_batch eval/test_eval_reduce_batch.c)
 # Control flow (while, conditional, sort, TopK) in every domain, the
 # reference's path followed, the loop bound and bad modules.
 usc_add_test(test_eval_control eval/test_eval_control.c)
