@@ -106,12 +106,18 @@ bool usc__attr_int(const usc_hlo_instr *in, const char *name, int64_t *out)
  * pays a page fault per 4 KB of every array of every instruction again:
  * the larger part of the tier's time on layer norm.  So a released
  * buffer's array of at least SPARE_MIN bytes of a plain-bytes domain
- * (no init or clear) is kept, up to eight of them, when the spares'
- * total stays within the most bytes of such arrays that buffers of this
- * evaluator have held at once (so that spares never more than double
- * the memory an evaluator holds at its peak), and the next buffer that
- * needs between 4/5 of a spare's size and its size takes it (zeroed
+ * (no init or clear) is kept, up to eight of them, and the next buffer
+ * that needs between 4/5 of a spare's size and its size takes it (zeroed
  * again where the caller needs zeros).  Destroy frees them.
+ *
+ * The spares never raise the evaluator's peak: live_bytes counts the
+ * arrays of this kind that buffers hold, at their real sizes (a buffer
+ * records its array's size and the evaluator that counts it), peak_bytes
+ * the most live_bytes has been, and live_bytes + spare_bytes stays
+ * within peak_bytes.  A release keeps the sum; a spare taken keeps it;
+ * a fresh array first frees spares until the sum with it is within
+ * what live_bytes alone reaches with it, so the memory these arrays
+ * take at any moment is at most what it would be without spares.
  */
 #define SPARE_MIN ((size_t)1 << 20)
 #define SPARE_MAX (sizeof ((usc_eval *)0)->spare / \
@@ -129,8 +135,10 @@ static bool spare_kind(const usc_eval *ev, size_t bytes)
 	return !ev->dom->init && !ev->dom->clear && bytes >= SPARE_MIN;
 }
 
-/* A spare of between its size and 4/5 of it, or NULL. */
-static void *spare_take(usc_eval *ev, size_t bytes)
+/*
+ * A spare of between bytes and 5/4 of it, its size in *cap; or NULL.
+ */
+static void *spare_take(usc_eval *ev, size_t bytes, size_t *cap)
 {
 	size_t k;
 
@@ -140,6 +148,7 @@ static void *spare_take(usc_eval *ev, size_t bytes)
 		if (s->bytes >= bytes && s->bytes - s->bytes / 5 <= bytes) {
 			void *p = s->p;
 
+			*cap = s->bytes;
 			ev->spare_bytes -= s->bytes;
 			ev->spare[k] = ev->spare[--ev->nspare];
 			return p;
@@ -148,26 +157,43 @@ static void *spare_take(usc_eval *ev, size_t bytes)
 	return NULL;
 }
 
-/* Keeps p (bytes long, a released buffer's array) as a spare, or frees it. */
-static void spare_put(usc_eval *ev, void *p, size_t bytes)
+/*
+ * Before a fresh array of bytes: frees spares until live, spares and
+ * the new array together are within the larger of the peak so far and
+ * what live_bytes alone will reach.
+ */
+static void spare_trim(usc_eval *ev, size_t bytes)
+{
+	size_t reach = ev->live_bytes + bytes;
+	size_t room = reach > ev->peak_bytes ? reach : ev->peak_bytes;
+
+	while (ev->nspare > 0 && reach + ev->spare_bytes > room) {
+		ev->nspare--;
+		ev->spare_bytes -= ev->spare[ev->nspare].bytes;
+		usc__free(ev->spare[ev->nspare].p);
+	}
+}
+
+/* Keeps b's array (b is being freed) as a spare, or frees it. */
+static void spare_put(usc_eval *ev, usc__ebuf *b)
 {
 	/*
-	 * An array this evaluator's count does not hold (another
-	 * evaluator's, as a cone's may be) is freed, the count untouched.
+	 * An array another evaluator counts (a cone's may be released
+	 * here), or none does, is freed, no count touched.
 	 */
-	if (!spare_kind(ev, bytes) || ev->live_bytes < bytes) {
-		usc__free(p);
+	if (b->acct != ev || b->cap == 0) {
+		usc__free(b->values);
 		return;
 	}
-	ev->live_bytes -= bytes;
+	ev->live_bytes -= b->cap;
 	if (ev->nspare == SPARE_MAX ||
-	    ev->spare_bytes + bytes > ev->peak_bytes) {
-		usc__free(p);
+	    ev->live_bytes + ev->spare_bytes + b->cap > ev->peak_bytes) {
+		usc__free(b->values);
 		return;
 	}
-	ev->spare[ev->nspare].p = p;
-	ev->spare[ev->nspare++].bytes = bytes;
-	ev->spare_bytes += bytes;
+	ev->spare[ev->nspare].p = b->values;
+	ev->spare[ev->nspare++].bytes = b->cap;
+	ev->spare_bytes += b->cap;
 }
 
 /*
@@ -181,21 +207,28 @@ static usc_status ebuf_alloc(usc_eval *ev, usc_dtype t, size_t count,
 {
 	usc__ebuf *b = usc__calloc(1, sizeof *b);
 	size_t vs = ev->dom->value_size, bytes = (len ? len : 1) * vs;
+	size_t cap = 0;
 
 	if (!b)
 		return usc__fail(err, USC_ENOMEM, "out of memory");
 	b->values = NULL;
 	/* len * vs does not overflow when len <= SIZE_MAX / vs. */
 	if (len <= SIZE_MAX / vs && spare_kind(ev, bytes)) {
-		b->values = spare_take(ev, bytes);
+		b->values = spare_take(ev, bytes, &cap);
 		if (b->values && zero)
 			memset(b->values, 0, bytes);
+		if (!b->values) {
+			spare_trim(ev, bytes);
+			cap = bytes;
+		}
 	}
 	if (!b->values)
 		b->values = zero ? usc__calloc(len ? len : 1, vs)
 				 : usc__reallocarray(NULL, len, vs);
-	if (b->values && spare_kind(ev, bytes)) {
-		ev->live_bytes += bytes;
+	if (b->values && cap) {
+		b->acct = ev;
+		b->cap = cap;
+		ev->live_bytes += cap;
 		if (ev->live_bytes > ev->peak_bytes)
 			ev->peak_bytes = ev->live_bytes;
 	}
@@ -280,8 +313,7 @@ void usc__ebuf_release(usc_eval *ev, usc__ebuf *b)
 		if (!owner) {
 			if (ev->dom->clear)
 				ev->dom->clear(ev->dstate, b->values, b->len);
-			spare_put(ev, b->values,
-				  (b->len ? b->len : 1) * ev->dom->value_size);
+			spare_put(ev, b);
 		}
 		usc__free(b);
 		b = owner;

@@ -39,6 +39,13 @@ typedef struct usc__ebuf {
 	 * buffer's values once its instruction is evaluated.
 	 */
 	struct usc__ebuf *owner;
+	/*
+	 * The evaluator whose count of large arrays holds values (buffers.c,
+	 * "spares"), and the array's size in bytes there (a spare taken may
+	 * be larger than len values); NULL and 0 when none counts it.
+	 */
+	const struct usc_eval *acct;
+	size_t cap;
 } usc__ebuf;
 
 typedef struct usc__evalue {

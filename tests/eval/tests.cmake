@@ -8,6 +8,9 @@ usc_add_test(test_eval_corpus eval/test_eval_corpus.c)
 # output elements at a time: the same bits as sequential C float sums and
 # as the same sum written out as elementwise adds, in every domain.
 usc_add_test(test_eval_reduce_batch eval/test_eval_reduce_batch.c)
+# The evaluator's spare arrays never raise its peak, counted at their real
+# sizes; an array another evaluator counts is freed.
+usc_add_test(test_eval_spares eval/test_eval_spares.c)
 # Control flow (while, conditional, sort, TopK) in every domain, the
 # reference's path followed, the loop bound and bad modules.
 usc_add_test(test_eval_control eval/test_eval_control.c)
