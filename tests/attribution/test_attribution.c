@@ -21,6 +21,7 @@
 
 #include "ulpscope/attribution.h"
 #include "ulpscope/check.h"
+#include "test_util.h"
 
 typedef struct fixture {
 	usc_hlo_file *f;
@@ -277,13 +278,13 @@ static void test_variance_cancellation(void **state)
 static void check_case(const char *rel, size_t min_ops)
 {
 	char dir[512];
-	const char *src = getenv("USC_SOURCE_DIR");
+	const char *src = usc_test_src_dir();
 	usc_check_request req = usc_check_request_default();
 	usc_check_report *r = NULL;
 	usc_attribution *a = NULL;
 	usc_error err;
 
-	snprintf(dir, sizeof dir, "%s/data/examples/%s", src ? src : ".",
+	snprintf(dir, sizeof dir, "%s/data/examples/%s", src,
 		 rel);
 	req.no_profile = true;
 	if (usc_check_case(dir, &req, &r, &err) != USC_OK)
@@ -352,7 +353,7 @@ static void test_softmax_case(void **state)
 static void test_roundtrip(void **state)
 {
 	char dir[512], path[64];
-	const char *src = getenv("USC_SOURCE_DIR");
+	const char *src = usc_test_src_dir();
 	usc_check_request req = usc_check_request_default();
 	usc_check_report *r = NULL;
 	usc_attribution *a = NULL;
@@ -364,7 +365,7 @@ static void test_roundtrip(void **state)
 
 	(void)state;
 	snprintf(dir, sizeof dir, "%s/data/examples/softmax_f16/uniform_s0",
-		 src ? src : ".");
+		 src);
 	snprintf(path, sizeof path, "attr_roundtrip_%ld.h5", (long)getpid());
 	req.no_profile = true;
 	if (usc_check_case(dir, &req, &r, &err) != USC_OK)

@@ -177,7 +177,7 @@ static void compare(const char *dir, const usc_check_report *f,
 
 static void test_corpus_fast_equals_mpfr(void **state)
 {
-	const char *src = getenv("USC_SOURCE_DIR");
+	const char *src = usc_test_src_dir();
 	const char *roots[] = {"data/acceptance", "data/examples",
 			       "data/defects"};
 	uint64_t functions = 0, escalated = 0;
@@ -186,8 +186,6 @@ static void test_corpus_fast_equals_mpfr(void **state)
 	int scale;
 
 	(void)state;
-	if (!src)
-		src = ".";
 	for (size_t k = 0; k < 3; k++) {
 		char dir[PATH_SIZE];
 		size_t before = ncases;

@@ -22,6 +22,7 @@
 #include "ulpscope/hlo.h"
 
 #include "hlo/corpus_dir.h"
+#include "test_util.h"
 
 static char corpus_dir[4096];
 
@@ -134,14 +135,14 @@ static void test_own_files(void **state)
  */
 static void test_kernels(void **state)
 {
-	const char *src = getenv("USC_SOURCE_DIR");
+	const char *src = usc_test_src_dir();
 	char dir[4096];
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d;
 
 	(void)state;
-	snprintf(dir, sizeof dir, "%s/kernels", src ? src : ".");
+	snprintf(dir, sizeof dir, "%s/kernels", src);
 	d = opendir(dir);
 	if (!d)
 		fail_msg("cannot open %s", dir);

@@ -265,7 +265,7 @@ static void check_mpfr(counts *c, const opdesc *od, const char *line,
 
 static void run_op(const opdesc *od, counts *c)
 {
-	const char *dir = getenv("USC_SOURCE_DIR");
+	const char *dir = usc_test_src_dir();
 	char path[1024], line[4096];
 	long limit = ROWS_DEFAULT * usc_test_scale();
 	FILE *f;
@@ -274,7 +274,7 @@ static void run_op(const opdesc *od, counts *c)
 	usc__dom_op op = ot_op(od->op, USC_F64, (unsigned)od->nargs, USC_F64,
 			       USC_F64, USC_F64);
 
-	snprintf(path, sizeof path, "%s/data/oracle/%s.txt", dir ? dir : ".",
+	snprintf(path, sizeof path, "%s/data/oracle/%s.txt", dir,
 		 od->name);
 	f = fopen(path, "r");
 	if (!f) {

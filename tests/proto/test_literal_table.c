@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "ulpscope/tensor.h"
 #include "ulpscope/xla_proto.h"
+#include "test_util.h"
 
 static char dir[512];
 
@@ -175,12 +176,12 @@ static void test_errors(void **state)
 
 int main(int argc, char **argv)
 {
-	const char *src = getenv("USC_SOURCE_DIR");
+	const char *src = usc_test_src_dir();
 	if (argc > 1)
 		snprintf(dir, sizeof dir, "%.500s", argv[1]);
 	else
 		snprintf(dir, sizeof dir, "%.470s/tests/proto/fixtures",
-			 src ? src : ".");
+			 src);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_errors),
