@@ -187,6 +187,47 @@ static void test_no_cancel(void **state)
 	assert_true(c[0].rad > 0);
 }
 
+/* A tensor of type t and shape dims holding vals[0..n), each exact in t. */
+static usc_tensor *tensor_of(usc_dtype t, size_t rank, const int64_t *dims,
+			     const double *vals, size_t n)
+{
+	usc_tensor *x;
+	usc_error err;
+	uint64_t bits;
+
+	assert_int_equal(usc_tensor_create(t, rank, dims, &x, &err), USC_OK);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(usc_encode_double(t, vals[i], NULL, &bits,
+						   NULL),
+				 USC_OK);
+		assert_int_equal(usc_tensor_set_bits(x, i, bits), USC_OK);
+	}
+	return x;
+}
+
+/*
+ * Kernel text K run in the tier on its nin inputs: the evaluator, for its
+ * outputs; the caller destroys it and *f.
+ */
+static usc_eval *run_tier(const char *K, usc_tensor *const *in, size_t nin,
+			  usc_hlo_file **f)
+{
+	usc_eval_options o = usc_eval_options_default();
+	usc_eval *ev;
+	usc_error err;
+
+	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", f, &err), USC_OK);
+	o.domain = USC_DOMAIN_TIER;
+	assert_int_equal(usc_eval_create(usc_hlo_file_module(*f, 0), &o, &ev,
+					 &err),
+			 USC_OK);
+	for (size_t k = 0; k < nin; k++)
+		assert_int_equal(usc_eval_bind(ev, k, in[k], &err), USC_OK);
+	if (usc_eval_run(ev, &err) != USC_OK)
+		fail_msg("run: %s", err.message);
+	return ev;
+}
+
 /*
  * Through the interpreter: a bf16 dot with f32 result whose second row
  * cancels (2^60 + 1 - 2^60 = 1) and whose first does not (1 + 2 + 3).
@@ -205,40 +246,17 @@ static void test_eval_dot(void **state)
 	static const double bv[] = {1.0, 1.0, 1.0};
 	usc_hlo_file *f;
 	usc_eval *ev;
-	usc_eval_options o = usc_eval_options_default();
 	usc_tensor *in[2];
 	const usc_tensor *out;
 	int64_t da[2] = {2, 3}, db[1] = {3};
-	size_t before = usc__tier_dot_exact_elements(), i;
+	size_t before = usc__tier_dot_exact_elements();
 	usc_error err;
 	uint64_t bits, want;
 
 	(void)state;
-	assert_int_equal(usc_tensor_create(USC_BF16, 2, da, &in[0], &err),
-			 USC_OK);
-	assert_int_equal(usc_tensor_create(USC_BF16, 1, db, &in[1], &err),
-			 USC_OK);
-	for (i = 0; i < 6; i++) {
-		assert_int_equal(usc_encode_double(USC_BF16, av[i], NULL, &bits,
-						   NULL),
-				 USC_OK);
-		assert_int_equal(usc_tensor_set_bits(in[0], i, bits), USC_OK);
-	}
-	for (i = 0; i < 3; i++) {
-		assert_int_equal(usc_encode_double(USC_BF16, bv[i], NULL, &bits,
-						   NULL),
-				 USC_OK);
-		assert_int_equal(usc_tensor_set_bits(in[1], i, bits), USC_OK);
-	}
-	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
-	o.domain = USC_DOMAIN_TIER;
-	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
-					 &err),
-			 USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 0, in[0], &err), USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 1, in[1], &err), USC_OK);
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s", err.message);
+	in[0] = tensor_of(USC_BF16, 2, da, av, 6);
+	in[1] = tensor_of(USC_BF16, 1, db, bv, 3);
+	ev = run_tier(K, in, 2, &f);
 	assert_int_equal(usc__tier_dot_exact_elements() - before, 1);
 	assert_int_equal(usc_eval_output(ev, 0, &out, &err), USC_OK);
 	assert_int_equal(usc_tensor_get_bits(out, 0, &bits), USC_OK);
@@ -281,31 +299,15 @@ static void test_eval_reduce(void **state)
 	static const double want[] = {1, 3 + 0x1p-20, 1};
 	usc_hlo_file *f;
 	usc_eval *ev;
-	usc_eval_options o = usc_eval_options_default();
 	usc_tensor *in;
 	int64_t da[2] = {3, 4};
 	const void *values;
 	size_t count, i;
 	usc_dtype t;
-	usc_error err;
-	uint64_t bits;
 
 	(void)state;
-	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
-	for (i = 0; i < 12; i++) {
-		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
-						   NULL),
-				 USC_OK);
-		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
-	}
-	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
-	o.domain = USC_DOMAIN_TIER;
-	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
-					 &err),
-			 USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s", err.message);
+	in = tensor_of(USC_F32, 2, da, av, 12);
+	ev = run_tier(K, &in, 1, &f);
 	assert_int_equal(usc__eval_output_values(ev, 0, &values, &count, &t),
 			 USC_OK);
 	assert_int_equal(count, 3);
@@ -351,31 +353,15 @@ static void test_eval_reduce_exact_in_double(void **state)
 	static const double want[] = {7.625, 0x1p20 - 4 + 0x1p-30, 0};
 	usc_hlo_file *f;
 	usc_eval *ev;
-	usc_eval_options o = usc_eval_options_default();
 	usc_tensor *in;
 	int64_t da[2] = {3, 4};
 	const void *values;
 	size_t count, i;
 	usc_dtype t;
-	usc_error err;
-	uint64_t bits;
 
 	(void)state;
-	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
-	for (i = 0; i < 12; i++) {
-		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
-						   NULL),
-				 USC_OK);
-		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
-	}
-	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
-	o.domain = USC_DOMAIN_TIER;
-	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
-					 &err),
-			 USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s", err.message);
+	in = tensor_of(USC_F32, 2, da, av, 12);
+	ev = run_tier(K, &in, 1, &f);
 	assert_int_equal(usc__eval_output_values(ev, 0, &values, &count, &t),
 			 USC_OK);
 	assert_int_equal(count, 3);
@@ -418,36 +404,21 @@ static void test_eval_reduce_rows_independent(void **state)
 	static const double av[] = {1, 1, 1, 1, 0x1p60, 1, -0x1p60, 0};
 	usc_hlo_file *f;
 	usc_eval *ev;
-	usc_eval_options o = usc_eval_options_default();
-	usc_tensor *in, *mask;
+	usc_tensor *in[2];
 	int64_t da[2] = {2, 4};
 	const void *values;
 	const tvalue *r;
 	size_t count, i;
 	usc_dtype t;
 	usc_error err;
-	uint64_t bits;
 
 	(void)state;
-	assert_int_equal(usc_tensor_create(USC_F32, 2, da, &in, &err), USC_OK);
-	assert_int_equal(usc_tensor_create(USC_PRED, 2, da, &mask, &err),
+	in[0] = tensor_of(USC_F32, 2, da, av, 8);
+	assert_int_equal(usc_tensor_create(USC_PRED, 2, da, &in[1], &err),
 			 USC_OK);
-	for (i = 0; i < 8; i++) {
-		assert_int_equal(usc_encode_double(USC_F32, av[i], NULL, &bits,
-						   NULL),
-				 USC_OK);
-		assert_int_equal(usc_tensor_set_bits(in, i, bits), USC_OK);
-		assert_int_equal(usc_tensor_set_bits(mask, i, i < 4), USC_OK);
-	}
-	assert_int_equal(usc_hlo_parse(K, strlen(K), "<k>", &f, &err), USC_OK);
-	o.domain = USC_DOMAIN_TIER;
-	assert_int_equal(usc_eval_create(usc_hlo_file_module(f, 0), &o, &ev,
-					 &err),
-			 USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 0, in, &err), USC_OK);
-	assert_int_equal(usc_eval_bind(ev, 1, mask, &err), USC_OK);
-	if (usc_eval_run(ev, &err) != USC_OK)
-		fail_msg("run: %s", err.message);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(usc_tensor_set_bits(in[1], i, i < 4), USC_OK);
+	ev = run_tier(K, in, 2, &f);
 	assert_int_equal(usc__eval_output_values(ev, 0, &values, &count, &t),
 			 USC_OK);
 	assert_int_equal(count, 2);
@@ -461,8 +432,8 @@ static void test_eval_reduce_rows_independent(void **state)
 	assert_true(r[1].mid == 1 && r[1].rad == 0);
 	usc_eval_destroy(ev);
 	usc_hlo_file_destroy(f);
-	usc_tensor_destroy(in);
-	usc_tensor_destroy(mask);
+	usc_tensor_destroy(in[0]);
+	usc_tensor_destroy(in[1]);
 }
 
 int main(void)
